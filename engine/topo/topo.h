@@ -1,0 +1,99 @@
+/* topo: datacenter topologies (generated or read from ns-3 HPCC files) and their
+ * shortest-path routing tables. Host-side set-up only; the engine copies what it
+ * needs into its world tables. */
+#ifndef TOPO_H
+#define TOPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define TOPO_ERR_LEN 512
+
+/* A bidirectional link between nodes a and b. */
+typedef struct topo_link_t {
+  int32_t a, b;
+  int64_t rate_bps; /* bit/s, > 0 */
+  int64_t delay_ps; /* one-way propagation, ps, > 0 */
+  double error_rate; /* per-packet loss probability in [0, 1) */
+} topo_link_t;
+
+/* One end of a link as seen from a node: an egress port. */
+typedef struct topo_port_t {
+  int32_t node;      /* owner */
+  int32_t peer;      /* node at the other end */
+  int32_t peer_port; /* index of the peer's port on the same link, local to peer */
+  int32_t link;      /* index into links */
+} topo_port_t;
+
+/* Routing: destinations are grouped. A host attached by exactly one link to a
+ * switch belongs to that switch's group (its edge switch routes the last hop with
+ * host_edge_port); any other host is a group of its own. Every node that has more
+ * than one port holds one row of `table`, indexed by group, naming a set of
+ * equal-cost next-hop ports. */
+typedef struct topo_routes_t {
+  int32_t n_groups;
+  int32_t *host_group;     /* (n_nodes) group of a host; -1 for switches */
+  int32_t *group_node;     /* (n_groups) the edge switch, or the host itself */
+  int32_t *host_edge_port; /* (n_nodes) port of the host's edge switch towards it; -1 if none */
+  int32_t *row;            /* (n_nodes) row of table for this node; -1 for single-port nodes */
+  int32_t n_rows;
+  uint32_t *table;         /* (n_rows * n_groups) set id local to the node; TOPO_NO_ROUTE if none */
+  uint32_t *set_base;      /* (n_nodes) first set of this node in set_off */
+  uint32_t n_sets;
+  uint32_t *set_off;       /* (n_sets + 1) CSR offsets into set_ports */
+  uint16_t *set_ports;     /* local port indices, ascending within a set */
+} topo_routes_t;
+
+#define TOPO_NO_ROUTE UINT32_MAX
+
+typedef struct topo_t {
+  int32_t n_nodes;
+  int32_t n_hosts;          /* nodes with is_switch == 0 */
+  uint8_t *is_switch;       /* (n_nodes) */
+  uint8_t *forwards;        /* (n_nodes) 1 for switches and for hosts that relay (torus) */
+  int32_t n_links;
+  topo_link_t *links;       /* (n_links) */
+  int32_t *port_off;        /* (n_nodes + 1) CSR offsets into ports */
+  topo_port_t *ports;       /* (2 * n_links) grouped by node, in link order */
+  topo_routes_t routes;
+  char kind[32];            /* "file", "fat_tree", "rail_optimized", "torus" */
+} topo_t;
+
+/* Reads an ns-3 HPCC topology file: first line `nodes switches links`, second line
+ * the switch ids, then `src dst rate delay error_rate` per link (rate like 100Gbps,
+ * delay like 0.001ms). Errors name the file and line. Returns 0 or -1. */
+int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
+
+/* Builds a topology from its JSON object ({"kind":"fat_tree",...}); `where` names
+ * the file (and JSON path prefix) for error messages. Returns 0 or -1. */
+int topo_from_json(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);
+
+/* Loads TOPO as the `multiverse net` command does: a .json file holding the
+ * topology object (or {"topology": {...}}), else an ns-3 HPCC file. */
+int topo_load(const char *path, topo_t *t, char *err, size_t errlen);
+
+/* Fills port_off/ports and routes from nodes and links; called by the readers and
+ * builders, exposed for tests that assemble a topology by hand. */
+int topo_finish(topo_t *t, char *err, size_t errlen);
+
+/* Local port index at `node` whose peer is `peer`, or -1 (first such port). */
+int topo_port_to(const topo_t *t, int32_t node, int32_t peer);
+
+/* Equal-cost next-hop ports of `node` towards host `dst` (node != dst): writes up
+ * to `cap` local port indices into `out` and returns how many (0: unreachable). */
+int topo_next_hops(const topo_t *t, int32_t node, int32_t dst, uint16_t *out, int cap);
+
+/* Hop count of the shortest path from node to host dst, -1 if unreachable. */
+int topo_distance(const topo_t *t, int32_t node, int32_t dst);
+
+void topo_free(topo_t *t);
+
+/* Parses "100Gbps", "25Gb/s", "400G", "10Mbps"... into bit/s; -1 on error. */
+int64_t topo_parse_rate(const char *s);
+/* Parses "0.001ms", "1us", "1000ns", "5ps", "2s" exactly into ps; -1 on error
+ * (a bare number without unit is an error). */
+int64_t topo_parse_delay(const char *s);
+
+#endif

@@ -1,0 +1,55 @@
+/* Minimal test harness: CHECK macros that print file:line and count failures;
+ * a test's main returns mvtest_end(). */
+#ifndef MVTEST_H
+#define MVTEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mvtest_failures;
+
+#define CHECK(cond)                                                                      \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
+      mvtest_failures++;                                                                 \
+    }                                                                                    \
+  } while (0)
+
+#define CHECK_EQ_I64(a, b)                                                               \
+  do {                                                                                   \
+    int64_t a_ = (int64_t)(a), b_ = (int64_t)(b);                                        \
+    if (a_ != b_) {                                                                      \
+      fprintf(stderr, "%s:%d: %s == %" PRId64 ", expected %s == %" PRId64 "\n", __FILE__, \
+              __LINE__, #a, a_, #b, b_);                                                 \
+      mvtest_failures++;                                                                 \
+    }                                                                                    \
+  } while (0)
+
+#define CHECK_STR_CONTAINS(hay, needle)                                                  \
+  do {                                                                                   \
+    if (!strstr((hay), (needle))) {                                                      \
+      fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,     \
+              (hay), (needle));                                                          \
+      mvtest_failures++;                                                                 \
+    }                                                                                    \
+  } while (0)
+
+/* Path of a fixture under tests/data (MV_TEST_DATA, set by CTest). */
+static inline const char *mvtest_data(const char *name) {
+  static char buf[4][1024];
+  static int k;
+  const char *dir = getenv("MV_TEST_DATA");
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", dir ? dir : "tests/data", name);
+  return buf[k];
+}
+
+static inline int mvtest_end(void) {
+  if (mvtest_failures) fprintf(stderr, "%d check(s) failed\n", mvtest_failures);
+  return mvtest_failures ? 1 : 0;
+}
+
+#endif
