@@ -1,0 +1,25 @@
+/* multiverse: command dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver/drv.h"
+
+static const char usage[] =
+    "usage: multiverse COMMAND [options]\n"
+    "commands:\n"
+    "  net       packet-level network simulation of ns-3 HPCC flow files\n"
+    "  version   print the version\n"
+    "`multiverse COMMAND --help` describes a command.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
+  if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+    printf("multiverse %s\n", MV_VERSION);
+    return 0;
+  }
+  return drv_fail(2, "multiverse: unknown command '%s'\n%s", argv[1], usage);
+}

@@ -1,0 +1,168 @@
+/* `multiverse net`: packet-level simulation of ns-3 HPCC-format flow files on one
+ * topology, every flow file an experiment, all of them in one batch. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "driver/drv.h"
+#include "sim/eng_hash.h"
+#include "sim/eng_world.h"
+
+#define DRV_MAX_SETS 256
+
+static const char net_usage[] =
+    "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...]\n"
+    "                      [--set KEY=VALUE ...] [--backend cpu|cuda] [--threads N]\n"
+    "                      [--json] -o OUTDIR\n"
+    "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
+    "  FLOWS  ns-3 HPCC flow file; each one is an experiment, all run as one batch\n"
+    "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
+    "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format) and OUTDIR/summary.jsonl;\n"
+    "prints one summary line per experiment (one JSON object per line with --json)\n";
+
+typedef struct net_args_t {
+  const char *topo, *out, *presets;
+  const char **flows;
+  int n_flows;
+  const char *sets[DRV_MAX_SETS];
+  int n_sets;
+  eng_backend_t backend;
+  int threads, json;
+} net_args_t;
+
+static int net_parse(int argc, char **argv, net_args_t *a) {
+  a->flows = calloc((size_t)argc, sizeof *a->flows);
+  for (int i = 0; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = strcmp(o, "--json") != 0 && strcmp(o, "-h") != 0 && strcmp(o, "--help") != 0;
+    if (takes && !v) return drv_fail(2, "multiverse net: %s needs a value\n%s", o, net_usage);
+    if (strcmp(o, "--topology") == 0) a->topo = v;
+    else if (strcmp(o, "--flows") == 0) a->flows[a->n_flows++] = v;
+    else if (strcmp(o, "-o") == 0 || strcmp(o, "--out") == 0) a->out = v;
+    else if (strcmp(o, "--presets") == 0) a->presets = v;
+    else if (strcmp(o, "--set") == 0) {
+      if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse net: too many --set\n");
+      a->sets[a->n_sets++] = v;
+    } else if (strcmp(o, "--backend") == 0) {
+      if (strcmp(v, "cpu") == 0) a->backend = ENG_BACKEND_CPU;
+      else if (strcmp(v, "cuda") == 0) a->backend = ENG_BACKEND_CUDA;
+      else return drv_fail(2, "multiverse net: --backend %s: expected cpu or cuda\n", v);
+    } else if (strcmp(o, "--threads") == 0) {
+      a->threads = atoi(v);
+      if (a->threads < 1) return drv_fail(2, "multiverse net: --threads %s: expected a count >= 1\n", v);
+    } else if (strcmp(o, "--json") == 0) {
+      a->json = 1;
+      continue;
+    } else if (!takes) {
+      fputs(net_usage, stdout);
+      exit(0);
+    } else {
+      return drv_fail(2, "multiverse net: unknown option %s\n%s", o, net_usage);
+    }
+    i++;
+  }
+  if (!a->topo || !a->n_flows || !a->out)
+    return drv_fail(2, "multiverse net: --topology, --flows and -o are required\n%s", net_usage);
+  return 0;
+}
+
+/* Experiment id: a hash of the topology, flows and parameters, so the same
+ * experiment draws the same random numbers in any batch, slot or backend. */
+static uint64_t net_exp_id(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p) {
+  char canon[4096];
+  int n = eng_params_canonical(p, canon, sizeof canon);
+  uint64_t h = eng_hash_bytes(0, canon, (size_t)(n < (int)sizeof canon ? n : (int)sizeof canon - 1));
+  h = eng_hash_bytes(h, &t->n_nodes, sizeof t->n_nodes);
+  h = eng_hash_bytes(h, t->is_switch, (size_t)t->n_nodes);
+  h = eng_hash_bytes(h, t->forwards, (size_t)t->n_nodes);
+  for (int32_t l = 0; l < t->n_links; l++) {
+    const topo_link_t *k = &t->links[l];
+    int64_t row[4] = {k->a, k->b, k->rate_bps, k->delay_ps};
+    h = eng_hash_bytes(h, row, sizeof row);
+    h = eng_hash_bytes(h, &k->error_rate, sizeof k->error_rate);
+  }
+  for (int32_t i = 0; i < fl->n; i++) {
+    const trf_flow_t *f = &fl->f[i];
+    int64_t row[6] = {f->src, f->dst, f->sport, f->dport, (int64_t)f->bytes, f->start_ps};
+    h = eng_hash_bytes(h, row, sizeof row);
+  }
+  return eng_mix64(h);
+}
+
+static int net_mkdir(const char *dir) {
+  if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
+  return drv_fail(2, "multiverse net: cannot create %s: %s\n", dir, strerror(errno));
+}
+
+int drv_net(int argc, char **argv) {
+  net_args_t a = {0};
+  char err[1024];
+  int rc = 2;
+  topo_t topo = {0};
+  eng_params_t params;
+  trf_flows_t *fl = NULL;
+  eng_exp_desc_t *ex = NULL;
+  eng_world_t *w = NULL;
+  if (net_parse(argc, argv, &a)) goto fail_args;
+  if (drv_load_params(a.presets, a.sets, a.n_sets, &params)) goto fail_args;
+  if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
+    drv_fail(2, "multiverse net: --backend cuda: %s\n", eng_cuda_unavailable_reason());
+    goto fail_args;
+  }
+  if (topo_load(a.topo, &topo, err, sizeof err)) {
+    drv_fail(2, "multiverse net: %s\n", err);
+    goto fail_topo;
+  }
+  fl = calloc((size_t)a.n_flows, sizeof *fl);
+  ex = calloc((size_t)a.n_flows, sizeof *ex);
+  for (int i = 0; i < a.n_flows; i++) {
+    if (trf_read_ns3(a.flows[i], &topo, &fl[i], err, sizeof err)) {
+      drv_fail(2, "multiverse net: %s\n", err);
+      goto fail_flows;
+    }
+    ex[i] = (eng_exp_desc_t){&topo, &fl[i], &params, net_exp_id(&topo, &fl[i], &params)};
+  }
+  if (net_mkdir(a.out)) goto fail_flows;
+  eng_world_desc_t wd = {a.n_flows, ex};
+  w = eng_world_create(&wd, err, sizeof err);
+  if (!w) {
+    drv_fail(2, "multiverse net: %s\n", err);
+    goto fail_flows;
+  }
+  if (a.threads) omp_set_num_threads(a.threads);
+  double t0 = omp_get_wtime();
+  if (eng_run(w, a.backend, err, sizeof err)) {
+    drv_fail(2, "multiverse net: %s\n", err);
+    goto fail_run;
+  }
+  double wall = omp_get_wtime() - t0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/summary.jsonl", a.out);
+  FILE *summary = fopen(path, "w");
+  if (!summary) {
+    drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
+    goto fail_run;
+  }
+  rc = 0;
+  for (int i = 0; i < a.n_flows; i++) {
+    drv_net_report_t r = {i, a.flows[i], &topo, &fl[i], &params, ex[i].seed, wall, a.backend};
+    int wr = drv_net_write(w, &r, a.out, a.json, summary);
+    if (wr > rc) rc = wr;
+  }
+  if (fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
+fail_run:
+  eng_world_destroy(w);
+fail_flows:
+  for (int i = 0; fl && i < a.n_flows; i++) trf_free(&fl[i]);
+  free(fl);
+  free(ex);
+fail_topo:
+  topo_free(&topo);
+fail_args:
+  free(a.flows);
+  return rc;
+}

@@ -1,0 +1,121 @@
+/* Outputs of `multiverse net`: the ns-3 HPCC FCT file of each experiment and
+ * its summary (a text line or a JSON object). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "driver/drv.h"
+#include "sim/eng_standalone.h"
+
+/* ns-3 writes node id as the IPv4 address 11.0.x.y it gives that node. */
+static uint32_t out_ip(int32_t id) {
+  return 0x0b000001u + (uint32_t)(id / 256) * 0x10000u + (uint32_t)(id % 256) * 0x100u;
+}
+
+typedef struct out_row_t {
+  int64_t finish;
+  int32_t idx;
+} out_row_t;
+
+static int out_cmp(const void *a, const void *b) {
+  const out_row_t *x = a, *y = b;
+  if (x->finish != y->finish) return x->finish < y->finish ? -1 : 1;
+  return x->idx - y->idx;
+}
+
+static int out_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct out_stats_t {
+  int32_t done;
+  uint64_t bytes;
+  int64_t max_fct, p99_fct, mean_fct; /* ns */
+} out_stats_t;
+
+/* Writes the finished flows in finish order; fills the FCT statistics. */
+static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const char *path,
+                        out_stats_t *st) {
+  const trf_flows_t *fl = r->flows;
+  out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
+  int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
+  FILE *f = fopen(path, "w");
+  if (!rows || !fcts || !f) {
+    free(rows);
+    free(fcts);
+    if (f) fclose(f);
+    return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
+  }
+  int32_t n = 0;
+  for (int32_t i = 0; i < fl->n; i++) {
+    st->bytes += fl->f[i].bytes;
+    int64_t fin = eng_flow_finish(w, r->index, i);
+    if (fin >= 0) rows[n++] = (out_row_t){fin, i};
+  }
+  qsort(rows, (size_t)n, sizeof *rows, out_cmp);
+  double sum = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const trf_flow_t *t = &fl->f[rows[k].idx];
+    int64_t fct = rows[k].finish - t->start_ps;
+    int64_t alone = eng_standalone_fct(r->topo, r->params, t);
+    fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->src),
+            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start_ps / 1000, fct / 1000, alone / 1000);
+    fcts[k] = fct / 1000;
+    sum += (double)fcts[k];
+  }
+  qsort(fcts, (size_t)n, sizeof *fcts, out_cmp_i64);
+  st->done = n;
+  st->max_fct = n ? fcts[n - 1] : 0;
+  st->p99_fct = n ? fcts[(99 * (int64_t)n + 99) / 100 - 1] : 0; /* nearest rank */
+  st->mean_fct = n ? (int64_t)(sum / n) : 0;
+  free(rows);
+  free(fcts);
+  if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
+  return 0;
+}
+
+int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *outdir, int json,
+                  FILE *summary) {
+  eng_result_t res;
+  eng_exp_result(w, r->index, &res);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir, r->index,
+           res.status == ENG_OK ? "" : ".partial");
+  out_stats_t st = {0};
+  if (out_fct_file(w, r, path, &st)) return 2;
+  double rate = r->wall_s > 0 ? (double)res.packet_hops / r->wall_s : 0;
+  char id[17];
+  snprintf(id, sizeof id, "%016" PRIx64, r->id);
+  json_t *o = json_pack(
+      "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:f,s:f}",
+      "experiment", r->index, "flows_file", r->flows_path, "experiment_id", id, "status",
+      eng_status_name(res.status), "reason", eng_fail_text(res.fail), "flows", r->flows->n,
+      "flows_done", st.done, "bytes", (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct,
+      "p99_fct_ns", (json_int_t)st.p99_fct, "mean_fct_ns", (json_int_t)st.mean_fct, "drops",
+      (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
+      (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
+      (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
+      (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
+      r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s", rate);
+  char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  fprintf(summary, "%s\n", line);
+  if (json) {
+    printf("%s\n", line);
+  } else {
+    printf("exp %d %s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
+           "ns drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " hops=%" PRId64
+           " wall=%.3fs (%.3g hops/s)%s%s\n",
+           r->index, r->flows_path, eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
+           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.packet_hops, r->wall_s, rate,
+           res.fail ? ": " : "", eng_fail_text(res.fail));
+  }
+  free(line);
+  return res.status == ENG_OK ? 0 : 1;
+}

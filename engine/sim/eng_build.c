@@ -1,0 +1,220 @@
+/* Fills a world's tables from experiment descriptions: topology rows, routes,
+ * descriptor pools and link rings sized from the parameters, flows grouped by
+ * sender. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/eng_net.h"
+#include "sim/eng_world_cols.h"
+
+/* Relay descriptors of a node with `ports` ports (docs/model.md). */
+static int64_t build_pool_pkts(const eng_params_t *p, int32_t ports) {
+  if (p->pool_pkts > 0) return p->pool_pkts;
+  int64_t wire = p->mtu + p->header;
+  return 2 * ((p->buffer + wire - 1) / wire) + 8 * (int64_t)ports;
+}
+
+static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t i) {
+  int64_t n = 0;
+  if (t->forwards[i]) n += build_pool_pkts(p, t->port_off[i + 1] - t->port_off[i]);
+  if (!t->is_switch[i]) n += p->host_slots;
+  return n;
+}
+
+/* In-flight capacity of a link direction: everything sent during one delay plus
+ * one window plus one serialisation, at the smallest packet size (model.md). */
+static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l) {
+  if (p->ring_cap > 0) return (uint32_t)p->ring_cap;
+  int64_t min_wire = p->ctrl_bytes < p->header + 1 ? p->ctrl_bytes : p->header + 1;
+  int64_t max_wire = p->mtu + p->header > p->ctrl_bytes ? p->mtu + p->header : p->ctrl_bytes;
+  int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
+  int64_t need = (span + eng_ser(min_wire, l->rate_bps) - 1) / eng_ser(min_wire, l->rate_bps) + 2;
+  uint32_t cap = 1;
+  while ((int64_t)cap < need) cap <<= 1;
+  return cap;
+}
+
+static uint64_t build_q32(double v) {
+  double q = floor(v * 4294967296.0);
+  return q >= 4294967296.0 ? 4294967296ULL : (uint64_t)q;
+}
+
+static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
+  for (int32_t e = 0; e < d->n_exps; e++) {
+    const topo_t *t = d->exps[e].topo;
+    const eng_params_t *p = d->exps[e].params;
+    if (t->n_links == 0) {
+      snprintf(err, errlen, "experiment %d: the topology has no links", e);
+      return -1;
+    }
+    w->n[ENG_T_exp]++;
+    w->n[ENG_T_node] += t->n_nodes;
+    w->n[ENG_T_port] += 2 * (int64_t)t->n_links;
+    w->n[ENG_T_flow] += d->exps[e].flows->n;
+    w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
+    w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
+    w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
+    for (int32_t i = 0; i < t->n_nodes; i++) w->n[ENG_T_pool] += build_node_slots(t, p, i);
+    for (int32_t l = 0; l < t->n_links; l++) w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
+  }
+  w->n[ENG_T_pfc] = w->n[ENG_T_port] * ENG_PFC_CAP;
+  if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
+      w->n[ENG_T_ring] > INT32_MAX / 2 || w->n[ENG_T_flow] > INT32_MAX / 2) {
+    snprintf(err, errlen, "batch too large for one world (more than 2^30 rows in a table)");
+    return -1;
+  }
+  return 0;
+}
+
+/* Row offsets where experiment e's rows start in each table. */
+typedef struct build_base_t {
+  int32_t node, port, flow, route, set, setport, pool, ring;
+} build_base_t;
+
+static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
+  eng_cols_t *c = &w->c;
+  const topo_t *t = xd->topo;
+  const topo_routes_t *r = &t->routes;
+  const eng_params_t *p = xd->params;
+  const trf_flows_t *fl = xd->flows;
+
+  int64_t window = INT64_MAX;
+  for (int32_t l = 0; l < t->n_links; l++)
+    if (t->links[l].delay_ps < window) window = t->links[l].delay_ps;
+  c->exp_seed[e] = xd->seed;
+  c->exp_window[e] = window;
+  c->exp_next_t[e] = ENG_INF;
+  c->exp_max_time[e] = p->max_time;
+  c->exp_fail[e] = ENG_INF;
+  c->exp_n_flows[e] = fl->n;
+  c->exp_flow_off[e] = b->flow;
+  c->exp_node_off[e] = b->node;
+  c->exp_n_nodes[e] = t->n_nodes;
+  c->exp_mtu[e] = p->mtu;
+  c->exp_header[e] = p->header;
+  c->exp_ctrl_bytes[e] = p->ctrl_bytes;
+  c->exp_buffer[e] = p->buffer;
+  c->exp_pfc[e] = p->pfc;
+  c->exp_pfc_xoff[e] = p->pfc_xoff;
+  c->exp_pfc_a16[e] = (int64_t)llround(p->pfc_alpha * 65536.0);
+  c->exp_pfc_resume[e] = p->pfc_resume;
+  c->exp_ecn[e] = p->ecn;
+  c->exp_lb[e] = p->lb;
+  c->exp_cc[e] = p->cc;
+  c->exp_ack_every[e] = p->ack_every;
+  c->exp_rto[e] = p->rto;
+  w->exp_n_groups[e] = r->n_groups;
+  w->exp_route_off[e] = b->route;
+  w->exp_pool_pkts[e] = (int32_t)build_pool_pkts(p, 0);
+
+  /* Flows grouped by sender, file order within a sender. */
+  int32_t *first = calloc((size_t)t->n_nodes + 1, sizeof *first);
+  for (int32_t i = 0; i < fl->n; i++) first[fl->f[i].src + 1]++;
+  for (int32_t i = 0; i < t->n_nodes; i++) first[i + 1] += first[i];
+  int32_t *fill = malloc(((size_t)t->n_nodes + 1) * sizeof *fill);
+  memcpy(fill, first, ((size_t)t->n_nodes + 1) * sizeof *fill);
+  int64_t t0 = INT64_MAX;
+  for (int32_t i = 0; i < fl->n; i++) {
+    const trf_flow_t *tf = &fl->f[i];
+    int32_t f = b->flow + fill[tf->src]++;
+    w->exp_flow_file[b->flow + i] = f;
+    c->flow_exp[f] = e;
+    c->flow_idx[f] = i;
+    c->flow_src[f] = b->node + tf->src;
+    c->flow_dst[f] = b->node + tf->dst;
+    c->flow_sport[f] = tf->sport;
+    c->flow_dport[f] = tf->dport;
+    c->flow_bytes[f] = tf->bytes;
+    c->flow_npkts[f] = (uint32_t)((tf->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
+    c->flow_start[f] = tf->start_ps;
+    c->flow_rto_at[f] = ENG_INF;
+    c->flow_finish[f] = -1;
+    c->flow_nack_for[f] = UINT32_MAX;
+    if (tf->start_ps < t0) t0 = tf->start_ps;
+  }
+  c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;
+  c->exp_t[e] = fl->n == 0 ? 0 : t0;
+  c->exp_t_end[e] = c->exp_t[e] + window;
+
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    int32_t x = b->node + i;
+    int32_t np = t->port_off[i + 1] - t->port_off[i];
+    c->node_exp[x] = e;
+    c->node_id[x] = i;
+    c->node_is_switch[x] = t->is_switch[i];
+    c->node_relays[x] = t->forwards[i];
+    c->node_port_off[x] = b->port + t->port_off[i];
+    c->node_n_ports[x] = np;
+    c->node_flow_off[x] = b->flow + first[i];
+    c->node_n_flows[x] = first[i + 1] - first[i];
+    c->node_rr[x] = c->node_n_flows[x] - 1;
+    c->node_route_row[x] = r->row[i] < 0 ? -1 : b->route + r->row[i] * r->n_groups;
+    c->node_set_base[x] = b->set + (int32_t)r->set_base[i];
+    c->node_group[x] = r->host_group[i];
+    c->node_edge_node[x] = r->host_edge_port[i] >= 0 ? b->node + r->group_node[r->host_group[i]] : -1;
+    c->node_edge_port[x] = r->host_edge_port[i];
+    c->node_sw_free[x] = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
+    c->node_host_free[x] = t->is_switch[i] ? 0 : p->host_slots;
+    int32_t slots = c->node_sw_free[x] + c->node_host_free[x];
+    c->node_free_head[x] = slots ? b->pool : -1;
+    for (int32_t s = 0; s < slots; s++) c->pool_pkt[b->pool + s].next = s + 1 < slots ? b->pool + s + 1 : -1;
+    b->pool += slots;
+  }
+  free(first);
+  free(fill);
+
+  for (int32_t q = 0; q < 2 * t->n_links; q++) {
+    const topo_port_t *tp = &t->ports[q];
+    const topo_link_t *l = &t->links[tp->link];
+    int32_t pr = b->port + q;
+    c->port_node[pr] = b->node + tp->node;
+    c->port_peer[pr] = b->port + t->port_off[tp->peer] + tp->peer_port;
+    c->port_rate[pr] = l->rate_bps;
+    c->port_delay[pr] = l->delay_ps;
+    c->port_cq_head[pr] = c->port_cq_tail[pr] = -1;
+    c->port_dq_head[pr] = c->port_dq_tail[pr] = -1;
+    double pmax;
+    eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
+    c->port_pmax_q32[pr] = build_q32(pmax);
+    c->port_err_q32[pr] = build_q32(l->error_rate);
+    uint32_t cap = build_ring_cap(p, l);
+    c->port_ring_off[pr] = b->ring;
+    c->port_ring_mask[pr] = cap - 1;
+    b->ring += (int32_t)cap;
+  }
+
+  for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++) c->route_set[b->route + i] = r->table[i];
+  for (uint32_t s = 0; s <= r->n_sets; s++) c->set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
+  for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++) c->setport_port[b->setport + (int32_t)s] = r->set_ports[s];
+
+  b->node += t->n_nodes;
+  b->port += 2 * t->n_links;
+  b->flow += fl->n;
+  b->route += r->n_rows * r->n_groups;
+  b->set += (int32_t)r->n_sets + 1;
+  b->setport += (int32_t)r->set_off[r->n_sets];
+}
+
+eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen) {
+  eng_world_t *w = calloc(1, sizeof *w);
+  if (!w) goto fail_oom;
+  if (build_count(w, d, err, errlen)) goto fail;
+  w->n_exps = d->n_exps;
+  eng_cols_alloc(w);
+  w->exp_n_groups = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
+  w->exp_route_off = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
+  w->exp_pool_pkts = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
+  w->exp_flow_file = calloc((size_t)w->n[ENG_T_flow] + 1, sizeof(int32_t));
+  if (!eng_cols_ok(w) || !w->exp_n_groups || !w->exp_route_off || !w->exp_pool_pkts || !w->exp_flow_file)
+    goto fail_oom;
+  build_base_t b = {0};
+  for (int32_t e = 0; e < d->n_exps; e++) build_exp(w, e, &d->exps[e], &b);
+  return w;
+fail_oom:
+  snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)", w ? eng_world_bytes(w) : 0);
+fail:
+  eng_world_destroy(w);
+  return NULL;
+}

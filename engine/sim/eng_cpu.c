@@ -1,0 +1,23 @@
+/* CPU backend, the reference: the systems of each window as OpenMP loops over
+ * rows. Results do not depend on the thread count (nodes write only their own
+ * rows; the only shared writes are commutative reductions). */
+#include <omp.h>
+
+#include "sim/eng_step.h"
+
+int eng_run_cpu(eng_world_t *w) {
+  eng_cols_t *c = &w->c;
+  const int32_t nn = (int32_t)w->n[ENG_T_node];
+  const int32_t np = (int32_t)w->n[ENG_T_port];
+  const int32_t ne = (int32_t)w->n[ENG_T_exp];
+  int running = 1;
+  while (running) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int32_t x = 0; x < nn; x++) eng_node_step(c, x);
+#pragma omp parallel for schedule(static)
+    for (int32_t p = 0; p < np; p++) eng_port_commit(c, p);
+    running = 0;
+    for (int32_t e = 0; e < ne; e++) running |= eng_exp_advance(c, e);
+  }
+  return 0;
+}

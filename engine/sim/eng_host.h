@@ -1,0 +1,135 @@
+/* Host systems: choosing which flow sends next, the receiver (ACK, NACK), the
+ * sender (go-back-N, retransmission timer, completion). docs/model.md. */
+#ifndef ENG_HOST_H
+#define ENG_HOST_H
+
+#include "cc/cc.h"
+#include "sim/eng_net.h"
+
+/* Earliest time flow f could send its next packet by local port lp, or ENG_INF. */
+ENG_INLINE int64_t eng_flow_ready(const eng_ctx_t *k, int32_t f, int32_t lp) {
+  const eng_cols_t *c = k->c;
+  if (c->flow_snd_nxt[f] >= c->flow_npkts[f]) return ENG_INF;
+  if (eng_route(c, k->x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]) != lp) return ENG_INF;
+  int64_t t = c->flow_start[f];
+  int64_t r = cc_ready_at(c, f);
+  if (r > t) t = r;
+  return t > k->now ? t : k->now;
+}
+
+/* Earliest time any own flow of host k->x could send by local port lp. */
+ENG_INLINE int64_t eng_host_ready(const eng_ctx_t *k, int32_t lp) {
+  int32_t f0 = k->c->node_flow_off[k->x], nf = k->c->node_n_flows[k->x];
+  int64_t best = ENG_INF;
+  for (int32_t r = 0; r < nf; r++) {
+    int64_t t = eng_flow_ready(k, f0 + r, lp);
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* Round robin from the flow served last: the next flow eligible now at lp, or -1. */
+ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
+  eng_cols_t *c = k->c;
+  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x];
+  for (int32_t j = 1; j <= nf; j++) {
+    int32_t r = (c->node_rr[k->x] + j) % nf;
+    if (eng_flow_ready(k, f0 + r, lp) == k->now) {
+      c->node_rr[k->x] = r;
+      return f0 + r;
+    }
+  }
+  return -1;
+}
+
+/* Builds the next data packet of flow f and advances its sender state. */
+ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
+  eng_cols_t *c = k->c;
+  int32_t e = k->e;
+  uint32_t psn = c->flow_snd_nxt[f];
+  eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
+                              eng_payload(c->flow_bytes[f], psn, c->exp_mtu[e]) + c->exp_header[e], 0);
+  c->flow_snd_nxt[f] = psn + 1;
+  if (psn < c->flow_max_sent[f]) c->node_c_retx[k->x]++;
+  if (psn + 1 > c->flow_max_sent[f]) c->flow_max_sent[f] = psn + 1;
+  if (c->flow_rto_at[f] == ENG_INF) c->flow_rto_at[f] = k->now + c->exp_rto[e];
+  cc_on_send(c, f, k->now, pk.wire);
+  return pk;
+}
+
+/* The host queues a control packet (ACK/NACK carrying `a`) of flow f. */
+ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags) {
+  eng_cols_t *c = k->c;
+  int32_t lp = eng_route(c, k->x, f, type, a);
+  if (lp < 0) {
+    eng_fail(k, ENG_FAIL_ROUTE);
+    return;
+  }
+  if (c->node_host_free[k->x] == 0) {
+    c->node_c_drops[k->x]++;
+    return;
+  }
+  c->node_host_free[k->x]--;
+  eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
+                              (uint8_t)(flags | ENG_F_HOSTSLOT));
+  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk);
+}
+
+/* Receiver: data packet pk of flow f arrived at its destination. */
+ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk) {
+  eng_cols_t *c = k->c;
+  int32_t f = (int32_t)pk->flow;
+  uint32_t rcv = c->flow_rcv_nxt[f];
+  uint8_t ece = (pk->flags & ENG_F_CE) ? ENG_F_ECE : 0;
+  if (pk->psn == rcv) {
+    rcv++;
+    c->flow_rcv_nxt[f] = rcv;
+    if (rcv % (uint32_t)c->exp_ack_every[k->e] == 0 || rcv == c->flow_npkts[f])
+      eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+  } else if (pk->psn > rcv) {
+    if (c->flow_nack_for[f] != rcv) {
+      c->flow_nack_for[f] = rcv;
+      eng_host_ctrl(k, f, ENG_PKT_NACK, rcv, ece);
+    }
+  } else {
+    eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+  }
+}
+
+/* Sender: ACK or NACK pk of flow f arrived at its source. */
+ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk) {
+  eng_cols_t *c = k->c;
+  int32_t f = (int32_t)pk->flow;
+  uint32_t a = pk->psn, una = c->flow_snd_una[f], n = c->flow_npkts[f];
+  int64_t rto = c->exp_rto[k->e];
+  if (pk->type == ENG_PKT_ACK) {
+    if (a > una) {
+      c->flow_snd_una[f] = a;
+      c->flow_rto_at[f] = a < n ? k->now + rto : ENG_INF;
+    }
+  } else if (a >= una) {
+    c->flow_snd_una[f] = a;
+    c->flow_snd_nxt[f] = a;
+    c->flow_rto_at[f] = k->now + rto;
+  }
+  uint32_t una2 = c->flow_snd_una[f];
+  if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
+  cc_on_ack(c, f, k->now, (pk->flags & ENG_F_ECE) != 0, una2 - una);
+  if (una2 == n && c->flow_finish[f] < 0) {
+    c->flow_finish[f] = k->now;
+    c->flow_rto_at[f] = ENG_INF;
+    eng_atomic_add_i64(&c->exp_flows_done[k->e], 1);
+  }
+}
+
+/* Retransmission timer of flow f fired. */
+ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
+  eng_cols_t *c = k->c;
+  if (c->flow_snd_una[f] < c->flow_npkts[f]) {
+    c->flow_snd_nxt[f] = c->flow_snd_una[f];
+    c->flow_rto_at[f] = k->now + c->exp_rto[k->e];
+    c->node_c_timeouts[k->x]++;
+  }
+}
+
+#endif

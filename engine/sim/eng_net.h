@@ -1,0 +1,170 @@
+/* Building blocks of the network systems, shared by both backends: the per-node
+ * step context, routing, descriptor pools and queues, putting packets and PFC
+ * frames on links. docs/model.md is the specification. */
+#ifndef ENG_NET_H
+#define ENG_NET_H
+
+#include "sim/eng_hash.h"
+#include "sim/eng_world.h"
+
+/* What one node's step works with: its row, its experiment, its clock. */
+typedef struct eng_ctx_t {
+  eng_cols_t *c;
+  int32_t x;        /* node row */
+  int32_t e;        /* experiment row */
+  int32_t xid;      /* node id within the experiment (hash and RNG key) */
+  uint64_t seed;
+  int64_t now;      /* ps */
+  int64_t emit_min; /* earliest arrival this step put on a link, ps */
+} eng_ctx_t;
+
+ENG_INLINE int64_t eng_ser(int64_t bytes, int64_t rate) {
+  return (int64_t)(((uint64_t)bytes * 8000000000000ULL + (uint64_t)rate - 1) / (uint64_t)rate);
+}
+
+/* Payload bytes of packet psn of a flow of `bytes`. */
+ENG_INLINE int32_t eng_payload(uint64_t bytes, uint32_t psn, int32_t mtu) {
+  uint64_t left = bytes - (uint64_t)psn * (uint64_t)mtu;
+  return left < (uint64_t)mtu ? (int32_t)left : mtu;
+}
+
+/* A packet record with every field set. */
+ENG_INLINE eng_pkt_t eng_pkt_make(uint32_t flow, uint32_t psn, uint8_t type, int32_t wire,
+                                  uint8_t flags) {
+  eng_pkt_t pk;
+  pk.t = 0;
+  pk.flow = flow;
+  pk.psn = psn;
+  pk.next = -1;
+  pk.wire = (uint16_t)wire;
+  pk.type = type;
+  pk.flags = flags;
+  pk.in_port = 0;
+  pk.pad16 = 0;
+  pk.pad32 = 0;
+  return pk;
+}
+
+ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
+  eng_atomic_min_i64(&k->c->exp_fail[k->e], (int64_t)why);
+}
+
+/* Local egress port of node x for a packet of flow f (type, psn); -1: no route. */
+ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t type,
+                             uint32_t psn) {
+  int data = type == ENG_PKT_DATA;
+  int32_t s = data ? c->flow_src[f] : c->flow_dst[f];
+  int32_t d = data ? c->flow_dst[f] : c->flow_src[f];
+  if (c->node_n_ports[x] == 1) return 0;
+  if (c->node_edge_node[d] == x) return c->node_edge_port[d];
+  int32_t row = c->node_route_row[x];
+  if (row < 0) return -1;
+  uint32_t sid = c->route_set[row + c->node_group[d]];
+  if (sid == TOPO_NO_ROUTE) return -1;
+  int32_t set = c->node_set_base[x] + (int32_t)sid;
+  uint32_t lo = c->set_off[set], n = c->set_off[set + 1] - lo;
+  uint32_t h;
+  if (c->exp_lb[c->node_exp[x]] == ENG_LB_SPRAY) {
+    h = eng_hash_spray(c->node_id[x], (uint32_t)c->flow_idx[f], psn, data ? 0u : 1u);
+  } else {
+    uint32_t sp = data ? c->flow_sport[f] : c->flow_dport[f];
+    uint32_t dp = data ? c->flow_dport[f] : c->flow_sport[f];
+    h = eng_hash_ecmp(c->node_id[x], c->node_id[s], c->node_id[d], sp, dp);
+  }
+  return (int32_t)c->setport_port[lo + h % n];
+}
+
+/* Descriptor pool of a node: a free list through eng_pkt_t.next. The callers
+ * check the sw_free / host_free budgets first. */
+ENG_INLINE int32_t eng_pool_take(eng_cols_t *c, int32_t x) {
+  int32_t s = c->node_free_head[x];
+  c->node_free_head[x] = c->pool_pkt[s].next;
+  return s;
+}
+
+ENG_INLINE void eng_pool_give(eng_cols_t *c, int32_t x, int32_t s) {
+  if (c->pool_pkt[s].flags & ENG_F_HOSTSLOT)
+    c->node_host_free[x]++;
+  else
+    c->node_sw_free[x]++;
+  c->pool_pkt[s].next = c->node_free_head[x];
+  c->node_free_head[x] = s;
+}
+
+ENG_INLINE void eng_q_push(eng_cols_t *c, int32_t *head, int32_t *tail, int32_t s) {
+  c->pool_pkt[s].next = -1;
+  if (*tail < 0)
+    *head = s;
+  else
+    c->pool_pkt[*tail].next = s;
+  *tail = s;
+}
+
+ENG_INLINE int32_t eng_q_pop(eng_cols_t *c, int32_t *head, int32_t *tail) {
+  int32_t s = *head;
+  *head = c->pool_pkt[s].next;
+  if (*head < 0) *tail = -1;
+  return s;
+}
+
+/* Copies pk into a descriptor of node x and queues it at egress p (global). */
+ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk) {
+  int32_t s = eng_pool_take(c, x);
+  c->pool_pkt[s] = pk;
+  if (pk.type == ENG_PKT_DATA)
+    eng_q_push(c, &c->port_dq_head[p], &c->port_dq_tail[p], s);
+  else
+    eng_q_push(c, &c->port_cq_head[p], &c->port_cq_tail[p], s);
+}
+
+/* Starts transmitting pk on port p (global) at k->now: the port is busy for its
+ * serialisation; unless the link loses it, the peer receives it after the delay. */
+ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk) {
+  eng_cols_t *c = k->c;
+  int64_t ser = eng_ser(pk.wire, c->port_rate[p]);
+  uint64_t n = c->port_tx_count[p]++;
+  c->port_busy_until[p] = k->now + ser;
+  c->node_c_hops[k->x]++;
+  if (c->port_err_q32[p] &&
+      eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - c->node_port_off[k->x]), n) <
+          c->port_err_q32[p]) {
+    c->node_c_drops[k->x]++;
+    return;
+  }
+  uint32_t tail = c->port_ring_tail[p];
+  if (tail - c->port_ring_hsnap[p] > c->port_ring_mask[p]) {
+    eng_fail(k, ENG_FAIL_RING);
+    return;
+  }
+  pk.t = k->now + ser + c->port_delay[p];
+  pk.next = -1;
+  c->ring_pkt[c->port_ring_off[p] + (int32_t)(tail & c->port_ring_mask[p])] = pk;
+  c->port_ring_tail[p] = tail + 1;
+  if (pk.t < k->emit_min) k->emit_min = pk.t;
+}
+
+/* Sends a PAUSE (1) or RESUME (0) frame upstream on port p (global) of k->x. */
+ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, uint8_t pause) {
+  eng_cols_t *c = k->c;
+  uint32_t tail = c->port_pfc_tail[p];
+  if (tail - c->port_pfc_hsnap[p] >= ENG_PFC_CAP) {
+    eng_fail(k, ENG_FAIL_PFC_RING);
+    return;
+  }
+  int64_t at = k->now + c->port_delay[p];
+  int64_t slot = (int64_t)p * ENG_PFC_CAP + (tail & (ENG_PFC_CAP - 1));
+  c->pfc_t[slot] = at;
+  c->pfc_pause[slot] = pause;
+  c->port_pfc_tail[p] = tail + 1;
+  c->port_pause_sent[p] = pause;
+  if (pause) c->node_c_pauses[k->x]++;
+  if (at < k->emit_min) k->emit_min = at;
+}
+
+/* PFC XOFF threshold of node x now (bytes). */
+ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x) {
+  if (c->exp_pfc_xoff[e] > 0) return c->exp_pfc_xoff[e];
+  return ((c->exp_buffer[e] - c->node_buf_used[x]) * c->exp_pfc_a16[e]) >> 16;
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* World memory (columns generated from ENG_COLUMNS), results, names. Filling
+ * the tables is eng_build.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/eng_world.h"
+#include "sim/eng_world_cols.h"
+
+void eng_cols_alloc(eng_world_t *w) {
+#define ENG_ALLOC(tab, type, name)                                                                 \
+  w->c.tab##_##name = (type *)calloc((size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1), sizeof(type));
+  ENG_COLUMNS(ENG_ALLOC)
+#undef ENG_ALLOC
+}
+
+int eng_cols_ok(const eng_world_t *w) {
+  int ok = 1;
+#define ENG_CHECK(tab, type, name) ok = ok && w->c.tab##_##name != NULL;
+  ENG_COLUMNS(ENG_CHECK)
+#undef ENG_CHECK
+  return ok;
+}
+
+size_t eng_world_bytes(const eng_world_t *w) {
+  size_t b = 0;
+#define ENG_SIZE(tab, type, name) b += (size_t)w->n[ENG_T_##tab] * sizeof(type);
+  ENG_COLUMNS(ENG_SIZE)
+#undef ENG_SIZE
+  return b;
+}
+
+void eng_world_destroy(eng_world_t *w) {
+  if (!w) return;
+#define ENG_FREE(tab, type, name) free(w->c.tab##_##name);
+  ENG_COLUMNS(ENG_FREE)
+#undef ENG_FREE
+  free(w->exp_n_groups);
+  free(w->exp_route_off);
+  free(w->exp_flow_file);
+  free(w->exp_pool_pkts);
+  free(w);
+}
+
+void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
+  const eng_cols_t *c = &w->c;
+  memset(r, 0, sizeof *r);
+  r->status = (eng_status_t)c->exp_status[e];
+  r->fail = c->exp_fail[e] == INT64_MAX ? ENG_FAIL_NONE : (eng_fail_t)c->exp_fail[e];
+  r->windows = c->exp_windows[e];
+  int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
+  for (int32_t x = x0; x < x0 + nx; x++) {
+    r->drops += c->node_c_drops[x];
+    r->pfc_pauses += c->node_c_pauses[x];
+    r->ecn_marks += c->node_c_ecn[x];
+    r->packet_hops += c->node_c_hops[x];
+    r->retransmits += c->node_c_retx[x];
+    r->timeouts += c->node_c_timeouts[x];
+  }
+  int32_t f0 = c->exp_flow_off[e], nf = c->exp_n_flows[e];
+  r->end_ps = 0;
+  for (int32_t f = f0; f < f0 + nf; f++)
+    if (c->flow_finish[f] > r->end_ps) r->end_ps = c->flow_finish[f];
+}
+
+int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i) {
+  return w->c.flow_finish[w->exp_flow_file[w->c.exp_flow_off[e] + i]];
+}
+
+const char *eng_status_name(eng_status_t s) {
+  switch (s) {
+  case ENG_OK:
+    return "ok";
+  case ENG_FAILED:
+    return "failed";
+  case ENG_TIMED_OUT:
+    return "timed_out";
+  default:
+    return "running";
+  }
+}
+
+const char *eng_fail_text(eng_fail_t f) {
+  switch (f) {
+  case ENG_FAIL_RING:
+    return "a link's in-flight ring overflowed (raise ring_cap)";
+  case ENG_FAIL_PFC_RING:
+    return "too many PFC frames in flight on one link";
+  case ENG_FAIL_ROUTE:
+    return "a packet reached a node with no route to its destination";
+  case ENG_FAIL_DEADLOCK:
+    return "deadlock: nothing pending while flows are unfinished (PFC deadlock?)";
+  default:
+    return "";
+  }
+}
+
+int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
+  if (backend == ENG_BACKEND_CUDA) return eng_run_cuda(w, err, errlen);
+  return eng_run_cpu(w);
+}

@@ -1,0 +1,248 @@
+/* The world: every experiment of a batch in one set of tables (one per
+ * archetype: experiment, node, port, flow, plus packet storage and routes), one
+ * column per component. Columns are declared once in ENG_COLUMNS; the struct,
+ * allocation, GPU copies and names are generated from that list. */
+#ifndef ENG_WORLD_H
+#define ENG_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/eng_hd.h"
+#include "sim/eng_params.h"
+#include "topo/topo.h"
+#include "traffic/trf.h"
+
+#define ENG_INF INT64_MAX
+#define ENG_PFC_CAP 64 /* PFC frames in flight per link direction */
+
+/* A packet record: in a link ring (in flight) or a node's descriptor pool
+ * (queued). 32 bytes. */
+typedef struct eng_pkt_t {
+  int64_t t;        /* arrival time at the far end of the link, ps */
+  uint32_t flow;    /* flow row in the world */
+  uint32_t psn;     /* data: sequence number; ACK/NACK: the number carried */
+  int32_t next;     /* pool: next descriptor in the same queue, -1 at the tail */
+  uint16_t wire;    /* bytes on the wire */
+  uint8_t type;     /* eng_pkt_type_t */
+  uint8_t flags;    /* ENG_F_* */
+  uint16_t in_port; /* local ingress port while queued */
+  uint16_t pad16;
+  uint32_t pad32;
+} eng_pkt_t;
+
+typedef enum eng_pkt_type_t { ENG_PKT_DATA = 0, ENG_PKT_ACK = 1, ENG_PKT_NACK = 2 } eng_pkt_type_t;
+
+enum {
+  ENG_F_CE = 1,       /* congestion experienced (set by a switch) */
+  ENG_F_ECE = 2,      /* ACK echoes CE */
+  ENG_F_HOSTSLOT = 4, /* queued in a host control descriptor */
+};
+
+typedef enum eng_status_t {
+  ENG_RUNNING = 0,
+  ENG_OK = 1,
+  ENG_FAILED = 2,
+  ENG_TIMED_OUT = 3,
+} eng_status_t;
+
+/* Why an experiment failed (lowest code wins when several nodes report). */
+typedef enum eng_fail_t {
+  ENG_FAIL_NONE = 0,
+  ENG_FAIL_RING = 1,     /* a link ring overflowed (raise ring_cap) */
+  ENG_FAIL_PFC_RING = 2, /* too many PFC frames in flight on one link */
+  ENG_FAIL_ROUTE = 3,    /* a packet reached a node with no route onward */
+  ENG_FAIL_DEADLOCK = 4, /* nothing pending, flows unfinished */
+} eng_fail_t;
+
+/* X(table, type, name): tables are exp, node, port, flow, pool, ring, pfc,
+ * route, set, setport (each has its own row count in eng_world_t.n). */
+#define ENG_COLUMNS(X)                                                                           \
+  /* experiment table */                                                                         \
+  X(exp, uint64_t, seed)      /* counter-based RNG key */                                        \
+  X(exp, int64_t, window)     /* ps: smallest link delay */                                      \
+  X(exp, int64_t, t)          /* ps: start of the current window */                              \
+  X(exp, int64_t, t_end)      /* ps: end of the current window */                                \
+  X(exp, int64_t, next_t)     /* ps: earliest pending event (reduced with atomic min) */         \
+  X(exp, int64_t, max_time)   /* ps */                                                           \
+  X(exp, int32_t, status)     /* eng_status_t */                                                 \
+  X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */               \
+  X(exp, int64_t, flows_done) /* reduced with atomic add */                                      \
+  X(exp, int32_t, n_flows)                                                                       \
+  X(exp, int32_t, flow_off)                                                                      \
+  X(exp, int32_t, node_off)                                                                      \
+  X(exp, int32_t, n_nodes)                                                                       \
+  X(exp, int64_t, windows)    /* windows stepped */                                              \
+  X(exp, int32_t, mtu)        /* payload bytes */                                                \
+  X(exp, int32_t, header)     /* bytes */                                                        \
+  X(exp, int32_t, ctrl_bytes) /* bytes */                                                        \
+  X(exp, int64_t, buffer)     /* bytes per switch */                                             \
+  X(exp, int32_t, pfc)                                                                           \
+  X(exp, int64_t, pfc_xoff)   /* bytes; 0: dynamic */                                            \
+  X(exp, int64_t, pfc_a16)    /* dynamic threshold factor * 2^16 */                              \
+  X(exp, int64_t, pfc_resume) /* bytes */                                                        \
+  X(exp, int32_t, ecn)                                                                           \
+  X(exp, int32_t, lb)         /* eng_lb_t */                                                     \
+  X(exp, int32_t, cc)         /* eng_cc_t */                                                     \
+  X(exp, int32_t, ack_every)                                                                     \
+  X(exp, int64_t, rto)        /* ps */                                                           \
+  /* node table (hosts and switches) */                                                          \
+  X(node, int32_t, exp)                                                                          \
+  X(node, int32_t, id)        /* node id within its experiment */                                \
+  X(node, uint8_t, is_switch)                                                                    \
+  X(node, uint8_t, relays)    /* forwards packets of others (switches, torus servers) */         \
+  X(node, int32_t, port_off)  /* first port row */                                               \
+  X(node, int32_t, n_ports)                                                                      \
+  X(node, int64_t, now)       /* ps: time of the last event processed */                         \
+  X(node, int32_t, free_head) /* first free descriptor (pool row), -1 if none */                 \
+  X(node, int32_t, sw_free)   /* free relay descriptors */                                       \
+  X(node, int32_t, host_free) /* free descriptors for the host's own control packets */          \
+  X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                 \
+  X(node, int32_t, flow_off)  /* first flow row this host sends */                               \
+  X(node, int32_t, n_flows)                                                                      \
+  X(node, int32_t, rr)        /* rank of the flow served last */                                 \
+  X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */             \
+  X(node, int32_t, set_base)  /* first set row of this node */                                   \
+  X(node, int32_t, group)     /* host: its destination group */                                  \
+  X(node, int32_t, edge_node) /* host: node row of its edge switch, -1 if none */                \
+  X(node, int32_t, edge_port) /* host: that switch's local port towards it */                    \
+  X(node, int64_t, c_drops)                                                                      \
+  X(node, int64_t, c_pauses)                                                                     \
+  X(node, int64_t, c_ecn)                                                                        \
+  X(node, int64_t, c_hops)                                                                       \
+  X(node, int64_t, c_retx)                                                                       \
+  X(node, int64_t, c_timeouts)                                                                   \
+  /* port table (egress ports; port p's peer reads p's rings) */                                 \
+  X(port, int32_t, node)                                                                         \
+  X(port, int32_t, peer)      /* port row at the other end of the link */                        \
+  X(port, int64_t, rate)      /* bit/s */                                                        \
+  X(port, int64_t, delay)     /* ps */                                                           \
+  X(port, int64_t, busy_until)/* ps */                                                           \
+  X(port, uint8_t, paused)    /* by a PAUSE from the peer */                                     \
+  X(port, uint8_t, pause_sent)/* as an ingress: PAUSE outstanding towards the peer */            \
+  X(port, int32_t, cq_head)   /* control queue (pool rows), -1 empty */                          \
+  X(port, int32_t, cq_tail)                                                                      \
+  X(port, int32_t, dq_head)   /* data queue */                                                   \
+  X(port, int32_t, dq_tail)                                                                      \
+  X(port, int64_t, q_bytes)   /* data bytes queued at this egress */                             \
+  X(port, int64_t, in_bytes)  /* as an ingress: data bytes it brought that are queued */         \
+  X(port, int64_t, kmin)      /* bytes */                                                        \
+  X(port, int64_t, kmax)      /* bytes */                                                        \
+  X(port, uint64_t, pmax_q32) /* floor(pmax * 2^32) */                                           \
+  X(port, uint64_t, err_q32)  /* floor(loss rate * 2^32) */                                      \
+  X(port, uint64_t, deq_count)/* data packets dequeued (RED draw counter) */                     \
+  X(port, uint64_t, tx_count) /* transmissions (loss draw counter) */                            \
+  X(port, int32_t, ring_off)  /* first ring row */                                               \
+  X(port, uint32_t, ring_mask)/* capacity - 1 (power of two) */                                  \
+  X(port, uint32_t, ring_tail)/* written by the owner */                                         \
+  X(port, uint32_t, ring_pub) /* tail as of the last commit: what the peer may read */           \
+  X(port, uint32_t, ring_head)/* written by the peer as it consumes */                           \
+  X(port, uint32_t, ring_hsnap)/* head as of the last commit: what the owner may reuse */        \
+  X(port, uint32_t, pfc_tail)                                                                    \
+  X(port, uint32_t, pfc_pub)                                                                     \
+  X(port, uint32_t, pfc_head)                                                                    \
+  X(port, uint32_t, pfc_hsnap)                                                                   \
+  /* flow table: sender columns written by src, receiver columns by dst */                       \
+  X(flow, int32_t, exp)                                                                          \
+  X(flow, int32_t, idx)       /* index in its experiment's flow file */                          \
+  X(flow, int32_t, src)       /* node row */                                                     \
+  X(flow, int32_t, dst)       /* node row */                                                     \
+  X(flow, uint32_t, sport)                                                                       \
+  X(flow, uint32_t, dport)                                                                       \
+  X(flow, uint64_t, bytes)                                                                       \
+  X(flow, uint32_t, npkts)                                                                       \
+  X(flow, int64_t, start)     /* ps */                                                           \
+  X(flow, uint32_t, snd_nxt)                                                                     \
+  X(flow, uint32_t, snd_una)                                                                     \
+  X(flow, uint32_t, max_sent)                                                                    \
+  X(flow, int64_t, rto_at)    /* ps; ENG_INF: disarmed */                                        \
+  X(flow, int64_t, finish)    /* ps; -1 until done */                                            \
+  X(flow, uint32_t, rcv_nxt)                                                                     \
+  X(flow, uint32_t, nack_for) /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                \
+  X(flow, int64_t, cc_rate)   /* bit/s the CC paces at; 0: unpaced (line rate) */                \
+  X(flow, int64_t, cc_next)   /* ps: earliest next send under pacing */                          \
+  /* storage */                                                                                  \
+  X(pool, eng_pkt_t, pkt)     /* descriptors, per node */                                        \
+  X(ring, eng_pkt_t, pkt)     /* in-flight packets, per port */                                  \
+  X(pfc, int64_t, t)          /* PFC frame arrival, ps; ENG_PFC_CAP per port */                  \
+  X(pfc, uint8_t, pause)      /* 1 PAUSE, 0 RESUME */                                            \
+  X(route, uint32_t, set)     /* set id local to the node (TOPO_NO_ROUTE: none) */               \
+  X(set, uint32_t, off)       /* CSR into setport */                                             \
+  X(setport, uint16_t, port)  /* local port */
+
+typedef enum eng_table_t {
+  ENG_T_exp,
+  ENG_T_node,
+  ENG_T_port,
+  ENG_T_flow,
+  ENG_T_pool,
+  ENG_T_ring,
+  ENG_T_pfc,
+  ENG_T_route,
+  ENG_T_set,
+  ENG_T_setport,
+  ENG_T_COUNT
+} eng_table_t;
+
+/* Column pointers (host or device memory, same layout): w.<table>_<name>[row]. */
+typedef struct eng_cols_t {
+#define ENG_DECL(tab, type, name) type *tab##_##name;
+  ENG_COLUMNS(ENG_DECL)
+#undef ENG_DECL
+} eng_cols_t;
+
+typedef struct eng_world_t {
+  int64_t n[ENG_T_COUNT]; /* rows per table */
+  eng_cols_t c;           /* host copies */
+  int32_t n_exps;
+  int32_t *exp_n_groups;  /* (n_exps) */
+  int32_t *exp_route_off; /* (n_exps) */
+  int32_t *exp_flow_file; /* (n_flows) flow row of each experiment's file-order flow */
+  int32_t *exp_pool_pkts; /* (n_exps) descriptors per switch used (for reports) */
+} eng_world_t;
+
+typedef struct eng_exp_desc_t {
+  const topo_t *topo;
+  const trf_flows_t *flows;
+  const eng_params_t *params;
+  uint64_t seed; /* from the experiment id */
+} eng_exp_desc_t;
+
+typedef struct eng_world_desc_t {
+  int32_t n_exps;
+  const eng_exp_desc_t *exps;
+} eng_world_desc_t;
+
+typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_backend_t;
+
+/* Per-experiment outcome, read from the world after a run. */
+typedef struct eng_result_t {
+  eng_status_t status;
+  eng_fail_t fail;
+  int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts;
+  int64_t windows;
+  int64_t end_ps; /* last flow finish, ps */
+} eng_result_t;
+
+/* Builds the tables for all experiments of a batch. NULL with a message on error
+ * (out of memory, a parameter a topology cannot use). */
+eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen);
+void eng_world_destroy(eng_world_t *w);
+
+/* Runs every experiment to its end on the chosen backend. 0, or -1 with a
+ * message (no GPU, backend not built). */
+int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen);
+int eng_run_cpu(eng_world_t *w);
+int eng_run_cuda(eng_world_t *w, char *err, size_t errlen);
+/* 1 if this build has the CUDA backend and a device is present; else why not. */
+int eng_cuda_available(void);
+const char *eng_cuda_unavailable_reason(void);
+
+void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r);
+/* Finish time (ps, -1 if unfinished) of flow `i` (file order) of experiment e. */
+int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i);
+
+const char *eng_status_name(eng_status_t s);
+const char *eng_fail_text(eng_fail_t f);
+
+#endif
