@@ -69,6 +69,10 @@ int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
 /* Builds a topology from its JSON object ({"kind":"fat_tree",...}); `where` names
  * the file (and JSON path prefix) for error messages. Returns 0 or -1. */
 int topo_from_json(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);
+/* As topo_from_json; a relative "path" of {"kind":"file"} is found in base_dir (the
+ * directory of the JSON file; NULL: the current directory). */
+int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir, topo_t *t,
+                      char *err, size_t errlen);
 
 /* Loads TOPO as the `multiverse net` command does: a .json file holding the
  * topology object (or {"topology": {...}}), else an ns-3 HPCC file. */
@@ -92,8 +96,9 @@ void topo_free(topo_t *t);
 
 /* Parses "100Gbps", "25Gb/s", "400G", "10Mbps"... into bit/s; -1 on error. */
 int64_t topo_parse_rate(const char *s);
-/* Parses "0.001ms", "1us", "1000ns", "5ps", "2s" exactly into ps; -1 on error
- * (a bare number without unit is an error). */
+/* Parses "0.001ms", "1us", "1000ns", "5ps", "2s" exactly into ps; 0 for a zero
+ * delay (callers reject it: "delay must be > 0"), -1 on error (a bare number without
+ * unit, a negative delay, digits finer than 1 ps). */
 int64_t topo_parse_delay(const char *s);
 
 #endif

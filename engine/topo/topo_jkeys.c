@@ -1,0 +1,153 @@
+/* topo: checked access to the keys of a JSON topology object, with messages that
+ * name the key ("topo.json: topology.k: must be ..."). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "topo/topo_int.h"
+
+void topo_jerr(char *err, size_t errlen, const char *where, const char *key, const char *fmt, ...) {
+  char msg[TOPO_ERR_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!key)
+    topo_errf(err, errlen, "%s: %s", where, msg);
+  else if (strstr(where, ": "))
+    topo_errf(err, errlen, "%s.%s: %s", where, key, msg);
+  else
+    topo_errf(err, errlen, "%s: %s: %s", where, key, msg);
+}
+
+/* A short description of a JSON value for messages: 5, 4.5, "x", true, an array... */
+static const char *describe(const json_t *v, char *buf, size_t len) {
+  switch (json_typeof(v)) {
+  case JSON_INTEGER:
+    snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    break;
+  case JSON_REAL:
+    snprintf(buf, len, "%g", json_real_value(v));
+    break;
+  case JSON_STRING:
+    snprintf(buf, len, "\"%.40s\"", json_string_value(v));
+    break;
+  case JSON_TRUE:
+    return "true";
+  case JSON_FALSE:
+    return "false";
+  case JSON_NULL:
+    return "null";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_OBJECT:
+    return "an object";
+  }
+  return buf;
+}
+
+int topo_jkeys(const json_t *obj, const char *const *allowed, const char *where, char *err,
+               size_t errlen) {
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)obj, key, v) {
+    int ok = 0;
+    for (int i = 0; allowed[i] && !ok; i++)
+      ok = strcmp(key, allowed[i]) == 0;
+    if (ok) continue;
+    char list[256] = "";
+    for (int i = 0; allowed[i]; i++) {
+      size_t n = strlen(list);
+      snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", allowed[i]);
+    }
+    topo_jerr(err, errlen, where, key, "unknown key (this kind takes: %s)", list);
+    return -1;
+  }
+  return 0;
+}
+
+int topo_jint(const json_t *obj, const char *key, int64_t def, int64_t min, int64_t max,
+              int64_t *out, const char *where, char *err, size_t errlen) {
+  const json_t *v = json_object_get(obj, key);
+  char buf[64];
+  int64_t x;
+  if (!v) {
+    *out = def;
+    return 0;
+  }
+  if (json_is_integer(v)) {
+    x = json_integer_value(v);
+  } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+             fabs(json_real_value(v)) < 0x1p62) {
+    x = (int64_t)json_real_value(v);
+  } else {
+    topo_jerr(err, errlen, where, key, "must be an integer, got %s", describe(v, buf, sizeof buf));
+    return -1;
+  }
+  if (x < min || x > max) {
+    topo_jerr(err, errlen, where, key, "must be an integer in %lld..%lld, got %lld", (long long)min,
+              (long long)max, (long long)x);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+int topo_jnum(const json_t *obj, const char *key, double def, double min, double max, double *out,
+              const char *where, char *err, size_t errlen) {
+  const json_t *v = json_object_get(obj, key);
+  char buf[64];
+  if (!v) {
+    *out = def;
+    return 0;
+  }
+  if (!json_is_number(v)) {
+    topo_jerr(err, errlen, where, key, "must be a number, got %s", describe(v, buf, sizeof buf));
+    return -1;
+  }
+  double x = json_number_value(v);
+  if (!(x >= min && x <= max)) {
+    topo_jerr(err, errlen, where, key, "must be a number in [%g, %g], got %g", min, max, x);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+/* A positive quantity key scaled to an integer unit: `scale` units per JSON unit, at
+ * most max JSON units, at least one unit after rounding. */
+static int scaled_key(const json_t *obj, const char *key, int64_t def, double scale, double max,
+                      const char *unit, int64_t *out, const char *where, char *err, size_t errlen) {
+  double x;
+  if (topo_jnum(obj, key, -1, -INFINITY, INFINITY, &x, where, err, errlen) < 0) return -1;
+  if (!json_object_get(obj, key)) {
+    *out = def;
+    return 0;
+  }
+  if (!(x > 0) || x > max || llround(x * scale) < 1) {
+    topo_jerr(err, errlen, where, key, "must be > 0 and at most %.0f %s, got %g", max, unit, x);
+    return -1;
+  }
+  *out = llround(x * scale);
+  return 0;
+}
+
+int topo_jlinks(const json_t *obj, int with_host, topo_jlinks_t *out, const char *where, char *err,
+                size_t errlen) {
+  const double max_gbps = 1e6, max_ns = 1e12; /* 1 Pb/s; 1000 s */
+  if (scaled_key(obj, "link_gbps", 100000000000, 1e9, max_gbps, "Gb/s", &out->link_bps, where, err,
+                 errlen) < 0 ||
+      scaled_key(obj, "link_delay_ns", 1000000, 1e3, max_ns, "ns", &out->link_ps, where, err,
+                 errlen) < 0)
+    return -1;
+  out->host_bps = out->link_bps;
+  out->host_ps = out->link_ps;
+  if (!with_host) return 0;
+  if (scaled_key(obj, "host_gbps", out->link_bps, 1e9, max_gbps, "Gb/s", &out->host_bps, where, err,
+                 errlen) < 0 ||
+      scaled_key(obj, "host_delay_ns", out->link_ps, 1e3, max_ns, "ns", &out->host_ps, where, err,
+                 errlen) < 0)
+    return -1;
+  return 0;
+}

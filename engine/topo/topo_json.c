@@ -1,0 +1,110 @@
+/* topo: topologies described in JSON ({"kind": ...}: generated, or an ns-3 file),
+ * and topo_load, which reads a .json or an ns-3 file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo_int.h"
+
+static const char *const file_keys[] = {"kind", "path", NULL};
+
+/* {"kind":"file","path":...}: a relative path is found in base_dir. */
+static int from_file(const json_t *o, const char *where, const char *base_dir, topo_t *t, char *err,
+                     size_t errlen) {
+  if (topo_jkeys(o, file_keys, where, err, errlen) < 0) return -1;
+  const char *path = json_string_value(json_object_get(o, "path"));
+  if (!path || !*path) {
+    topo_jerr(err, errlen, where, "path", "is required: the ns-3 topology file");
+    return -1;
+  }
+  if (!base_dir || path[0] == '/') return topo_read_ns3(path, t, err, errlen);
+  size_t len = strlen(base_dir) + strlen(path) + 2;
+  char *full = malloc(len);
+  if (!full) {
+    topo_jerr(err, errlen, where, "path", "out of memory");
+    return -1;
+  }
+  snprintf(full, len, "%s/%s", base_dir, path);
+  int rc = topo_read_ns3(full, t, err, errlen);
+  free(full);
+  return rc;
+}
+
+int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir, topo_t *t,
+                      char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  if (!json_is_object(obj)) {
+    topo_jerr(err, errlen, where, NULL, "the topology must be an object {\"kind\": ...}");
+    return -1;
+  }
+  const char *kind = json_string_value(json_object_get(obj, "kind"));
+  int rc;
+  if (!kind) {
+    topo_jerr(err, errlen, where, "kind", "%s: fat_tree, rail_optimized, torus or file",
+              json_object_get(obj, "kind") ? "must be a string" : "is required");
+    return -1;
+  } else if (strcmp(kind, "file") == 0) {
+    return from_file(obj, where, base_dir, t, err, errlen); /* finished by the reader */
+  } else if (strcmp(kind, "fat_tree") == 0) {
+    rc = topo_gen_fat_tree(obj, where, t, err, errlen);
+  } else if (strcmp(kind, "rail_optimized") == 0) {
+    rc = topo_gen_rail(obj, where, t, err, errlen);
+  } else if (strcmp(kind, "torus") == 0) {
+    rc = topo_gen_torus(obj, where, t, err, errlen);
+  } else {
+    topo_jerr(err, errlen, where, "kind",
+              "unknown kind '%s' (fat_tree, rail_optimized, torus or file)", kind);
+    return -1;
+  }
+  char msg[TOPO_ERR_LEN];
+  if (rc == 0 && topo_finish(t, msg, sizeof msg) < 0) {
+    topo_jerr(err, errlen, where, NULL, "%s", msg);
+    rc = -1;
+  }
+  if (rc < 0) topo_free(t);
+  return rc;
+}
+
+int topo_from_json(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen) {
+  return topo_from_json_at(obj, where, NULL, t, err, errlen);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int topo_load(const char *path, topo_t *t, char *err, size_t errlen) {
+  if (!ends_with(path, ".json")) return topo_read_ns3(path, t, err, errlen);
+  memset(t, 0, sizeof *t);
+  json_error_t jerr;
+  json_t *root = json_load_file(path, 0, &jerr);
+  if (!root) {
+    if (jerr.line > 0)
+      topo_errf(err, errlen, "%s:%d: JSON error: %s", path, jerr.line, jerr.text);
+    else
+      topo_errf(err, errlen, "%s: %s", path, jerr.text);
+    return -1;
+  }
+  /* Either the topology object or {"topology": {...}, ...}. */
+  const json_t *obj = json_object_get(root, "topology");
+  size_t len = strlen(path) + 16;
+  char *where = malloc(len), *dir = malloc(len);
+  int rc = -1;
+  if (!where || !dir) {
+    topo_errf(err, errlen, "%s: out of memory", path);
+    goto out;
+  }
+  snprintf(where, len, "%s%s", path, obj ? ": topology" : "");
+  if (!obj) obj = root;
+  snprintf(dir, len, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  if (slash == dir) snprintf(dir, len, "/");
+  rc = topo_from_json_at(obj, where, slash ? dir : NULL, t, err, errlen);
+out:
+  free(where);
+  free(dir);
+  json_decref(root);
+  return rc;
+}

@@ -1,0 +1,241 @@
+/* topo: reader of ns-3 HPCC topology files (`nodes switches links`, the switch ids,
+ * then `src dst rate delay error_rate` per link). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo_int.h"
+
+/* The file in memory, consumed line by line. */
+typedef struct ns3_file_t {
+  const char *path;
+  char *buf;
+  size_t len, pos;
+  int line; /* of the line last returned, 1-based */
+} ns3_file_t;
+
+static int read_all(ns3_file_t *f, char *err, size_t errlen) {
+  FILE *fp = fopen(f->path, "rb");
+  if (!fp) {
+    topo_errf(err, errlen, "cannot open %s: %s", f->path, strerror(errno));
+    return -1;
+  }
+  size_t cap = (size_t)1 << 16;
+  f->buf = malloc(cap);
+  f->len = 0;
+  while (f->buf) {
+    f->len += fread(f->buf + f->len, 1, cap - 1 - f->len, fp);
+    if (f->len + 1 < cap) break; /* a short read: end of file or error */
+    char *b = realloc(f->buf, 2 * cap);
+    if (!b) free(f->buf);
+    f->buf = b;
+    cap *= 2;
+  }
+  int bad = !f->buf || ferror(fp);
+  fclose(fp);
+  if (bad) {
+    topo_errf(err, errlen, "cannot read %s: %s", f->path, f->buf ? "read error" : "out of memory");
+    return -1;
+  }
+  f->buf[f->len] = '\0';
+  return 0;
+}
+
+/* Splits the next non-blank line into at most max tokens (in place); returns the
+ * number of tokens on the line (which may exceed max), or -1 at end of file. */
+static int next_tokens(ns3_file_t *f, char **tok, int max) {
+  while (f->pos < f->len) {
+    char *s = f->buf + f->pos, *e = memchr(s, '\n', f->len - f->pos);
+    if (!e) e = f->buf + f->len;
+    *e = '\0';
+    f->pos = (size_t)(e - f->buf) + 1;
+    f->line++;
+    int n = 0;
+    for (char *p = s;;) {
+      while (*p == ' ' || *p == '\t' || *p == '\r')
+        *p++ = '\0';
+      if (!*p) break;
+      if (n < max) tok[n] = p;
+      n++;
+      while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+        p++;
+    }
+    if (n) return n;
+  }
+  f->line++; /* messages about a missing line name the line after the last */
+  return -1;
+}
+
+static int parse_int(const char *s, int64_t *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (errno || end == s || *end) return -1;
+  *v = x;
+  return 0;
+}
+
+static int read_header(ns3_file_t *f, int64_t *nodes, int64_t *switches, int64_t *links, char *err,
+                       size_t errlen) {
+  char *tok[3];
+  if (next_tokens(f, tok, 3) != 3 || parse_int(tok[0], nodes) || parse_int(tok[1], switches) ||
+      parse_int(tok[2], links)) {
+    topo_errf(err, errlen, "%s:%d: expected 'nodes switches links'", f->path, f->line);
+    return -1;
+  }
+  if (*nodes < 1 || *nodes > TOPO_MAX_NODES) {
+    topo_errf(err, errlen, "%s:%d: %lld nodes: a topology has 1 to %d nodes", f->path, f->line,
+              (long long)*nodes, TOPO_MAX_NODES);
+    return -1;
+  }
+  if (*switches < 0 || *switches > *nodes) {
+    topo_errf(err, errlen, "%s:%d: %lld switches, but there are %lld nodes", f->path, f->line,
+              (long long)*switches, (long long)*nodes);
+    return -1;
+  }
+  if (*links < 0 || *links > TOPO_MAX_LINKS) {
+    topo_errf(err, errlen, "%s:%d: %lld links: the limit is 0 to %d", f->path, f->line,
+              (long long)*links, TOPO_MAX_LINKS);
+    return -1;
+  }
+  return 0;
+}
+
+static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, char *err, size_t errlen) {
+  if (switches == 0) return 0;
+  char **tok = malloc((size_t)switches * sizeof *tok);
+  if (!tok) {
+    topo_errf(err, errlen, "%s: out of memory", f->path);
+    return -1;
+  }
+  int rc = -1, n = next_tokens(f, tok, (int)switches);
+  if (n != switches) {
+    if (n < 0)
+      topo_errf(err, errlen, "%s:%d: expected %lld switch ids, found the end of the file", f->path,
+                f->line, (long long)switches);
+    else
+      topo_errf(err, errlen, "%s:%d: expected %lld switch ids, found %d", f->path, f->line,
+                (long long)switches, n);
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t id;
+    if (parse_int(tok[i], &id)) {
+      topo_errf(err, errlen, "%s:%d: switch id '%s' is not a number", f->path, f->line, tok[i]);
+      goto out;
+    }
+    if (id < 0 || id >= t->n_nodes) {
+      topo_errf(err, errlen, "%s:%d: switch id %lld, but there are only %d nodes (0..%d)", f->path,
+                f->line, (long long)id, t->n_nodes, t->n_nodes - 1);
+      goto out;
+    }
+    if (t->is_switch[id]) {
+      topo_errf(err, errlen, "%s:%d: switch id %lld listed twice", f->path, f->line, (long long)id);
+      goto out;
+    }
+    t->is_switch[id] = t->forwards[id] = 1;
+  }
+  rc = 0;
+out:
+  free(tok);
+  return rc;
+}
+
+static int parse_node(const ns3_file_t *f, const topo_t *t, const char *s, const char *dir,
+                      int32_t *v, char *err, size_t errlen) {
+  int64_t x;
+  if (parse_int(s, &x)) {
+    topo_errf(err, errlen, "%s:%d: node id '%s' is not a number", f->path, f->line, s);
+    return -1;
+  }
+  if (x < 0 || x >= t->n_nodes) {
+    topo_errf(err, errlen, "%s:%d: link %s node %lld, but there are only %d nodes (0..%d)", f->path,
+              f->line, dir, (long long)x, t->n_nodes, t->n_nodes - 1);
+    return -1;
+  }
+  *v = (int32_t)x;
+  return 0;
+}
+
+/* One `src dst rate delay error_rate` line. */
+static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *err, size_t errlen) {
+  int32_t a, b;
+  const char *why;
+  if (n != 5) {
+    topo_errf(err, errlen, "%s:%d: expected 'src dst rate delay error_rate', found %d fields",
+              f->path, f->line, n);
+    return -1;
+  }
+  if (parse_node(f, t, tok[0], "from", &a, err, errlen) < 0 ||
+      parse_node(f, t, tok[1], "to", &b, err, errlen) < 0)
+    return -1;
+  if (a == b) {
+    topo_errf(err, errlen, "%s:%d: link from node %d to itself", f->path, f->line, a);
+    return -1;
+  }
+  int64_t rate = topo_parse_rate_why(tok[2], &why);
+  if (rate < 0) {
+    topo_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    return -1;
+  }
+  int64_t delay = topo_parse_delay_why(tok[3], &why);
+  if (delay <= 0) {
+    if (delay == 0)
+      topo_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
+    else
+      topo_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
+    return -1;
+  }
+  char *end;
+  double e = strtod(tok[4], &end);
+  if (end == tok[4] || *end || !isfinite(e) || e < 0 || e >= 1) {
+    topo_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->path, f->line,
+              tok[4]);
+    return -1;
+  }
+  if (topo_add_link(t, a, b, rate, delay, e) < 0) {
+    topo_errf(err, errlen, "%s:%d: out of memory", f->path, f->line);
+    return -1;
+  }
+  return 0;
+}
+
+int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen) {
+  ns3_file_t f = {.path = path};
+  int64_t nodes, switches, links;
+  char *tok[5];
+  int header_line;
+  memset(t, 0, sizeof *t);
+  if (read_all(&f, err, errlen) < 0) goto fail;
+  if (read_header(&f, &nodes, &switches, &links, err, errlen) < 0) goto fail;
+  header_line = f.line;
+  if (topo_alloc(t, nodes, 0, "file", err, errlen) < 0) goto fail;
+  if (read_switches(&f, t, switches, err, errlen) < 0) goto fail;
+  for (int n; (n = next_tokens(&f, tok, 5)) >= 0;) {
+    if (t->n_links == links) {
+      topo_errf(err, errlen, "%s:%d: expected %lld links (line %d), found more", path, f.line,
+                (long long)links, header_line);
+      goto fail;
+    }
+    if (parse_link(&f, t, tok, n, err, errlen) < 0) goto fail;
+  }
+  if (t->n_links != links) {
+    topo_errf(err, errlen, "%s:%d: expected %lld links, found %d", path, header_line,
+              (long long)links, t->n_links);
+    goto fail;
+  }
+  if (topo_finish(t, err, errlen) < 0) {
+    char msg[TOPO_ERR_LEN];
+    snprintf(msg, sizeof msg, "%s", err ? err : "");
+    topo_errf(err, errlen, "%s: %s", path, msg);
+    goto fail;
+  }
+  free(f.buf);
+  return 0;
+fail:
+  free(f.buf);
+  topo_free(t);
+  return -1;
+}

@@ -1,0 +1,114 @@
+/* ns-3 HPCC topology files and topo_load: what a good file gives, and the one-line
+ * `file:line: message` of each kind of mistake. */
+#include "mvtest.h"
+#include "topo/topo.h"
+
+/* Reads a bad fixture and checks the message names file:line and the problem. */
+static void check_bad(const char *name, const char *where, const char *phrase) {
+  topo_t t;
+  char err[TOPO_ERR_LEN] = "";
+  int rc = topo_load(mvtest_data(name), &t, err, sizeof err);
+  CHECK_EQ_I64(rc, -1);
+  CHECK_STR_CONTAINS(err, where);
+  CHECK_STR_CONTAINS(err, phrase);
+  CHECK(strchr(err, '\n') == NULL);         /* one line */
+  CHECK(t.n_nodes == 0 && t.links == NULL); /* nothing left to free */
+}
+
+static void test_line3(void) {
+  topo_t t;
+  char err[TOPO_ERR_LEN] = "";
+  CHECK_EQ_I64(topo_read_ns3(mvtest_data("line3.txt"), &t, err, sizeof err), 0);
+  CHECK_STR_CONTAINS(t.kind, "file");
+  CHECK_EQ_I64(t.n_nodes, 3);
+  CHECK_EQ_I64(t.n_hosts, 2);
+  CHECK_EQ_I64(t.n_links, 2);
+  CHECK(!t.is_switch[0] && !t.is_switch[1] && t.is_switch[2]);
+  CHECK(!t.forwards[0] && !t.forwards[1] && t.forwards[2]);
+  CHECK_EQ_I64(t.links[1].a, 1);
+  CHECK_EQ_I64(t.links[1].b, 2);
+  CHECK_EQ_I64(t.links[1].rate_bps, 100000000000LL);
+  CHECK_EQ_I64(t.links[1].delay_ps, 1000000);
+  /* Switch 2: port 0 to host 0, port 1 to host 1; each host's only port is 0. */
+  CHECK_EQ_I64(t.port_off[2 + 1] - t.port_off[2], 2);
+  CHECK_EQ_I64(topo_port_to(&t, 2, 1), 1);
+  CHECK_EQ_I64(t.ports[t.port_off[1]].peer_port, 1);
+  CHECK_EQ_I64(t.ports[t.port_off[2] + 1].peer_port, 0);
+  CHECK_EQ_I64(t.routes.n_groups, 1); /* both hosts hang from switch 2 */
+  CHECK_EQ_I64(t.routes.group_node[0], 2);
+  CHECK_EQ_I64(t.routes.host_edge_port[0], 0);
+  CHECK_EQ_I64(t.routes.host_edge_port[1], 1);
+  CHECK_EQ_I64(topo_distance(&t, 0, 1), 2);
+  CHECK_EQ_I64(topo_distance(&t, 2, 1), 1);
+  uint16_t p[4];
+  CHECK_EQ_I64(topo_next_hops(&t, 2, 1, p, 4), 1);
+  CHECK_EQ_I64(p[0], 1);
+  topo_free(&t);
+}
+
+/* Switches need not be the last ids; hosts are whatever is not listed; trailing blank
+ * lines are fine. */
+static void test_switch_first(void) {
+  topo_t t;
+  char err[TOPO_ERR_LEN] = "";
+  CHECK_EQ_I64(topo_read_ns3(mvtest_data("switch_first.txt"), &t, err, sizeof err), 0);
+  CHECK_EQ_I64(t.n_hosts, 2);
+  CHECK(t.is_switch[0] && !t.is_switch[2]);
+  CHECK_EQ_I64(t.links[0].rate_bps, 25000000000LL);
+  CHECK(t.links[0].error_rate == 0.01);
+  CHECK_EQ_I64(t.links[1].delay_ps, 500000);
+  CHECK_EQ_I64(topo_distance(&t, 1, 2), 2);
+  topo_free(&t);
+}
+
+static void test_errors(void) {
+  check_bad("bad/topo_header.txt", "topo_header.txt:1:", "expected 'nodes switches links'");
+  check_bad("bad/topo_dup_switch.txt", "topo_dup_switch.txt:2:", "switch id 7 listed twice");
+  check_bad("bad/topo_switch_range.txt",
+            "topo_switch_range.txt:2:", "switch id 10, but there are only 10 nodes (0..9)");
+  check_bad("bad/topo_switch_count.txt",
+            "topo_switch_count.txt:2:", "expected 3 switch ids, found 2");
+  check_bad("bad/topo_no_unit.txt",
+            "topo_no_unit.txt:3:", "rate '100' has no unit (write e.g. 100Gbps)");
+  check_bad("bad/topo_bad_unit.txt", "topo_bad_unit.txt:3:", "rate '100GBps' has an unknown unit");
+  check_bad("bad/topo_zero_delay.txt", "topo_zero_delay.txt:4:", "delay must be > 0");
+  check_bad("bad/topo_delay_no_unit.txt", "topo_delay_no_unit.txt:3:", "delay '0.001' has no unit");
+  check_bad("bad/topo_delay_fine.txt", "topo_delay_fine.txt:3:", "finer than 1 ps");
+  check_bad("bad/topo_node_range.txt",
+            "topo_node_range.txt:5:", "link to node 99, but there are only 80 nodes (0..79)");
+  check_bad("bad/topo_fewer_links.txt", "topo_fewer_links.txt:1:", "expected 3 links, found 2");
+  check_bad("bad/topo_more_links.txt", "topo_more_links.txt:4:", "expected 1 links");
+  check_bad("bad/topo_self.txt", "topo_self.txt:4:", "link from node 2 to itself");
+  check_bad("bad/topo_error_rate.txt",
+            "topo_error_rate.txt:3:", "error rate '1.5' is not a number in [0, 1)");
+  check_bad("bad/topo_fields.txt",
+            "topo_fields.txt:3:", "expected 'src dst rate delay error_rate', found 4 fields");
+  check_bad("bad/no_such_file.txt", "cannot open ", "no_such_file.txt: No such file or directory");
+}
+
+static void test_json(void) {
+  topo_t t;
+  char err[TOPO_ERR_LEN] = "";
+  /* {"topology": {"kind": "file", "path": "line3.txt"}}: found next to the JSON. */
+  CHECK_EQ_I64(topo_load(mvtest_data("topo_file.json"), &t, err, sizeof err), 0);
+  CHECK_EQ_I64(t.n_nodes, 3);
+  CHECK_EQ_I64(t.n_links, 2);
+  topo_free(&t);
+  /* A bare topology object. */
+  CHECK_EQ_I64(topo_load(mvtest_data("leafspine_k4.json"), &t, err, sizeof err), 0);
+  CHECK_EQ_I64(t.n_hosts, 8); /* 4 leaves x 2 hosts */
+  CHECK_EQ_I64(t.n_nodes, 14);
+  CHECK_EQ_I64(t.links[t.n_links - 1].rate_bps, 400000000000LL);
+  CHECK_EQ_I64(t.links[0].rate_bps, 400000000000LL); /* host_gbps defaults to link_gbps */
+  topo_free(&t);
+  check_bad("bad/topo_syntax.json", "topo_syntax.json:3: JSON error:", "");
+  check_bad("bad/topo_k5.json", "topo_k5.json: topology.k:", "must be an even number >= 2, got 5");
+}
+
+int main(void) {
+  test_line3();
+  test_switch_first();
+  test_errors();
+  test_json();
+  return mvtest_end();
+}
