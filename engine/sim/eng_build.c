@@ -59,7 +59,7 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     for (int32_t i = 0; i < t->n_nodes; i++) w->n[ENG_T_pool] += build_node_slots(t, p, i);
     for (int32_t l = 0; l < t->n_links; l++) w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
   }
-  w->n[ENG_T_pfc] = w->n[ENG_T_port] * ENG_PFC_CAP;
+  w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
   if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
       w->n[ENG_T_ring] > INT32_MAX / 2 || w->n[ENG_T_flow] > INT32_MAX / 2) {
     snprintf(err, errlen, "batch too large for one world (more than 2^30 rows in a table)");
@@ -183,6 +183,10 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->port_ring_off[pr] = b->ring;
     c->port_ring_mask[pr] = cap - 1;
     b->ring += (int32_t)cap;
+    /* PFC frames alternate and a PAUSE needs an arrival on this link, so twice
+     * the packets in flight bound the frames in flight. */
+    c->port_pfc_off[pr] = 2 * c->port_ring_off[pr];
+    c->port_pfc_mask[pr] = 2 * cap - 1;
   }
 
   for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++) c->route_set[b->route + i] = r->table[i];

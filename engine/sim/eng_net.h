@@ -147,12 +147,12 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk) {
 ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, uint8_t pause) {
   eng_cols_t *c = k->c;
   uint32_t tail = c->port_pfc_tail[p];
-  if (tail - c->port_pfc_hsnap[p] >= ENG_PFC_CAP) {
+  if (tail - c->port_pfc_hsnap[p] > c->port_pfc_mask[p]) {
     eng_fail(k, ENG_FAIL_PFC_RING);
     return;
   }
   int64_t at = k->now + c->port_delay[p];
-  int64_t slot = (int64_t)p * ENG_PFC_CAP + (tail & (ENG_PFC_CAP - 1));
+  int32_t slot = c->port_pfc_off[p] + (int32_t)(tail & c->port_pfc_mask[p]);
   c->pfc_t[slot] = at;
   c->pfc_pause[slot] = pause;
   c->port_pfc_tail[p] = tail + 1;

@@ -152,7 +152,7 @@ ENG_INLINE eng_ev_t eng_next_event(const eng_ctx_t *k) {
     int32_t in = c->port_peer[p0 + lp];
     uint32_t h = c->port_pfc_head[in];
     if (h != c->port_pfc_pub[in])
-      eng_ev_offer(&best, c->pfc_t[(int64_t)in * ENG_PFC_CAP + (h & (ENG_PFC_CAP - 1))],
+      eng_ev_offer(&best, c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])],
                    ENG_EV_PFC, lp);
     h = c->port_ring_head[in];
     if (h != c->port_ring_pub[in])
@@ -179,7 +179,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     if (ev.cls == ENG_EV_PFC) {
       int32_t p = c->node_port_off[x] + ev.idx, in = c->port_peer[p];
       uint32_t h = c->port_pfc_head[in];
-      c->port_paused[p] = c->pfc_pause[(int64_t)in * ENG_PFC_CAP + (h & (ENG_PFC_CAP - 1))];
+      c->port_paused[p] = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
       c->port_pfc_head[in] = h + 1;
     } else if (ev.cls == ENG_EV_ARRIVE) {
       eng_arrive(&k, ev.idx);
@@ -212,8 +212,8 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   c->exp_next_t[e] = ENG_INF;
   if (c->exp_fail[e] != ENG_INF) {
     c->exp_status[e] = ENG_FAILED;
-  } else if (c->exp_flows_done[e] == c->exp_n_flows[e]) {
-    c->exp_status[e] = ENG_OK;
+  } else if (c->exp_flows_done[e] == c->exp_n_flows[e] && next == ENG_INF) {
+    c->exp_status[e] = ENG_OK; /* every flow finished and the network drained */
   } else if (next == ENG_INF) {
     c->exp_fail[e] = ENG_FAIL_DEADLOCK;
     c->exp_status[e] = ENG_FAILED;

@@ -14,7 +14,6 @@
 #include "traffic/trf.h"
 
 #define ENG_INF INT64_MAX
-#define ENG_PFC_CAP 64 /* PFC frames in flight per link direction */
 
 /* A packet record: in a link ring (in flight) or a node's descriptor pool
  * (queued). 32 bytes. */
@@ -138,6 +137,8 @@ typedef enum eng_fail_t {
   X(port, uint32_t, ring_pub) /* tail as of the last commit: what the peer may read */           \
   X(port, uint32_t, ring_head)/* written by the peer as it consumes */                           \
   X(port, uint32_t, ring_hsnap)/* head as of the last commit: what the owner may reuse */        \
+  X(port, int32_t, pfc_off)   /* first PFC-ring row */                                           \
+  X(port, uint32_t, pfc_mask) /* capacity - 1 (power of two) */                                  \
   X(port, uint32_t, pfc_tail)                                                                    \
   X(port, uint32_t, pfc_pub)                                                                     \
   X(port, uint32_t, pfc_head)                                                                    \
@@ -164,7 +165,7 @@ typedef enum eng_fail_t {
   /* storage */                                                                                  \
   X(pool, eng_pkt_t, pkt)     /* descriptors, per node */                                        \
   X(ring, eng_pkt_t, pkt)     /* in-flight packets, per port */                                  \
-  X(pfc, int64_t, t)          /* PFC frame arrival, ps; ENG_PFC_CAP per port */                  \
+  X(pfc, int64_t, t)          /* PFC frame arrival, ps; per port */                              \
   X(pfc, uint8_t, pause)      /* 1 PAUSE, 0 RESUME */                                            \
   X(route, uint32_t, set)     /* set id local to the node (TOPO_NO_ROUTE: none) */               \
   X(set, uint32_t, off)       /* CSR into setport */                                             \

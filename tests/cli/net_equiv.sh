@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Byte-identical FCT files whatever runs them: a batch of 64 experiments against
+# each run alone (batch), 1 against 2 OpenMP threads (threads), CPU against CUDA
+# (cuda; exit 77 = skipped when no GPU is present).
+# usage: net_equiv.sh MODE MULTIVERSE MV_GENFLOWS WORKDIR
+set -euo pipefail
+mode=$1 mv=$2 gen=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+cd "$work"
+echo '{"kind":"fat_tree","tiers":3,"k":4,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
+echo '{"kind":"fat_tree","tiers":2,"k":8,"oversubscription":3,"host_gbps":100,"link_gbps":400,"link_delay_ns":500}' > leaf.json
+
+# Two batches of 32 different experiments each: lossless ECMP, and lossy spraying.
+declare -A sets=([a]="--set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5" [b]="--set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2")
+declare -A topo=([a]=fat.json [b]=leaf.json)
+declare -A hosts=([a]=16 [b]=48)
+n=32
+[ "$mode" = cuda ] || [ "$mode" = threads ] || true
+for b in a b; do
+  args=()
+  for i in $(seq 0 $((n - 1))); do
+    f=$b-$i.txt
+    case $((i % 4)) in
+      0) "$gen" random "${hosts[$b]}" $((i + 1)) $((5 + i)) 300000 20000 > "$f" ;;
+      1) "$gen" incast "${hosts[$b]}" $((i + 1)) $((2 + i % 9)) $((50000 + 1000 * i)) 0 $((i % hosts[$b])) > "$f" ;;
+      2) "$gen" permutation "${hosts[$b]}" $((i + 1)) 1 $((20000 + 3000 * i)) 0 > "$f" ;;
+      3) "$gen" random "${hosts[$b]}" $((i + 100)) 40 20000 100000 > "$f" ;;
+    esac
+    args+=(--flows "$f")
+  done
+  # shellcheck disable=SC2086
+  case $mode in
+    batch)
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} -o out-$b > /dev/null
+      for i in $(seq 0 $((n - 1))); do
+        "$mv" net --topology "${topo[$b]}" --flows $b-$i.txt ${sets[$b]} -o alone-$b-$i > /dev/null
+        cmp out-$b/fct-$i.txt alone-$b-$i/fct-0.txt
+      done ;;
+    threads)
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 1 -o t1-$b > /dev/null
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 2 -o t2-$b > /dev/null
+      for i in $(seq 0 $((n - 1))); do cmp t1-$b/fct-$i.txt t2-$b/fct-$i.txt; done ;;
+    cuda)
+      if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe > /dev/null 2> probe.err; then
+        if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then
+          echo "skipped: $(cat probe.err)"; exit 77
+        fi
+        cat probe.err; exit 1
+      fi
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cpu -o cpu-$b > /dev/null
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o gpu-$b > /dev/null
+      for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
+      # The counters agree too (summary minus wall time and backend).
+      strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
+      diff <(strip cpu-$b/summary.jsonl) <(strip gpu-$b/summary.jsonl) ;;
+  esac
+done
+# Every experiment finished and the files are not trivially empty.
+for f in out-a/fct-*.txt t1-a/fct-*.txt cpu-a/fct-*.txt; do [ -e "$f" ] || continue; [ -s "$f" ]; done
+echo "$mode: identical"

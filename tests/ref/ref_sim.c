@@ -1,0 +1,374 @@
+/* ref: the event handlers of docs/model.md (arrivals, PFC frames, timers,
+ * transmissions) and the sequential run loop over the global event heap.
+ *
+ * Readings of points model.md leaves open (the engine must agree):
+ * - End (model.md): the run goes on after the last flow finishes until no event
+ *   is pending (the network drains), so counters cover the late duplicates and
+ *   their ACKs; end_ps is the last flow's finish. Stale timers and no-op TX
+ *   events are not events: they do not decide the status (a pending stale timer
+ *   past max_time does not make a run timed_out, nor keep a drained run from
+ *   failing).
+ * - Equal keys at one node (t, class, index) run in creation order: a PAUSE and a
+ *   RESUME sent on one port at one instant arrive together and apply in order.
+ * - An event created at the current instant with a smaller key than the one
+ *   being processed (a multi-port host's TX on port p making a lower port
+ *   eligible, spraying) runs next, before the remaining events of the instant.
+ * - A relaying host does a switch's job for relayed data: buffer accounting,
+ *   ECN marking and PFC pause/resume, with its own pool (default as a switch's);
+ *   its own flows' data is never buffered and it serves control, relayed data,
+ *   then own flows.
+ * - A NACK counts as sent for its rcv_nxt even when no host descriptor was free.
+ * - Every CE marking decision counts in ecn_marks, even on a packet already CE.
+ * - ECN with no thresholds (no explicit values, empty table) never marks. */
+#include <math.h>
+#include <string.h>
+
+#include "ref/ref_int.h"
+#include "sim/eng_hash.h"
+
+static void push_ev(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index,
+                    int32_t pause, const ref_pkt_t *pkt) {
+  ref_event_t e = {.t = t, .node = node, .cls = cls, .index = index, .pause = pause};
+  if (pkt) e.pkt = *pkt;
+  ref_heap_push(&s->heap, &e);
+}
+
+/* Port lp of x may have something to send: try at max(t, busy_until). Extra TX
+ * events are harmless (a TX that finds the port busy or nothing to send is a
+ * no-op), so callers kick whenever in doubt. */
+static void kick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
+  int64_t b = s->ports[s->nodes[x].port0 + lp].busy_until;
+  push_ev(s, t > b ? t : b, x, REF_EV_TX, lp, 0, NULL);
+}
+
+static void kick_all(ref_sim_t *s, int32_t x, int64_t t) {
+  for (int32_t lp = 0; lp < s->nodes[x].n_ports; lp++)
+    kick(s, x, lp, t);
+}
+
+/* ---- PFC -------------------------------------------------------------- */
+
+static int64_t xoff(const ref_sim_t *s, int32_t x) { /* bytes */
+  if (s->p->pfc_xoff > 0) return s->p->pfc_xoff;
+  return (s->p->buffer - s->nodes[x].buf_used) * s->pfc_a16 / 65536;
+}
+
+/* A frame on port lp of x reaches the peer's port after the link delay, no
+ * serialisation. */
+static void send_pfc(ref_sim_t *s, int32_t x, int32_t lp, int32_t pause, int64_t t) {
+  ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
+  push_ev(s, t + pt->delay, pt->peer, REF_EV_PFC, pt->peer_port, pause, NULL);
+}
+
+static void pause_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
+  ref_port_t *in = &s->ports[s->nodes[x].port0 + i];
+  if (!s->p->pfc || in->pause_out || in->in_bytes < xoff(s, x)) return;
+  in->pause_out = 1;
+  s->res->pfc_pauses++;
+  send_pfc(s, x, i, 1, t);
+}
+
+static void resume_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
+  ref_port_t *in = &s->ports[s->nodes[x].port0 + i];
+  if (!s->p->pfc || !in->pause_out) return;
+  if (in->in_bytes != 0 && in->in_bytes + s->p->pfc_resume > xoff(s, x)) return;
+  in->pause_out = 0;
+  send_pfc(s, x, i, 0, t);
+}
+
+/* ---- arrivals --------------------------------------------------------- */
+
+/* A switch, or a relaying host that is not the destination, takes the packet in. */
+static void forward(ref_sim_t *s, int32_t x, int32_t i, ref_pkt_t pkt, int64_t t) {
+  ref_node_t *nd = &s->nodes[x];
+  int32_t e = ref_route(s, x, &pkt);
+  ref_port_t *out = &s->ports[nd->port0 + e];
+  pkt.in_port = i;
+  pkt.host_slot = 0;
+  if (pkt.kind == REF_DATA) {
+    if (nd->buf_used + pkt.wire > s->p->buffer || nd->pool_free == 0) {
+      s->res->drops++;
+      return;
+    }
+    nd->pool_free--;
+    nd->buf_used += pkt.wire;
+    s->ports[nd->port0 + i].in_bytes += pkt.wire;
+    out->q += pkt.wire;
+    ref_fifo_push(&out->data, &pkt);
+    pause_check(s, x, i, t);
+  } else {
+    if (nd->pool_free == 0) {
+      s->res->drops++;
+      return;
+    }
+    nd->pool_free--;
+    ref_fifo_push(&out->ctrl, &pkt);
+  }
+  kick(s, x, e, t);
+}
+
+/* The receiver host x emits ACK/NACK(seq) of flow f, if a control descriptor is
+ * free. */
+static void send_ctrl(ref_sim_t *s, int32_t x, int32_t f, int32_t kind, int64_t seq, uint8_t ce,
+                      int64_t t) {
+  ref_node_t *nd = &s->nodes[x];
+  if (nd->host_free == 0) {
+    s->res->drops++;
+    return;
+  }
+  ref_pkt_t pkt = {
+      .flow = f, .kind = kind, .seq = seq, .wire = s->p->ctrl_bytes, .ce = ce, .host_slot = 1};
+  int32_t e = ref_route(s, x, &pkt);
+  nd->host_free--;
+  ref_fifo_push(&s->ports[nd->port0 + e].ctrl, &pkt);
+  kick(s, x, e, t);
+}
+
+static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
+  ref_flow_t *fs = &s->flows[pkt->flow];
+  if (pkt->seq == fs->rcv_nxt) {
+    fs->rcv_nxt++;
+    if (fs->rcv_nxt % s->p->ack_every == 0 || fs->rcv_nxt == fs->n)
+      send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+  } else if (pkt->seq > fs->rcv_nxt) {
+    /* The NACK counts as sent even if no descriptor was free for it. */
+    if (fs->nack_for != fs->rcv_nxt) {
+      fs->nack_for = fs->rcv_nxt;
+      send_ctrl(s, x, pkt->flow, REF_NACK, fs->rcv_nxt, pkt->ce, t);
+    }
+  } else {
+    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+  }
+}
+
+static void set_timer(ref_sim_t *s, int32_t f, int64_t at) {
+  s->flows[f].rto_at = at;
+  push_ev(s, at, s->fl->f[f].src, REF_EV_TIMER, s->flows[f].rank, 0, NULL);
+}
+
+static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
+  int32_t f = pkt->flow;
+  ref_flow_t *fs = &s->flows[f];
+  if (pkt->kind == REF_ACK) {
+    if (pkt->seq > fs->snd_una) {
+      fs->snd_una = pkt->seq;
+      if (fs->snd_una < fs->n)
+        set_timer(s, f, t + s->p->rto);
+      else
+        fs->rto_at = -1;
+    }
+  } else if (pkt->seq >= fs->snd_una) { /* NACK; below snd_una it is stale */
+    fs->snd_una = pkt->seq;
+    fs->snd_nxt = pkt->seq;
+    set_timer(s, f, t + s->p->rto);
+  }
+  if (fs->snd_nxt < fs->snd_una) fs->snd_nxt = fs->snd_una;
+  if (fs->snd_una == fs->n && !fs->finished) {
+    fs->finished = 1;
+    fs->rto_at = -1;
+    s->res->finish_ps[f] = t;
+    s->res->end_ps = t;
+    s->unfinished--;
+  }
+  kick_all(s, x, t); /* go-back-N may have made the flow eligible */
+}
+
+static void arrive(ref_sim_t *s, const ref_event_t *ev) {
+  int32_t x = ev->node;
+  const ref_pkt_t *pkt = &ev->pkt;
+  const trf_flow_t *f = &s->fl->f[pkt->flow];
+  if (pkt->kind == REF_DATA && f->dst == x)
+    at_receiver(s, x, pkt, ev->t);
+  else if (pkt->kind != REF_DATA && f->src == x)
+    at_sender(s, x, pkt, ev->t);
+  else {
+    REF_CHECK(s->t->forwards[x] || s->t->is_switch[x]);
+    forward(s, x, ev->index, *pkt, ev->t);
+  }
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static int timer_stale(const ref_sim_t *s, const ref_event_t *ev) {
+  int32_t f = s->nodes[ev->node].flows[ev->index];
+  return s->flows[f].finished || s->flows[f].rto_at != ev->t;
+}
+
+static void timer(ref_sim_t *s, const ref_event_t *ev) {
+  int32_t f = s->nodes[ev->node].flows[ev->index];
+  ref_flow_t *fs = &s->flows[f];
+  if (fs->snd_una >= fs->n) return;
+  fs->snd_nxt = fs->snd_una;
+  set_timer(s, f, ev->t + s->p->rto);
+  s->res->timeouts++;
+  kick_all(s, ev->node, ev->t);
+}
+
+/* ---- transmission ------------------------------------------------------- */
+
+/* Rank of the host's next eligible flow whose next packet leaves by lp, or -1. */
+static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
+  const ref_node_t *nd = &s->nodes[x];
+  for (int32_t k = 1; k <= nd->n_flows; k++) {
+    int32_t r = (nd->rr + k) % nd->n_flows, f = nd->flows[r];
+    const ref_flow_t *fs = &s->flows[f];
+    if (s->fl->f[f].start_ps > t || fs->snd_nxt >= fs->n) continue;
+    ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
+    if (nd->n_ports == 1 || ref_route(s, x, &probe) == lp) return r;
+  }
+  return -1;
+}
+
+enum { SRC_NONE, SRC_CTRL, SRC_QUEUE, SRC_FLOW };
+
+/* What a TX of port lp of x at t would send (no side effects). */
+static int tx_source(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int32_t *rank) {
+  const ref_node_t *nd = &s->nodes[x];
+  const ref_port_t *pt = &s->ports[nd->port0 + lp];
+  if (pt->busy_until > t) return SRC_NONE;
+  if (pt->ctrl.len) return SRC_CTRL;
+  if (pt->paused) return SRC_NONE;
+  if (pt->data.len) return SRC_QUEUE; /* only forwarding nodes queue data */
+  if (nd->is_switch || nd->n_flows == 0) return SRC_NONE;
+  *rank = host_pick(s, x, lp, t);
+  return *rank >= 0 ? SRC_FLOW : SRC_NONE;
+}
+
+/* A data packet leaves a forwarding node's queue: accounting, ECN, resume. */
+static void dequeue_data(ref_sim_t *s, int32_t x, int32_t lp, ref_pkt_t *pkt, int64_t t) {
+  ref_node_t *nd = &s->nodes[x];
+  ref_port_t *pt = &s->ports[nd->port0 + lp];
+  ref_fifo_pop(&pt->data, pkt);
+  nd->pool_free++;
+  nd->buf_used -= pkt->wire;
+  s->ports[nd->port0 + pkt->in_port].in_bytes -= pkt->wire;
+  pt->q -= pkt->wire;
+  uint64_t c = pt->n_deq++; /* data packets this port dequeued before this one */
+  if (s->p->ecn && pt->ecn_ok) {
+    int mark = 0;
+    if (pt->q > pt->kmax)
+      mark = 1;
+    else if (pt->q > pt->kmin) {
+      uint64_t u = eng_rng_u32(s->seed, (uint32_t)x, (uint32_t)lp, c);
+      mark = u < pt->pmax_q32 * (uint64_t)(pt->q - pt->kmin) / (uint64_t)(pt->kmax - pt->kmin);
+    }
+    if (mark) {
+      pkt->ce = 1;
+      s->res->ecn_marks++;
+    }
+  }
+  resume_check(s, x, pkt->in_port, t);
+}
+
+/* Starts pkt on port lp of x at t: busy time, loss draw, arrival at the peer. */
+static void transmit(ref_sim_t *s, int32_t x, int32_t lp, const ref_pkt_t *pkt, int64_t t) {
+  ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
+  int64_t ser = ref_ser(pkt->wire, pt->rate);
+  uint64_t k = pt->n_tx++; /* earlier transmissions on this port */
+  pt->busy_until = t + ser;
+  s->res->packet_hops++;
+  if (pt->loss_q32 && eng_rng_u32(s->seed, (uint32_t)x, 0x10000u + (uint32_t)lp, k) < pt->loss_q32)
+    s->res->drops++;
+  else
+    push_ev(s, t + ser + pt->delay, pt->peer, REF_EV_ARRIVE, pt->peer_port, 0, pkt);
+  push_ev(s, pt->busy_until, x, REF_EV_TX, lp, 0, NULL);
+}
+
+static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t rank) {
+  ref_node_t *nd = &s->nodes[x];
+  ref_port_t *pt = &s->ports[nd->port0 + lp];
+  ref_pkt_t pkt;
+  if (src == SRC_CTRL) {
+    ref_fifo_pop(&pt->ctrl, &pkt);
+    if (pkt.host_slot)
+      nd->host_free++;
+    else
+      nd->pool_free++;
+  } else if (src == SRC_QUEUE) {
+    dequeue_data(s, x, lp, &pkt, t);
+  } else { /* a new data packet of the flow of this rank */
+    int32_t f = nd->flows[rank];
+    ref_flow_t *fs = &s->flows[f];
+    nd->rr = rank;
+    pkt = (ref_pkt_t){.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
+    pkt.wire = ref_wire(s, f, fs->snd_nxt);
+    if (fs->snd_nxt < fs->max_sent) s->res->retransmits++;
+    fs->snd_nxt++;
+    if (fs->snd_nxt > fs->max_sent) fs->max_sent = fs->snd_nxt;
+    if (fs->rto_at < 0) set_timer(s, f, t + s->p->rto);
+  }
+  transmit(s, x, lp, &pkt, t);
+  /* A multi-port host's next packet may leave by another port (spraying). */
+  if (src == SRC_FLOW && nd->n_ports > 1) kick_all(s, x, t);
+}
+
+/* ---- run loop ------------------------------------------------------------ */
+
+static void process(ref_sim_t *s, const ref_event_t *ev, int src, int32_t rank) {
+  switch (ev->cls) {
+  case REF_EV_PFC: {
+    ref_port_t *pt = &s->ports[s->nodes[ev->node].port0 + ev->index];
+    pt->paused = (uint8_t)ev->pause;
+    if (!ev->pause) kick(s, ev->node, ev->index, ev->t);
+    break;
+  }
+  case REF_EV_ARRIVE:
+    arrive(s, ev);
+    break;
+  case REF_EV_TIMER:
+    timer(s, ev);
+    break;
+  default:
+    tx(s, ev->node, ev->index, ev->t, src, rank);
+  }
+}
+
+/* Pops events in key order until the heap empties (ok if every flow finished,
+ * else failed) or the next event is past max_time. Stale timers and no-op TX
+ * events are discarded: they do not decide the status. */
+static void run(ref_sim_t *s) {
+  ref_result_t *r = s->res;
+  while (s->heap.n > 0) {
+    ref_event_t ev;
+    ref_heap_pop(&s->heap, &ev);
+    int src = SRC_NONE;
+    int32_t rank = -1;
+    if (ev.cls == REF_EV_TIMER && timer_stale(s, &ev)) continue;
+    if (ev.cls == REF_EV_TX && (src = tx_source(s, ev.node, ev.index, ev.t, &rank)) == SRC_NONE)
+      continue;
+    if (ev.t > s->p->max_time) {
+      r->status = REF_TIMED_OUT;
+      return;
+    }
+    process(s, &ev, src, rank);
+  }
+  r->status = s->unfinished == 0 ? REF_OK : REF_FAILED;
+}
+
+int ref_run(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p, uint64_t seed,
+            ref_result_t *out) {
+  memset(out, 0, sizeof *out);
+  ref_sim_t s = {.t = t, .fl = fl, .p = p, .seed = seed, .res = out};
+  s.pfc_a16 = (int64_t)llround(p->pfc_alpha * 65536.0);
+  out->finish_ps = malloc((fl->n ? (size_t)fl->n : 1) * sizeof *out->finish_ps);
+  if (!out->finish_ps || ref_net_init(&s)) {
+    ref_net_free(&s);
+    ref_result_free(out);
+    fprintf(stderr, "ref: set-up failed\n");
+    return -1;
+  }
+  for (int32_t i = 0; i < fl->n; i++)
+    out->finish_ps[i] = -1;
+  s.unfinished = fl->n;
+  for (int32_t i = 0; i < fl->n; i++)
+    kick_all(&s, fl->f[i].src, fl->f[i].start_ps);
+  run(&s);
+  ref_net_free(&s);
+  ref_heap_free(&s.heap);
+  return 0;
+}
+
+void ref_result_free(ref_result_t *r) {
+  free(r->finish_ps);
+  r->finish_ps = NULL;
+}
