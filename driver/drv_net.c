@@ -133,7 +133,7 @@ int drv_net(int argc, char **argv) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_flows;
   }
-  if (a.threads) omp_set_num_threads(a.threads);
+  w->threads = a.threads;
   double t0 = omp_get_wtime();
   if (eng_run(w, a.backend, err, sizeof err)) {
     drv_fail(2, "multiverse net: %s\n", err);

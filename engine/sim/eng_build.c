@@ -13,7 +13,7 @@
 static int64_t build_pool_pkts(const eng_params_t *p, int32_t ports) {
   if (p->pool_pkts > 0) return p->pool_pkts;
   int64_t wire = p->mtu + p->header;
-  return 2 * ((p->buffer + wire - 1) / wire) + 8 * (int64_t)ports;
+  return (p->buffer + wire - 1) / wire + 8 * (int64_t)ports;
 }
 
 static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t i) {
@@ -157,10 +157,9 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->node_edge_port[x] = r->host_edge_port[i];
     c->node_sw_free[x] = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
     c->node_host_free[x] = t->is_switch[i] ? 0 : p->host_slots;
-    int32_t slots = c->node_sw_free[x] + c->node_host_free[x];
-    c->node_free_head[x] = slots ? b->pool : -1;
-    for (int32_t s = 0; s < slots; s++) c->pool_pkt[b->pool + s].next = s + 1 < slots ? b->pool + s + 1 : -1;
-    b->pool += slots;
+    c->node_free_head[x] = -1;
+    c->node_pool_next[x] = b->pool;
+    b->pool += c->node_sw_free[x] + c->node_host_free[x];
   }
   free(first);
   free(fill);

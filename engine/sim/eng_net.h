@@ -74,10 +74,13 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
   return (int32_t)c->setport_port[lo + h % n];
 }
 
-/* Descriptor pool of a node: a free list through eng_pkt_t.next. The callers
- * check the sw_free / host_free budgets first. */
+/* Descriptor pool of a node: returned descriptors form a free list through
+ * eng_pkt_t.next; rows never used yet are handed out in order, so memory is
+ * touched only as deep as queues grow. The callers check the sw_free /
+ * host_free budgets first. */
 ENG_INLINE int32_t eng_pool_take(eng_cols_t *c, int32_t x) {
   int32_t s = c->node_free_head[x];
+  if (s < 0) return c->node_pool_next[x]++;
   c->node_free_head[x] = c->pool_pkt[s].next;
   return s;
 }

@@ -213,7 +213,8 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
   else if (p->ecn_kmax > ((int64_t)1 << 31)) why = "ecn_kmax_kb: must be below 2 GiB";
   else if (p->ack_every < 1) why = "ack_every: must be >= 1";
   else if (p->rto < 1) why = "rto_us: must be > 0";
-  else if (p->max_time < 1) why = "max_time_s: must be > 0";
+  else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)
+    why = "max_time_s: must be in (0, 1e6] s";
   else if (p->ring_cap < 0 || (p->ring_cap & (p->ring_cap - 1)))
     why = "ring_cap: must be 0 (derived) or a power of two";
   else if (p->n_ecn_rows == 0 && (p->ecn_kmin < 0 || p->ecn_kmax < 0 || p->ecn_pmax < 0))

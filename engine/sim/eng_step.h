@@ -9,47 +9,40 @@
 
 #include "sim/eng_host.h"
 
-enum { ENG_EV_PFC = 0, ENG_EV_ARRIVE = 1, ENG_EV_TIMER = 2, ENG_EV_TX = 3, ENG_EV_NONE = 4 };
+enum { ENG_EV_PFC = 0, ENG_EV_ARRIVE = 1, ENG_EV_TIMER = 2, ENG_EV_TX = 3 };
 
-typedef struct eng_ev_t {
-  int64_t t;
-  int32_t cls;
-  int32_t idx;
-} eng_ev_t;
-
-ENG_INLINE void eng_ev_offer(eng_ev_t *best, int64_t t, int32_t cls, int32_t idx) {
-  if (t < best->t || (t == best->t && (cls < best->cls || (cls == best->cls && idx < best->idx)))) {
-    best->t = t;
-    best->cls = cls;
-    best->idx = idx;
-  }
+/* An event key packs (time, class) as time * 4 + class, so keys order events as
+ * model.md does; ties between ports or flows go to the lower index. Times stay
+ * below 2^60 ps (max_time is checked). */
+ENG_INLINE int64_t eng_key(int64_t t, int32_t cls) {
+  return t == ENG_INF ? ENG_INF : t * 4 + cls;
 }
 
 /* A packet from ingress lp reached relaying node k->x: admit it to an egress
  * queue or drop it. */
-ENG_INLINE void eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
+ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   int32_t out = eng_route(c, x, (int32_t)pk.flow, pk.type, pk.psn);
   if (out < 0) {
     eng_fail(k, ENG_FAIL_ROUTE);
-    return;
+    return -1;
   }
   int32_t ep = c->node_port_off[x] + out, ip = c->node_port_off[x] + lp;
   if (c->node_sw_free[x] == 0) {
     c->node_c_drops[x]++;
-    return;
+    return -1;
   }
   pk.in_port = (uint16_t)lp;
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   if (pk.type != ENG_PKT_DATA) {
     c->node_sw_free[x]--;
     eng_enqueue(c, x, ep, pk);
-    return;
+    return out;
   }
   if (c->node_buf_used[x] + pk.wire > c->exp_buffer[e]) {
     c->node_c_drops[x]++;
-    return;
+    return -1;
   }
   c->node_sw_free[x]--;
   eng_enqueue(c, x, ep, pk);
@@ -58,6 +51,7 @@ ENG_INLINE void eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
   c->port_q_bytes[ep] += pk.wire;
   if (c->exp_pfc[e] && !c->port_pause_sent[ip] && c->port_in_bytes[ip] >= eng_xoff(c, e, x))
     eng_pfc_send(k, ip, 1);
+  return out;
 }
 
 /* Dequeues the head data packet of egress p (global): buffer accounting, ECN,
@@ -126,8 +120,9 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   }
 }
 
-/* An ARRIVE event on local port lp: consume the head of the incoming link. */
-ENG_INLINE void eng_arrive(eng_ctx_t *k, int32_t lp) {
+/* An ARRIVE event on local port lp: consume the head of the incoming link.
+ * Returns the egress port a relayed packet joined, else -1. */
+ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
   int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
   uint32_t h = c->port_ring_head[in];
@@ -135,62 +130,121 @@ ENG_INLINE void eng_arrive(eng_ctx_t *k, int32_t lp) {
   c->port_ring_head[in] = h + 1;
   int32_t f = (int32_t)pk.flow;
   int32_t dest = pk.type == ENG_PKT_DATA ? c->flow_dst[f] : c->flow_src[f];
-  if (dest != k->x)
-    eng_relay(k, lp, pk);
-  else if (pk.type == ENG_PKT_DATA)
+  if (dest != k->x) return eng_relay(k, lp, pk);
+  if (pk.type == ENG_PKT_DATA)
     eng_host_recv_data(k, &pk);
   else
     eng_host_recv_ctrl(k, &pk);
+  return -1;
 }
 
-/* The earliest pending event of node k->x (ENG_EV_NONE if none). */
-ENG_INLINE eng_ev_t eng_next_event(const eng_ctx_t *k) {
+/* Key of the earliest event of port lp: a PFC frame or a packet arriving on its
+ * incoming link, or a transmission. */
+ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  eng_ev_t best = {ENG_INF, ENG_EV_NONE, 0};
-  int32_t p0 = c->node_port_off[k->x], np = c->node_n_ports[k->x];
-  for (int32_t lp = 0; lp < np; lp++) {
-    int32_t in = c->port_peer[p0 + lp];
-    uint32_t h = c->port_pfc_head[in];
-    if (h != c->port_pfc_pub[in])
-      eng_ev_offer(&best, c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])],
-                   ENG_EV_PFC, lp);
-    h = c->port_ring_head[in];
-    if (h != c->port_ring_pub[in])
-      eng_ev_offer(&best, c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t,
-                   ENG_EV_ARRIVE, lp);
-    eng_ev_offer(&best, eng_tx_time(k, lp), ENG_EV_TX, lp);
+  int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
+  int64_t best = eng_key(eng_tx_time(k, lp), ENG_EV_TX);
+  uint32_t h = c->port_ring_head[in];
+  if (h != c->port_ring_pub[in]) {
+    int64_t t = c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t;
+    if (eng_key(t, ENG_EV_ARRIVE) < best) best = eng_key(t, ENG_EV_ARRIVE);
   }
-  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x];
-  for (int32_t r = 0; r < nf; r++) eng_ev_offer(&best, c->flow_rto_at[f0 + r], ENG_EV_TIMER, r);
+  h = c->port_pfc_head[in];
+  if (h != c->port_pfc_pub[in]) {
+    int64_t t = c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+    if (eng_key(t, ENG_EV_PFC) < best) best = eng_key(t, ENG_EV_PFC);
+  }
   return best;
 }
 
-/* System: node x processes all its events before its experiment's window end. */
+ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
+  int32_t p0 = k->c->node_port_off[k->x], np = k->c->node_n_ports[k->x];
+  for (int32_t lp = 0; lp < np; lp++) k->c->port_key[p0 + lp] = eng_port_key(k, lp);
+}
+
+/* Between two steps of a node only its incoming links change (the peers
+ * published packets and frames), and only by adding to them: a port's cached
+ * key needs just the heads of its links, and only when they were empty. */
+ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
+  const eng_cols_t *c = k->c;
+  int32_t p0 = c->node_port_off[k->x], np = c->node_n_ports[k->x];
+  for (int32_t lp = 0; lp < np; lp++) {
+    int32_t in = c->port_peer[p0 + lp];
+    int64_t key = c->port_key[p0 + lp];
+    uint32_t h = c->port_ring_head[in];
+    if (h != c->port_ring_pub[in]) {
+      int64_t a = eng_key(c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t,
+                          ENG_EV_ARRIVE);
+      if (a < key) key = a;
+    }
+    h = c->port_pfc_head[in];
+    if (h != c->port_pfc_pub[in]) {
+      int64_t f = eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])],
+                          ENG_EV_PFC);
+      if (f < key) key = f;
+    }
+    k->c->port_key[p0 + lp] = key;
+  }
+}
+
+/* System: node x processes all its events before its experiment's window end,
+ * in key order. Each port caches the key of its next event; an event refreshes
+ * only the ports it can change (a host's flows touch every port of the host). */
 ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
   eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF};
-  int64_t t_end = c->exp_t_end[e];
-  eng_ev_t ev;
+  const int64_t key_end = c->exp_t_end[e] * 4;
+  const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t f0 = c->node_flow_off[x], nf = c->node_n_flows[x];
+  const int is_host = !c->node_is_switch[x];
+  int64_t best;
+  if (c->node_keys_ok[x]) {
+    eng_port_keys_inputs(&k);
+  } else {
+    eng_port_keys_all(&k);
+    c->node_keys_ok[x] = 1;
+  }
   for (;;) {
-    ev = eng_next_event(&k);
-    if (ev.t >= t_end) break;
-    k.now = ev.t;
-    if (ev.cls == ENG_EV_PFC) {
-      int32_t p = c->node_port_off[x] + ev.idx, in = c->port_peer[p];
+    int32_t idx = 0;
+    best = ENG_INF;
+    for (int32_t lp = 0; lp < np; lp++)
+      if (c->port_key[p0 + lp] < best) {
+        best = c->port_key[p0 + lp];
+        idx = lp;
+      }
+    for (int32_t r = 0; r < nf; r++) {
+      int64_t kt = eng_key(c->flow_rto_at[f0 + r], ENG_EV_TIMER);
+      if (kt < best) {
+        best = kt;
+        idx = r;
+      }
+    }
+    if (best >= key_end) break;
+    k.now = best >> 2;
+    int32_t cls = (int32_t)(best & 3), out = -1;
+    if (cls == ENG_EV_PFC) {
+      int32_t p = p0 + idx, in = c->port_peer[p];
       uint32_t h = c->port_pfc_head[in];
       c->port_paused[p] = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
       c->port_pfc_head[in] = h + 1;
-    } else if (ev.cls == ENG_EV_ARRIVE) {
-      eng_arrive(&k, ev.idx);
-    } else if (ev.cls == ENG_EV_TIMER) {
-      eng_host_timer(&k, c->node_flow_off[x] + ev.idx);
+    } else if (cls == ENG_EV_ARRIVE) {
+      out = eng_arrive(&k, idx);
+    } else if (cls == ENG_EV_TIMER) {
+      eng_host_timer(&k, f0 + idx);
     } else {
-      eng_tx(&k, ev.idx);
+      eng_tx(&k, idx);
+    }
+    if (is_host) {
+      eng_port_keys_all(&k);
+    } else {
+      c->port_key[p0 + idx] = eng_port_key(&k, idx);
+      if (out >= 0) c->port_key[p0 + out] = eng_port_key(&k, out);
     }
   }
   c->node_now[x] = k.now;
-  int64_t next = ev.t < k.emit_min ? ev.t : k.emit_min;
+  int64_t next = best == ENG_INF ? ENG_INF : best >> 2;
+  if (k.emit_min < next) next = k.emit_min;
   if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
 }
 

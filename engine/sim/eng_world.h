@@ -93,7 +93,9 @@ typedef enum eng_fail_t {
   X(node, int32_t, port_off)  /* first port row */                                               \
   X(node, int32_t, n_ports)                                                                      \
   X(node, int64_t, now)       /* ps: time of the last event processed */                         \
-  X(node, int32_t, free_head) /* first free descriptor (pool row), -1 if none */                 \
+  X(node, uint8_t, keys_ok)   /* its ports' cached event keys are current */                     \
+  X(node, int32_t, free_head) /* first returned descriptor (pool row), -1 if none */             \
+  X(node, int32_t, pool_next) /* next never-used pool row (descriptors are touched lazily) */    \
   X(node, int32_t, sw_free)   /* free relay descriptors */                                       \
   X(node, int32_t, host_free) /* free descriptors for the host's own control packets */          \
   X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                 \
@@ -117,6 +119,7 @@ typedef enum eng_fail_t {
   X(port, int64_t, rate)      /* bit/s */                                                        \
   X(port, int64_t, delay)     /* ps */                                                           \
   X(port, int64_t, busy_until)/* ps */                                                           \
+  X(port, int64_t, key)       /* key of the port's next event (eng_key), cached by its node */    \
   X(port, uint8_t, paused)    /* by a PAUSE from the peer */                                     \
   X(port, uint8_t, pause_sent)/* as an ingress: PAUSE outstanding towards the peer */            \
   X(port, int32_t, cq_head)   /* control queue (pool rows), -1 empty */                          \
@@ -196,6 +199,7 @@ typedef struct eng_world_t {
   int64_t n[ENG_T_COUNT]; /* rows per table */
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
+  int32_t threads;        /* CPU backend: OpenMP threads; 0 = as many as the work merits */
   int32_t *exp_n_groups;  /* (n_exps) */
   int32_t *exp_route_off; /* (n_exps) */
   int32_t *exp_flow_file; /* (n_flows) flow row of each experiment's file-order flow */

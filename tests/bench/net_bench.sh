@@ -4,7 +4,7 @@
 # backend, packet-hops per second, and the CUDA/CPU ratio measured side by side.
 # usage: net_bench.sh MULTIVERSE MV_GENFLOWS WORKDIR [EXPS] [RUNS] [BACKENDS]
 set -euo pipefail
-mv=$1 gen=$2 work=$3 exps=${4:-64} runs=${5:-3} backends=${6:-"cpu cuda"}
+mv=$(realpath "$1") gen=$(realpath "$2") work=$3 exps=${4:-64} runs=${5:-3} backends=${6:-"cpu cuda"}
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 echo '{"kind":"fat_tree","tiers":3,"k":8,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
 args=()
@@ -23,13 +23,13 @@ for be in $backends; do
     "$mv" net --topology fat.json "${args[@]}" --backend "$be" --json -o out-$be > run.jsonl
     walls+=("$(head -1 run.jsonl | sed 's/.*"wall_s":\([0-9.e+-]*\).*/\1/')")
   done
-  hops=$(sed 's/.*"packet_hops":\([0-9]*\).*/\1/' run.jsonl | paste -sd+ | bc)
+  hops=$(sed 's/.*"packet_hops":\([0-9]*\).*/\1/' run.jsonl | awk '{s += $1} END {print s}')
   m=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(( (runs + 1) / 2 ))p")
   med[$be]=$m
   printf '%-5s experiments=%d packet_hops=%d median_wall_s=%.4f (runs: %s) packet_hops_per_s=%.3g\n' \
-    "$be" "$exps" "$hops" "$m" "${walls[*]}" "$(echo "$hops / $m" | bc -l)"
+    "$be" "$exps" "$hops" "$m" "${walls[*]}" "$(awk -v h="$hops" -v m="$m" 'BEGIN {print h / m}')"
 done
 if [ -n "${med[cpu]:-}" ] && [ -n "${med[cuda]:-}" ]; then
   cmp -s out-cpu/fct-0.txt out-cuda/fct-0.txt && same=identical || same=DIFFERENT
-  printf 'cuda/cpu speed-up: %.2fx (fct files %s)\n' "$(echo "${med[cpu]} / ${med[cuda]}" | bc -l)" "$same"
+  printf 'cuda/cpu speed-up: %.2fx (fct files %s)\n' "$(awk -v a="${med[cpu]}" -v b="${med[cuda]}" 'BEGIN {print a / b}')" "$same"
 fi

@@ -4,7 +4,7 @@
 # (cuda; exit 77 = skipped when no GPU is present).
 # usage: net_equiv.sh MODE MULTIVERSE MV_GENFLOWS WORKDIR
 set -euo pipefail
-mode=$1 mv=$2 gen=$3 work=$4
+mode=$1 mv=$(realpath "$2") gen=$(realpath "$3") work=$4
 rm -rf "$work" && mkdir -p "$work"
 cd "$work"
 echo '{"kind":"fat_tree","tiers":3,"k":4,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json

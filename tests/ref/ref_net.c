@@ -98,7 +98,7 @@ static int init_nodes(ref_sim_t *s) {
     nd->relay = t->forwards[x] && !t->is_switch[x];
     if (t->forwards[x] || t->is_switch[x])
       nd->pool_free =
-          p->pool_pkts > 0 ? p->pool_pkts : 2 * ((p->buffer + wmax - 1) / wmax) + 8 * nd->n_ports;
+          p->pool_pkts > 0 ? p->pool_pkts : (p->buffer + wmax - 1) / wmax + 8 * nd->n_ports;
     if (!nd->is_switch) nd->host_free = p->host_slots;
   }
   return 0;
