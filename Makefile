@@ -19,8 +19,10 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	examples/demo.sh $(BUILD)
 
+# The whole suite, then the unit tests again under the sanitizers.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE bench
+	$(MAKE) --no-print-directory asan
 
 # Unit tests under AddressSanitizer and UBSan (a second build tree).
 asan: deps

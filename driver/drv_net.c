@@ -39,7 +39,7 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = strcmp(o, "--json") != 0 && strcmp(o, "-h") != 0 && strcmp(o, "--help") != 0;
-    if (takes && !v) return drv_fail(2, "multiverse net: %s needs a value\n%s", o, net_usage);
+    if (takes && !v) return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
     if (strcmp(o, "--topology") == 0) a->topo = v;
     else if (strcmp(o, "--flows") == 0) a->flows[a->n_flows++] = v;
     else if (strcmp(o, "-o") == 0 || strcmp(o, "--out") == 0) a->out = v;
@@ -61,12 +61,12 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       fputs(net_usage, stdout);
       exit(0);
     } else {
-      return drv_fail(2, "multiverse net: unknown option %s\n%s", o, net_usage);
+      return drv_fail(2, "multiverse net: unknown option %s (multiverse net --help)\n", o);
     }
     i++;
   }
   if (!a->topo || !a->n_flows || !a->out)
-    return drv_fail(2, "multiverse net: --topology, --flows and -o are required\n%s", net_usage);
+    return drv_fail(2, "multiverse net: --topology, --flows and -o are required (multiverse net --help)\n");
   return 0;
 }
 

@@ -136,7 +136,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   }
   c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;
   c->exp_t[e] = fl->n == 0 ? 0 : t0;
-  c->exp_t_end[e] = c->exp_t[e] + window;
+  c->exp_t_end[e] = c->exp_t[e] + window > p->max_time + 1 ? p->max_time + 1 : c->exp_t[e] + window;
 
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t x = b->node + i;

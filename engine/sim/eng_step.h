@@ -257,6 +257,13 @@ ENG_INLINE void eng_port_commit(eng_cols_t *c, int32_t p) {
   c->port_pfc_hsnap[p] = c->port_pfc_head[p];
 }
 
+/* End of the window that starts at t: one lookahead later, but never past
+ * max_time (events after it are not simulated). */
+ENG_INLINE int64_t eng_window_end(const eng_cols_t *c, int32_t e, int64_t t) {
+  int64_t end = t + c->exp_window[e];
+  return end > c->exp_max_time[e] + 1 ? c->exp_max_time[e] + 1 : end;
+}
+
 /* System: experiment e ends, or moves to its next window (fast-forwarding over
  * idle time). Returns 1 while it is running. */
 ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
@@ -277,7 +284,7 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
     int64_t t = c->exp_t_end[e];
     if (next > t) t = next;
     c->exp_t[e] = t;
-    c->exp_t_end[e] = t + c->exp_window[e];
+    c->exp_t_end[e] = eng_window_end(c, e, t);
     return 1;
   }
   return 0;

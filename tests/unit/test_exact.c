@@ -9,7 +9,7 @@
 #include "mvtest.h"
 #include "ref/ref.h"
 
-#define N_EXP 96
+#define N_EXP 300
 #define MAX_FLOWS 40
 
 static uint64_t rng_state = 12345;
@@ -65,10 +65,10 @@ static void random_params(eng_params_t *p) {
   p->rto = (5 + (int64_t)rnd(50)) * 1000000;
   p->pool_pkts = rnd(4) == 0 ? 3 + (int32_t)rnd(12) : 0;
   p->host_slots = rnd(4) == 0 ? 1 + (int32_t)rnd(3) : 64;
-  p->max_time = 1000000000000LL;
+  p->max_time = 2000000000LL; /* 2 ms: livelocked lossy cases end timed_out */
 }
 
-static int random_flows(const topo_t *t, trf_flow_t *f) {
+static int random_flows(const topo_t *t, int32_t mtu, trf_flow_t *f) {
   int32_t hosts[1024], nh = 0;
   for (int32_t i = 0; i < t->n_nodes && nh < 1024; i++)
     if (!t->is_switch[i]) hosts[nh++] = i;
@@ -76,7 +76,8 @@ static int random_flows(const topo_t *t, trf_flow_t *f) {
   for (int i = 0; i < n; i++) {
     int32_t s = hosts[rnd((uint64_t)nh)], d = hosts[rnd((uint64_t)nh - 1)];
     if (d == s) d = hosts[nh - 1];
-    f[i] = mvsim_flow(s, d, 1 + rnd(rnd(4) ? 60000 : 400000), (int64_t)rnd(30) * 1000000);
+    uint64_t most = rnd(4) ? 20 : 200; /* packets */
+    f[i] = mvsim_flow(s, d, 1 + rnd(most * (uint64_t)mtu), (int64_t)rnd(30) * 1000000);
     f[i].sport = 10000 + (uint32_t)i;
   }
   return n;
@@ -104,12 +105,13 @@ int main(void) {
     }
     par[e] = mvsim_params();
     random_params(&par[e]);
-    fl[e].n = random_flows(&topo[e], flows[e]);
+    fl[e].n = random_flows(&topo[e], par[e].mtu, flows[e]);
     fl[e].f = flows[e];
     ex[e] = (eng_exp_desc_t){&topo[e], &fl[e], &par[e], 1000 + (uint64_t)e};
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
+  int64_t timed_out = 0;
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
     if (ref_run(&topo[e], &fl[e], &par[e], ex[e].seed, &rr)) return 2;
@@ -117,6 +119,8 @@ int main(void) {
     eng_exp_result(w, e, &er);
     int before = mvtest_failures;
     CHECK_EQ_I64(er.status == ENG_OK, rr.status == REF_OK);
+    CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
+    timed_out += er.status == ENG_TIMED_OUT;
     for (int i = 0; i < fl[e].n; i++) CHECK_EQ_I64(eng_flow_finish(w, e, i), rr.finish_ps[i]);
     CHECK_EQ_I64(er.drops, rr.drops);
     CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
@@ -138,12 +142,13 @@ int main(void) {
     spray += par[e].lb == ENG_LB_SPRAY;
     ref_result_free(&rr);
   }
-  printf("%d experiments (%lld sprayed): %lld packet-hops, %lld drops, %lld pauses, %lld ECN marks, "
-         "%lld timeouts; %lld differ\n",
-         N_EXP, (long long)spray, (long long)hops, (long long)drops, (long long)pauses,
-         (long long)marks, (long long)timeouts, (long long)mismatched);
+  printf("%d experiments (%lld sprayed, %lld timed out): %lld packet-hops, %lld drops, %lld pauses, "
+         "%lld ECN marks, %lld timeouts; %lld differ\n",
+         N_EXP, (long long)spray, (long long)timed_out, (long long)hops, (long long)drops,
+         (long long)pauses, (long long)marks, (long long)timeouts, (long long)mismatched);
   /* The random cases must exercise what they claim to. */
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
+  CHECK(timed_out > 0 && timed_out < N_EXP / 4);
   eng_world_destroy(w);
   for (int e = 0; e < N_EXP; e++) topo_free(&topo[e]);
   return mvtest_end();

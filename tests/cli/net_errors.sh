@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Bad input never crashes and never passes off partial output: each case exits 2
+# with one line on stderr naming the file and line (or key), and writes no FCT
+# file. A batch with one timed-out experiment still completes the others.
+# usage: net_errors.sh MULTIVERSE WORKDIR
+set -uo pipefail
+mv=$(realpath "$1") work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail=0
+printf '3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n' > topo.txt
+printf '1\n0 1 3 100 4096 0\n' > flows.txt
+
+# expect CASE-NAME EXPECTED-SUBSTRING ARGS...
+expect() {
+  local name=$1 want=$2; shift 2
+  rm -rf out
+  "$mv" net "$@" -o out > stdout.txt 2> stderr.txt
+  local rc=$? lines
+  lines=$(wc -l < stderr.txt)
+  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" stderr.txt || ls out/fct-* > /dev/null 2>&1; then
+    echo "FAIL $name: rc=$rc lines=$lines stderr: $(cat stderr.txt)"; fail=1
+  else
+    echo "ok   $name: $(cat stderr.txt)"
+  fi
+}
+
+printf '3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 7 100Gbps 0.001ms 0\n' > bad_node.txt
+expect "link to a missing node" "bad_node.txt:4:" --topology bad_node.txt --flows flows.txt
+printf '3 1 2\n2\n0 2 100 0.001ms 0\n1 2 100Gbps 0.001ms 0\n' > bad_rate.txt
+expect "rate without unit" "bad_rate.txt:3:" --topology bad_rate.txt --flows flows.txt
+printf '3 1 2\n2\n0 2 100Gbps 0ms 0\n1 2 100Gbps 0.001ms 0\n' > bad_delay.txt
+expect "delay of 0" "bad_delay.txt:3: delay must be > 0" --topology bad_delay.txt --flows flows.txt
+printf '1\n0 2 3 100 4096 0\n' > to_switch.txt
+expect "flow to a switch" "to_switch.txt:2:" --topology topo.txt --flows to_switch.txt
+printf '1\n0 1 3 100 0 0\n' > zero.txt
+expect "zero-size flow" "zero.txt:2: flow size must be > 0" --topology topo.txt --flows zero.txt
+printf '4 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n' > island.txt
+printf '1\n0 3 3 100 4096 0\n' > unreachable.txt
+expect "unreachable destination" "unreachable.txt:2:" --topology island.txt --flows unreachable.txt
+printf '2\n0 1 3 100 4096 0\n' > short.txt
+expect "fewer lines than the count" "short.txt:" --topology topo.txt --flows short.txt
+expect "missing flow file" "nope.txt" --topology topo.txt --flows nope.txt
+printf '{"kind": "fat_tree",\n "k": 5}\n' > k5.json
+expect "bad topology key" "k5.json" --topology k5.json --flows flows.txt
+printf '{"kind": "torus",\n "dims": [2,2\n' > broken.json
+expect "broken JSON" "broken.json:3:" --topology broken.json --flows flows.txt
+expect "unknown --set key" "unknown key 'bogus'" --topology topo.txt --flows flows.txt --set bogus=1
+expect "bad --set value" "lb: unknown load balancing 'magic'" --topology topo.txt --flows flows.txt --set lb=magic
+expect "unknown option" "unknown option --frobnicate" --topology topo.txt --flows flows.txt --frobnicate 1
+
+# One experiment times out (a 4 MB flow under a 100 us limit), the other is ok.
+printf '1\n0 1 3 100 4000000 0\n' > long.txt
+"$mv" net --topology topo.txt --flows flows.txt --flows long.txt --set max_time_s=0.0001 -o out > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 1 ] && [ -s out/fct-0.txt ] && [ -e out/fct-1.partial.txt ] && [ ! -e out/fct-1.txt ] &&
+   grep -q '"status":"timed_out"' out/summary.jsonl && grep -q '"status":"ok"' out/summary.jsonl; then
+  echo "ok   timed-out experiment: exit 1, the other's fct-0.txt complete, fct-1.partial.txt"
+else
+  echo "FAIL timed-out experiment: rc=$rc $(ls out) $(cat stderr.txt)"; fail=1
+fi
+exit $fail
