@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 extern "C" {
 #include "sim/eng_step.h"
@@ -34,6 +35,16 @@ static __global__ void k_exp_advance(eng_cols_t c, int32_t n, int *running) {
   if (i < n && eng_exp_advance(&c, i)) *running = 1;
 }
 
+static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
+  return elem * (size_t)(w->n[t] ? w->n[t] : 1);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static unsigned blocks(int64_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);
 }
@@ -53,13 +64,18 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     return -1;
   }
   eng_cols_t d;
+  double t0 = now_s();
+  /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
+   * where the run wrote it first: it is allocated on the GPU, never copied. */
 #define ENG_UP(tab, type, name)                                                                    \
-  CUDA_CHECK(cudaMalloc((void **)&d.tab##_##name, sizeof(type) * (size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1))); \
-  CUDA_CHECK(cudaMemcpy(d.tab##_##name, w->c.tab##_##name,                                         \
-                        sizeof(type) * (size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1),        \
-                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc((void **)&d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type))));      \
+  if (!eng_table_is_storage(ENG_T_##tab))                                                          \
+    CUDA_CHECK(cudaMemcpy(d.tab##_##name, w->c.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type)), \
+                          cudaMemcpyHostToDevice));
   ENG_COLUMNS(ENG_UP)
 #undef ENG_UP
+  double t1 = now_s();
+  int64_t windows = 0;
   int *d_running;
   CUDA_CHECK(cudaMalloc((void **)&d_running, sizeof(int)));
   const unsigned T = 128;
@@ -75,17 +91,22 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
       if (i == chunk - 1) CUDA_CHECK(cudaMemsetAsync(d_running, 0, sizeof(int)));
       k_exp_advance<<<blocks(ne, T), T>>>(d, ne, d_running);
     }
+    windows += chunk;
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(&running, d_running, sizeof(int), cudaMemcpyDeviceToHost));
     if (chunk < 256) chunk *= 2;
   }
+  double t2 = now_s();
 #define ENG_DOWN(tab, type, name)                                                                  \
-  CUDA_CHECK(cudaMemcpy(w->c.tab##_##name, d.tab##_##name,                                         \
-                        sizeof(type) * (size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1),        \
-                        cudaMemcpyDeviceToHost));                                                  \
+  if (!eng_table_is_storage(ENG_T_##tab))                                                          \
+    CUDA_CHECK(cudaMemcpy(w->c.tab##_##name, d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type)), \
+                          cudaMemcpyDeviceToHost));                                                \
   CUDA_CHECK(cudaFree(d.tab##_##name));
   ENG_COLUMNS(ENG_DOWN)
 #undef ENG_DOWN
   CUDA_CHECK(cudaFree(d_running));
+  if (getenv("MULTIVERSE_VERBOSE"))
+    fprintf(stderr, "cuda: upload %.3f s, %lld windows launched %.3f s, download %.3f s\n", t1 - t0,
+            (long long)windows, t2 - t1, now_s() - t2);
   return 0;
 }

@@ -188,6 +188,11 @@ typedef enum eng_table_t {
   ENG_T_COUNT
 } eng_table_t;
 
+/* Packet storage tables: read only where a run wrote them first. */
+static inline int eng_table_is_storage(int t) {
+  return t == ENG_T_pool || t == ENG_T_ring || t == ENG_T_pfc;
+}
+
 /* Column pointers (host or device memory, same layout): w.<table>_<name>[row]. */
 typedef struct eng_cols_t {
 #define ENG_DECL(tab, type, name) type *tab##_##name;
