@@ -6,11 +6,7 @@
 #ifndef CC_H
 #define CC_H
 
-#include "sim/eng_world.h"
-
-ENG_INLINE int64_t cc_ser(int64_t bytes, int64_t rate) {
-  return (int64_t)(((uint64_t)bytes * 8000000000000ULL + (uint64_t)rate - 1) / (uint64_t)rate);
-}
+#include "sim/eng_net.h"
 
 /* Earliest time (ps) flow f may put its next packet on the wire. */
 ENG_INLINE int64_t cc_ready_at(const eng_cols_t *c, int32_t f) {
@@ -19,7 +15,7 @@ ENG_INLINE int64_t cc_ready_at(const eng_cols_t *c, int32_t f) {
 
 /* Flow f put a data packet of `wire` bytes on the wire at `now`. */
 ENG_INLINE void cc_on_send(eng_cols_t *c, int32_t f, int64_t now, int32_t wire) {
-  if (c->flow_cc_rate[f] > 0) c->flow_cc_next[f] = now + cc_ser(wire, c->flow_cc_rate[f]);
+  if (c->flow_cc_rate[f] > 0) c->flow_cc_next[f] = now + eng_ser(wire, c->flow_cc_rate[f]);
 }
 
 /* An ACK or NACK of flow f reached its sender at `now`: `ece` echoes a CE mark,
