@@ -1,34 +1,84 @@
 /* cc: per-flow congestion control behind one small interface, called by the
- * host systems of both backends. A flow's CC state is its cc_* columns; pacing
- * is generic (cc_rate > 0 spaces packets at that rate). `none` leaves cc_rate at
- * 0: line rate. DCQCN, HPCC and DCTCP plug in here, each in its own header,
- * without touching the others. */
+ * host systems of the engine (both backends) and by the reference simulator.
+ * Each algorithm lives in its own header (cc_dcqcn.h, cc_dctcp.h); this file
+ * only dispatches. Rate-based algorithms pace through next_send, window-based
+ * ones through cc_window. `none` sends at line rate with no window. */
 #ifndef CC_H
 #define CC_H
 
-#include "sim/eng_net.h"
+#include "cc/cc_dcqcn.h"
+#include "cc/cc_dctcp.h"
+#include "cc/cc_types.h"
 
-/* Earliest time (ps) flow f may put its next packet on the wire. */
-ENG_INLINE int64_t cc_ready_at(const eng_cols_t *c, int32_t f) {
-  return c->flow_cc_rate[f] > 0 ? c->flow_cc_next[f] : 0;
+#define CC_NEVER INT64_MAX
+
+ENG_INLINE int64_t cc_ser(int64_t bytes, double rate) {
+  uint64_t r = (uint64_t)rate;
+  return (int64_t)(((uint64_t)bytes * 8000000000000ULL + r - 1) / r);
 }
 
-/* Flow f put a data packet of `wire` bytes on the wire at `now`. */
-ENG_INLINE void cc_on_send(eng_cols_t *c, int32_t f, int64_t now, int32_t wire) {
-  if (c->flow_cc_rate[f] > 0) c->flow_cc_next[f] = now + eng_ser(wire, c->flow_cc_rate[f]);
+/* A flow whose sender's NIC runs at `line` bit/s starts. */
+ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line) {
+  s->line = line;
+  s->next_send = 0;
+  s->rc = s->rt = s->alpha = 0;
+  s->t_alpha = s->t_inc = CC_NEVER;
+  s->last_cut = -1;
+  s->bytes = 0;
+  s->stage_t = s->stage_b = s->cnp_seen = 0;
+  s->cwnd = s->ssthresh = s->d_alpha = 0;
+  s->win_end = s->acked = s->marked = 0;
+  s->cut = 0;
+  if (p->kind == CC_DCQCN) cc_dcqcn_init(s, p);
+  if (p->kind == CC_DCTCP) cc_dctcp_init(s, p);
 }
 
-/* An ACK or NACK of flow f reached its sender at `now`: `ece` echoes a CE mark,
- * `acked` counts newly acknowledged packets. */
-ENG_INLINE void cc_on_ack(eng_cols_t *c, int32_t f, int64_t now, int ece, uint32_t acked) {
-  switch (c->exp_cc[c->flow_exp[f]]) {
-  case ENG_CC_NONE:
-  default:
-    (void)now;
-    (void)ece;
-    (void)acked;
-    break;
+/* Earliest time (ps) the flow may send its next packet when `inflight` payload
+ * bytes are unacknowledged; CC_NEVER while its window is full (an ACK reopens
+ * it). */
+ENG_INLINE int64_t cc_ready_at(const cc_state_t *s, const cc_params_t *p, int64_t inflight) {
+  if (p->kind == CC_DCTCP && inflight > 0 && (double)inflight >= s->cwnd) return CC_NEVER;
+  return s->next_send;
+}
+
+/* The flow put a data packet of `wire` bytes on the wire at `now`. */
+ENG_INLINE void cc_on_send(cc_state_t *s, const cc_params_t *p, int64_t now, int32_t wire) {
+  if (p->kind == CC_DCQCN) {
+    s->next_send = now + cc_ser(wire, s->rc);
+    cc_dcqcn_on_send(s, p, wire);
   }
+}
+
+/* An ACK or NACK reached the sender: `acked` newly acknowledged packets, `ece`
+ * its CE echo, `una`/`nxt` the sequence state after it. */
+ENG_INLINE void cc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t acked, int ece,
+                          uint32_t una, uint32_t nxt, int32_t mtu) {
+  if (p->kind == CC_DCTCP) cc_dctcp_on_ack(s, p, acked, ece, una, nxt, mtu);
+}
+
+/* A congestion notification packet reached the sender at `now`. */
+ENG_INLINE void cc_on_cnp(cc_state_t *s, const cc_params_t *p, int64_t now) {
+  if (p->kind == CC_DCQCN) cc_dcqcn_on_cnp(s, p, now);
+}
+
+/* Next CC timer of the flow (ps), CC_NEVER if none. */
+ENG_INLINE int64_t cc_timer_at(const cc_state_t *s, const cc_params_t *p) {
+  return p->kind == CC_DCQCN ? cc_dcqcn_timer_at(s) : CC_NEVER;
+}
+
+ENG_INLINE void cc_on_timer(cc_state_t *s, const cc_params_t *p, int64_t now) {
+  if (p->kind == CC_DCQCN) cc_dcqcn_on_timer(s, p, now);
+}
+
+/* The flow finished: its timers stop. */
+ENG_INLINE void cc_on_finish(cc_state_t *s) {
+  s->t_alpha = s->t_inc = CC_NEVER;
+}
+
+/* Receiver: should a CE-marked data packet arriving at `now` make it send a
+ * CNP, given its last CNP for this flow was at `last` (-1: never)? */
+ENG_INLINE int cc_np_cnp(const cc_params_t *p, int64_t last, int64_t now) {
+  return p->kind == CC_DCQCN && cc_dcqcn_np_send_cnp(p, last, now);
 }
 
 #endif

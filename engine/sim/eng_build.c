@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc/cc.h"
 #include "sim/eng_net.h"
 #include "sim/eng_world_cols.h"
 
@@ -102,7 +103,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_pfc_resume[e] = p->pfc_resume;
   c->exp_ecn[e] = p->ecn;
   c->exp_lb[e] = p->lb;
-  c->exp_cc[e] = p->cc;
+  c->exp_ccp[e] = p->ccp;
   c->exp_ack_every[e] = p->ack_every;
   c->exp_rto[e] = p->rto;
   w->exp_n_groups[e] = r->n_groups;
@@ -132,6 +133,11 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->flow_rto_at[f] = ENG_INF;
     c->flow_finish[f] = -1;
     c->flow_nack_for[f] = UINT32_MAX;
+    c->flow_cnp_last[f] = -1;
+    int64_t line = 0; /* the sender's fastest NIC port */
+    for (int32_t q = t->port_off[tf->src]; q < t->port_off[tf->src + 1]; q++)
+      if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
+    cc_init(&c->flow_cc[f], &p->ccp, (double)line);
     if (tf->start_ps < t0) t0 = tf->start_ps;
   }
   c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;

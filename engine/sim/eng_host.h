@@ -6,13 +6,21 @@
 #include "cc/cc.h"
 #include "sim/eng_net.h"
 
+/* Payload bytes of flow f sent but not acknowledged. */
+ENG_INLINE int64_t eng_inflight(const eng_cols_t *c, int32_t f, int32_t mtu) {
+  uint64_t hi = (uint64_t)c->flow_snd_nxt[f] * (uint64_t)mtu;
+  if (hi > c->flow_bytes[f]) hi = c->flow_bytes[f];
+  return (int64_t)(hi - (uint64_t)c->flow_snd_una[f] * (uint64_t)mtu);
+}
+
 /* Earliest time flow f could send its next packet by local port lp, or ENG_INF. */
 ENG_INLINE int64_t eng_flow_ready(const eng_ctx_t *k, int32_t f, int32_t lp) {
   const eng_cols_t *c = k->c;
   if (c->flow_snd_nxt[f] >= c->flow_npkts[f]) return ENG_INF;
   if (eng_route(c, k->x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]) != lp) return ENG_INF;
   int64_t t = c->flow_start[f];
-  int64_t r = cc_ready_at(c, f);
+  int64_t r = cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
+  if (r == CC_NEVER) return ENG_INF;
   if (r > t) t = r;
   return t > k->now ? t : k->now;
 }
@@ -53,11 +61,11 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   if (psn < c->flow_max_sent[f]) c->node_c_retx[k->x]++;
   if (psn + 1 > c->flow_max_sent[f]) c->flow_max_sent[f] = psn + 1;
   if (c->flow_rto_at[f] == ENG_INF) c->flow_rto_at[f] = k->now + c->exp_rto[e];
-  cc_on_send(c, f, k->now, pk.wire);
+  cc_on_send(&c->flow_cc[f], &c->exp_ccp[e], k->now, pk.wire);
   return pk;
 }
 
-/* The host queues a control packet (ACK/NACK carrying `a`) of flow f. */
+/* The host queues a control packet (ACK/NACK carrying `a`, or a CNP) of flow f. */
 ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags) {
   eng_cols_t *c = k->c;
   int32_t lp = eng_route(c, k->x, f, type, a);
@@ -94,12 +102,21 @@ ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk) {
   } else {
     eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
   }
+  if (ece && cc_np_cnp(&c->exp_ccp[k->e], c->flow_cnp_last[f], k->now)) {
+    c->flow_cnp_last[f] = k->now;
+    c->node_c_cnps[k->x]++;
+    eng_host_ctrl(k, f, ENG_PKT_CNP, 0, 0);
+  }
 }
 
-/* Sender: ACK or NACK pk of flow f arrived at its source. */
+/* Sender: ACK, NACK or CNP pk of flow f arrived at its source. */
 ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk) {
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
+  if (pk->type == ENG_PKT_CNP) {
+    if (c->flow_finish[f] < 0) cc_on_cnp(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+    return;
+  }
   uint32_t a = pk->psn, una = c->flow_snd_una[f], n = c->flow_npkts[f];
   int64_t rto = c->exp_rto[k->e];
   if (pk->type == ENG_PKT_ACK) {
@@ -114,22 +131,32 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk) {
   }
   uint32_t una2 = c->flow_snd_una[f];
   if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
-  cc_on_ack(c, f, k->now, (pk->flags & ENG_F_ECE) != 0, una2 - una);
+  cc_on_ack(&c->flow_cc[f], &c->exp_ccp[k->e], una2 - una, (pk->flags & ENG_F_ECE) != 0, una2,
+            c->flow_snd_nxt[f], c->exp_mtu[k->e]);
   if (una2 == n && c->flow_finish[f] < 0) {
     c->flow_finish[f] = k->now;
     c->flow_rto_at[f] = ENG_INF;
+    cc_on_finish(&c->flow_cc[f]);
     eng_atomic_add_i64(&c->exp_flows_done[k->e], 1);
   }
 }
 
-/* Retransmission timer of flow f fired. */
+/* Time of flow f's next timer: retransmission or congestion control. */
+ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
+  int64_t t = cc_timer_at(&c->flow_cc[f], &c->exp_ccp[e]);
+  return c->flow_rto_at[f] < t ? c->flow_rto_at[f] : t;
+}
+
+/* A timer of flow f fired: the retransmission timer first, then the CC's. */
 ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
-  if (c->flow_snd_una[f] < c->flow_npkts[f]) {
+  if (c->flow_rto_at[f] == k->now && c->flow_snd_una[f] < c->flow_npkts[f]) {
     c->flow_snd_nxt[f] = c->flow_snd_una[f];
     c->flow_rto_at[f] = k->now + c->exp_rto[k->e];
     c->node_c_timeouts[k->x]++;
   }
+  if (cc_timer_at(&c->flow_cc[f], &c->exp_ccp[k->e]) == k->now)
+    cc_on_timer(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
 }
 
 #endif

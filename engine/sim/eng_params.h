@@ -7,8 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cc/cc_types.h"
+
 typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1 } eng_lb_t;
-typedef enum eng_cc_t { ENG_CC_NONE = 0 } eng_cc_t;
+/* A named congestion-control preset (jobs/presets/network.json cc_presets):
+ * its parameters and, where it names them, the switches' ECN thresholds. */
+typedef struct eng_cc_preset_t {
+  char name[32];
+  cc_params_t cc;
+  int64_t ecn_kmin, ecn_kmax; /* bytes; -2: the preset leaves them */
+  double ecn_pmax;            /* -2: left */
+} eng_cc_preset_t;
+
+#define ENG_CC_PRESETS_MAX 8
 
 /* ECN thresholds for ports of one link speed. */
 typedef struct eng_ecn_row_t {
@@ -38,7 +49,9 @@ typedef struct eng_params_t {
   int32_t n_ecn_rows;
   eng_ecn_row_t ecn_table[ENG_ECN_ROWS_MAX];
   eng_lb_t lb;
-  eng_cc_t cc;
+  cc_params_t ccp;       /* congestion control of every flow */
+  int32_t n_cc_presets;
+  eng_cc_preset_t cc_presets[ENG_CC_PRESETS_MAX];
   int32_t ack_every;     /* ACK every N in-order packets (and the last) */
   int64_t rto;           /* ps, retransmission timeout */
   int64_t max_time;      /* ps of simulated time before the experiment is timed_out */

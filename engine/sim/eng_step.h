@@ -214,7 +214,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
         idx = lp;
       }
     for (int32_t r = 0; r < nf; r++) {
-      int64_t kt = eng_key(c->flow_rto_at[f0 + r], ENG_EV_TIMER);
+      int64_t kt = eng_key(eng_flow_timer(c, e, f0 + r), ENG_EV_TIMER);
       if (kt < best) {
         best = kt;
         idx = r;

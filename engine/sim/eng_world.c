@@ -55,6 +55,7 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     r->packet_hops += c->node_c_hops[x];
     r->retransmits += c->node_c_retx[x];
     r->timeouts += c->node_c_timeouts[x];
+    r->cnps += c->node_c_cnps[x];
   }
   int32_t f0 = c->exp_flow_off[e], nf = c->exp_n_flows[e];
   r->end_ps = 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cc/cc_types.h"
 #include "sim/eng_hd.h"
 #include "sim/eng_params.h"
 #include "topo/topo.h"
@@ -30,7 +31,12 @@ typedef struct eng_pkt_t {
   uint32_t pad32;
 } eng_pkt_t;
 
-typedef enum eng_pkt_type_t { ENG_PKT_DATA = 0, ENG_PKT_ACK = 1, ENG_PKT_NACK = 2 } eng_pkt_type_t;
+typedef enum eng_pkt_type_t {
+  ENG_PKT_DATA = 0,
+  ENG_PKT_ACK = 1,
+  ENG_PKT_NACK = 2,
+  ENG_PKT_CNP = 3, /* congestion notification (DCQCN), receiver to sender */
+} eng_pkt_type_t;
 
 enum {
   ENG_F_CE = 1,       /* congestion experienced (set by a switch) */
@@ -82,7 +88,7 @@ typedef enum eng_fail_t {
   X(exp, int64_t, pfc_resume) /* bytes */                                                        \
   X(exp, int32_t, ecn)                                                                           \
   X(exp, int32_t, lb)         /* eng_lb_t */                                                     \
-  X(exp, int32_t, cc)         /* eng_cc_t */                                                     \
+  X(exp, cc_params_t, ccp)    /* congestion control */                                           \
   X(exp, int32_t, ack_every)                                                                     \
   X(exp, int64_t, rto)        /* ps */                                                           \
   /* node table (hosts and switches) */                                                          \
@@ -113,6 +119,7 @@ typedef enum eng_fail_t {
   X(node, int64_t, c_hops)                                                                       \
   X(node, int64_t, c_retx)                                                                       \
   X(node, int64_t, c_timeouts)                                                                   \
+  X(node, int64_t, c_cnps)    /* CNPs sent */                                                    \
   /* port table (egress ports; port p's peer reads p's rings) */                                 \
   X(port, int32_t, node)                                                                         \
   X(port, int32_t, peer)      /* port row at the other end of the link */                        \
@@ -163,8 +170,8 @@ typedef enum eng_fail_t {
   X(flow, int64_t, finish)    /* ps; -1 until done */                                            \
   X(flow, uint32_t, rcv_nxt)                                                                     \
   X(flow, uint32_t, nack_for) /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                \
-  X(flow, int64_t, cc_rate)   /* bit/s the CC paces at; 0: unpaced (line rate) */                \
-  X(flow, int64_t, cc_next)   /* ps: earliest next send under pacing */                          \
+  X(flow, cc_state_t, cc)     /* sender: congestion-control state */                            \
+  X(flow, int64_t, cnp_last)  /* receiver: ps of its last CNP, -1: none */                       \
   /* storage */                                                                                  \
   X(pool, eng_pkt_t, pkt)     /* descriptors, per node */                                        \
   X(ring, eng_pkt_t, pkt)     /* in-flight packets, per port */                                  \
@@ -229,7 +236,7 @@ typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_bac
 typedef struct eng_result_t {
   eng_status_t status;
   eng_fail_t fail;
-  int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts;
+  int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts, cnps;
   int64_t windows;
   int64_t end_ps; /* last flow finish, ps */
 } eng_result_t;

@@ -20,6 +20,7 @@ typedef struct ref_result_t {
   int64_t packet_hops; /* transmissions on any port (lost ones included) */
   int64_t retransmits; /* data packets sent with psn < max_sent */
   int64_t timeouts;    /* RTO expiries that reset snd_nxt */
+  int64_t cnps;        /* CNPs sent by receivers */
   int64_t end_ps;      /* ps of the last processed (non-stale) event */
   ref_status_t status;
 } ref_result_t;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cc/cc.h"
 #include "ref/ref.h"
 
 /* Broken invariant: print file:line and stop. */
@@ -18,7 +19,7 @@
     }                                                                                              \
   } while (0)
 
-enum { REF_DATA = 0, REF_ACK = 1, REF_NACK = 2 };
+enum { REF_DATA = 0, REF_ACK = 1, REF_NACK = 2, REF_CNP = 3 };
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
 enum { REF_EV_PFC = 0, REF_EV_ARRIVE = 1, REF_EV_TIMER = 2, REF_EV_TX = 3 };
@@ -93,6 +94,8 @@ typedef struct ref_flow_t {
   int64_t nack_for; /* rcv_nxt for which a NACK was sent; -1: none */
   int32_t rank;     /* among the source's flows */
   uint8_t finished;
+  cc_state_t cc;    /* sender: congestion control (the shared engine/cc code) */
+  int64_t cnp_last; /* receiver: ps of its last CNP; -1: none */
 } ref_flow_t;
 
 typedef struct ref_sim_t {

@@ -133,6 +133,11 @@ static int init_flows(ref_sim_t *s) {
     fs->n = (int64_t)((fl->f[i].bytes + (uint64_t)s->p->mtu - 1) / (uint64_t)s->p->mtu);
     fs->rto_at = -1;
     fs->nack_for = -1;
+    fs->cnp_last = -1;
+    int64_t line = 0; /* the sender's fastest port */
+    for (int32_t q = t->port_off[fl->f[i].src]; q < t->port_off[fl->f[i].src + 1]; q++)
+      if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
+    cc_init(&fs->cc, &s->p->ccp, (double)line);
   }
   return 0;
 }

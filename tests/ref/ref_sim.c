@@ -139,16 +139,45 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
   } else {
     send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
   }
+  /* DCQCN notification point: a CNP after the ACK, at most one per interval. */
+  if (pkt->ce && cc_np_cnp(&s->p->ccp, fs->cnp_last, t)) {
+    fs->cnp_last = t;
+    s->res->cnps++;
+    send_ctrl(s, x, pkt->flow, REF_CNP, 0, 0, t);
+  }
+}
+
+/* Next timer of flow f: retransmission or congestion control (-1: none). */
+static int64_t flow_timer(const ref_sim_t *s, int32_t f) {
+  const ref_flow_t *fs = &s->flows[f];
+  int64_t c = cc_timer_at(&fs->cc, &s->p->ccp);
+  if (fs->rto_at >= 0 && fs->rto_at < c) c = fs->rto_at;
+  return c == CC_NEVER ? -1 : c;
+}
+
+/* Schedules a timer event at the flow's next timer; events that find the
+ * timer moved are stale. */
+static void arm_timer(ref_sim_t *s, int32_t f) {
+  int64_t at = flow_timer(s, f);
+  if (at >= 0) push_ev(s, at, s->fl->f[f].src, REF_EV_TIMER, s->flows[f].rank, 0, NULL);
 }
 
 static void set_timer(ref_sim_t *s, int32_t f, int64_t at) {
   s->flows[f].rto_at = at;
-  push_ev(s, at, s->fl->f[f].src, REF_EV_TIMER, s->flows[f].rank, 0, NULL);
+  arm_timer(s, f);
 }
 
 static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
   int32_t f = pkt->flow;
   ref_flow_t *fs = &s->flows[f];
+  if (pkt->kind == REF_CNP) {
+    if (!fs->finished) {
+      cc_on_cnp(&fs->cc, &s->p->ccp, t);
+      arm_timer(s, f);
+    }
+    return;
+  }
+  int64_t una0 = fs->snd_una;
   if (pkt->kind == REF_ACK) {
     if (pkt->seq > fs->snd_una) {
       fs->snd_una = pkt->seq;
@@ -163,9 +192,12 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
     set_timer(s, f, t + s->p->rto);
   }
   if (fs->snd_nxt < fs->snd_una) fs->snd_nxt = fs->snd_una;
+  cc_on_ack(&fs->cc, &s->p->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce, (uint32_t)fs->snd_una,
+            (uint32_t)fs->snd_nxt, s->p->mtu);
   if (fs->snd_una == fs->n && !fs->finished) {
     fs->finished = 1;
     fs->rto_at = -1;
+    cc_on_finish(&fs->cc);
     s->res->finish_ps[f] = t;
     s->res->end_ps = t;
     s->unfinished--;
@@ -191,20 +223,32 @@ static void arrive(ref_sim_t *s, const ref_event_t *ev) {
 
 static int timer_stale(const ref_sim_t *s, const ref_event_t *ev) {
   int32_t f = s->nodes[ev->node].flows[ev->index];
-  return s->flows[f].finished || s->flows[f].rto_at != ev->t;
+  return s->flows[f].finished || flow_timer(s, f) != ev->t;
 }
 
+/* The retransmission timer first (go back to snd_una), then the CC's timers. */
 static void timer(ref_sim_t *s, const ref_event_t *ev) {
   int32_t f = s->nodes[ev->node].flows[ev->index];
   ref_flow_t *fs = &s->flows[f];
-  if (fs->snd_una >= fs->n) return;
-  fs->snd_nxt = fs->snd_una;
-  set_timer(s, f, ev->t + s->p->rto);
-  s->res->timeouts++;
+  if (fs->rto_at == ev->t && fs->snd_una < fs->n) {
+    fs->snd_nxt = fs->snd_una;
+    fs->rto_at = ev->t + s->p->rto;
+    s->res->timeouts++;
+  }
+  if (cc_timer_at(&fs->cc, &s->p->ccp) == ev->t) cc_on_timer(&fs->cc, &s->p->ccp, ev->t);
+  arm_timer(s, f);
   kick_all(s, ev->node, ev->t);
 }
 
 /* ---- transmission ------------------------------------------------------- */
+
+/* Payload bytes of flow f sent and not acknowledged. */
+static int64_t ref_inflight(const ref_sim_t *s, int32_t f) {
+  const ref_flow_t *fs = &s->flows[f];
+  int64_t hi = fs->snd_nxt * s->p->mtu;
+  if (hi > (int64_t)s->fl->f[f].bytes) hi = (int64_t)s->fl->f[f].bytes;
+  return hi - fs->snd_una * s->p->mtu;
+}
 
 /* Rank of the host's next eligible flow whose next packet leaves by lp, or -1. */
 static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
@@ -213,6 +257,8 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     int32_t r = (nd->rr + k) % nd->n_flows, f = nd->flows[r];
     const ref_flow_t *fs = &s->flows[f];
     if (s->fl->f[f].start_ps > t || fs->snd_nxt >= fs->n) continue;
+    int64_t ready = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
+    if (ready == CC_NEVER || ready > t) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
     if (nd->n_ports == 1 || ref_route(s, x, &probe) == lp) return r;
   }
@@ -220,6 +266,25 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
 }
 
 enum { SRC_NONE, SRC_CTRL, SRC_QUEUE, SRC_FLOW };
+
+/* A host port with nothing to send at t: try again when the first of its flows
+ * paced by congestion control (or not started) may send. */
+static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
+  const ref_node_t *nd = &s->nodes[x];
+  int64_t best = INT64_MAX;
+  for (int32_t k = 0; k < nd->n_flows; k++) {
+    int32_t f = nd->flows[k];
+    const ref_flow_t *fs = &s->flows[f];
+    if (fs->snd_nxt >= fs->n) continue;
+    ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
+    if (nd->n_ports > 1 && ref_route(s, x, &probe) != lp) continue;
+    int64_t r = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
+    if (r == CC_NEVER) continue;
+    if (r < s->fl->f[f].start_ps) r = s->fl->f[f].start_ps;
+    if (r > t && r < best) best = r;
+  }
+  if (best < INT64_MAX) push_ev(s, best, x, REF_EV_TX, lp, 0, NULL);
+}
 
 /* What a TX of port lp of x at t would send (no side effects). */
 static int tx_source(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int32_t *rank) {
@@ -296,6 +361,7 @@ static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t 
     fs->snd_nxt++;
     if (fs->snd_nxt > fs->max_sent) fs->max_sent = fs->snd_nxt;
     if (fs->rto_at < 0) set_timer(s, f, t + s->p->rto);
+    cc_on_send(&fs->cc, &s->p->ccp, t, pkt.wire);
   }
   transmit(s, x, lp, &pkt, t);
   /* A multi-port host's next packet may leave by another port (spraying). */
@@ -334,8 +400,12 @@ static void run(ref_sim_t *s) {
     int src = SRC_NONE;
     int32_t rank = -1;
     if (ev.cls == REF_EV_TIMER && timer_stale(s, &ev)) continue;
-    if (ev.cls == REF_EV_TX && (src = tx_source(s, ev.node, ev.index, ev.t, &rank)) == SRC_NONE)
+    if (ev.cls == REF_EV_TX && (src = tx_source(s, ev.node, ev.index, ev.t, &rank)) == SRC_NONE) {
+      const ref_port_t *pt = &s->ports[s->nodes[ev.node].port0 + ev.index];
+      if (pt->busy_until <= ev.t && !pt->paused && !s->nodes[ev.node].is_switch)
+        kick_later(s, ev.node, ev.index, ev.t);
       continue;
+    }
     if (ev.t > s->p->max_time) {
       r->status = REF_TIMED_OUT;
       return;

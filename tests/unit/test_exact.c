@@ -50,6 +50,12 @@ static topo_t random_star(int n, int lossy) {
 
 static void random_params(eng_params_t *p) {
   static const int32_t mtus[] = {256, 1000, 4096};
+  static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp"};
+  char err[256];
+  if (eng_params_set(p, ccs[rnd(4)], err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    exit(2);
+  }
   p->mtu = mtus[rnd(3)];
   p->pfc = (int32_t)rnd(2);
   p->buffer = rnd(3) == 0 ? 32 << 20 : (int64_t)(4 + rnd(60)) * (p->mtu + p->header);
@@ -111,7 +117,7 @@ int main(void) {
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
-  int64_t timed_out = 0;
+  int64_t timed_out = 0, cnps = 0, by_cc[3] = {0};
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
     if (ref_run(&topo[e], &fl[e], &par[e], ex[e].seed, &rr)) return 2;
@@ -128,10 +134,11 @@ int main(void) {
     CHECK_EQ_I64(er.packet_hops, rr.packet_hops);
     CHECK_EQ_I64(er.retransmits, rr.retransmits);
     CHECK_EQ_I64(er.timeouts, rr.timeouts);
+    CHECK_EQ_I64(er.cnps, rr.cnps);
     if (mvtest_failures != before) {
-      fprintf(stderr, "experiment %d (topology %s, %d flows, pfc %d, lb %d) differs: %s %s\n", e,
-              topo[e].kind, fl[e].n, par[e].pfc, par[e].lb, eng_status_name(er.status),
-              eng_fail_text(er.fail));
+      fprintf(stderr, "experiment %d (topology %s, %d flows, pfc %d, lb %d, cc %d) differs: %s %s\n",
+              e, topo[e].kind, fl[e].n, par[e].pfc, par[e].lb, par[e].ccp.kind,
+              eng_status_name(er.status), eng_fail_text(er.fail));
       mismatched++;
     }
     hops += er.packet_hops;
@@ -140,15 +147,20 @@ int main(void) {
     marks += er.ecn_marks;
     timeouts += er.timeouts;
     spray += par[e].lb == ENG_LB_SPRAY;
+    cnps += er.cnps;
+    by_cc[par[e].ccp.kind]++;
     ref_result_free(&rr);
   }
-  printf("%d experiments (%lld sprayed, %lld timed out): %lld packet-hops, %lld drops, %lld pauses, "
-         "%lld ECN marks, %lld timeouts; %lld differ\n",
-         N_EXP, (long long)spray, (long long)timed_out, (long long)hops, (long long)drops,
-         (long long)pauses, (long long)marks, (long long)timeouts, (long long)mismatched);
+  printf("%d experiments (%lld sprayed, %lld timed out; cc none/dcqcn/dctcp %lld/%lld/%lld): "
+         "%lld packet-hops, %lld drops, %lld pauses, %lld ECN marks, %lld CNPs, %lld timeouts; "
+         "%lld differ\n",
+         N_EXP, (long long)spray, (long long)timed_out, (long long)by_cc[0], (long long)by_cc[1],
+         (long long)by_cc[2], (long long)hops, (long long)drops, (long long)pauses,
+         (long long)marks, (long long)cnps, (long long)timeouts, (long long)mismatched);
   /* The random cases must exercise what they claim to. */
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
+  CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0);
   eng_world_destroy(w);
   for (int e = 0; e < N_EXP; e++) topo_free(&topo[e]);
   return mvtest_end();

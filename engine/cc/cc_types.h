@@ -1,0 +1,51 @@
+/* cc: per-flow congestion-control state and per-experiment parameters. One
+ * struct each, with room for every algorithm; docs/model.md (Congestion
+ * control) gives the equations. */
+#ifndef CC_TYPES_H
+#define CC_TYPES_H
+
+#include <stdint.h>
+
+typedef enum cc_kind_t { CC_NONE = 0, CC_DCQCN = 1, CC_DCTCP = 2 } cc_kind_t;
+
+/* Parameters of one experiment's congestion control. Rates bit/s, times ps. */
+typedef struct cc_params_t {
+  int32_t kind;          /* cc_kind_t */
+  /* DCQCN (Zhu et al., SIGCOMM'15) */
+  double g;              /* alpha gain */
+  int64_t alpha_timer;   /* ps between alpha updates */
+  int64_t inc_timer;     /* ps between timer-driven rate increases */
+  int64_t byte_counter;  /* bytes between byte-driven rate increases */
+  int32_t fast_steps;    /* F: fast-recovery stages */
+  double rate_ai;        /* additive increase, bit/s */
+  double rate_hai;       /* hyper increase, bit/s */
+  double min_rate;       /* bit/s */
+  int64_t cnp_interval;  /* ps: receiver sends at most one CNP per flow per interval */
+  int64_t dec_interval;  /* ps: sender cuts its rate at most once per interval */
+  /* DCTCP (Alizadeh et al., SIGCOMM'10) */
+  double dctcp_g;        /* alpha gain */
+  int64_t init_cwnd;     /* bytes */
+} cc_params_t;
+
+/* Sender-side state of one flow. */
+typedef struct cc_state_t {
+  double line;           /* bit/s of the sender's NIC */
+  int64_t next_send;     /* ps: pacing, earliest next data packet */
+  /* DCQCN reaction point */
+  double rc, rt, alpha;  /* current rate, target rate (bit/s), alpha */
+  int64_t t_alpha;       /* ps: next alpha update; INT64_MAX: off */
+  int64_t t_inc;         /* ps: next timer-driven increase; INT64_MAX: off */
+  int64_t last_cut;      /* ps of the last rate cut; -1: none */
+  int64_t bytes;         /* bytes sent since the last byte-counter stage */
+  int32_t stage_t, stage_b; /* timer and byte-counter stages since the last cut */
+  int32_t cnp_seen;      /* a CNP arrived since the last alpha update */
+  /* DCTCP */
+  double cwnd;           /* bytes */
+  double ssthresh;       /* bytes */
+  double d_alpha;
+  uint32_t win_end;      /* sequence that closes the current observation window */
+  uint32_t acked, marked;/* packets acknowledged / ECE-echoed in the window */
+  int32_t cut;           /* the window was already cut */
+} cc_state_t;
+
+#endif
