@@ -36,6 +36,14 @@ typedef struct drv_net_report_t {
 int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *outdir, int json,
                   FILE *summary);
 
+/* --trace-rates "0,3" (file-order flows) and --trace-queues "5:12" (port of
+ * node 5 towards node 12) into a trace description; 0 or 2 with a message. */
+int drv_trace_parse(const char *rates, const char *queues, double every_us, const topo_t *t,
+                    const trf_flows_t *fl, eng_trace_desc_t *out);
+/* Writes OUTDIR/trace-E.csv. */
+int drv_trace_write(const eng_world_t *w, int e, const eng_trace_desc_t *tr, const topo_t *t,
+                    const char *outdir);
+
 int drv_net(int argc, char **argv);
 
 #endif

@@ -17,12 +17,16 @@
 static const char net_usage[] =
     "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...]\n"
     "                      [--set KEY=VALUE ...] [--backend cpu|cuda] [--threads N]\n"
-    "                      [--json] -o OUTDIR\n"
+    "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
+    "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file; each one is an experiment, all run as one batch\n"
     "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format) and OUTDIR/summary.jsonl;\n"
-    "prints one summary line per experiment (one JSON object per line with --json)\n";
+    "prints one summary line per experiment (one JSON object per line with --json);\n"
+    "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
+    "delivered and CC state of flows (file-order indices), data queue of the port of NODE\n"
+    "towards PEER, every US microseconds (default 10)\n";
 
 typedef struct net_args_t {
   const char *topo, *out, *presets;
@@ -32,6 +36,9 @@ typedef struct net_args_t {
   int n_sets;
   eng_backend_t backend;
   int threads, json;
+  const char *trace_rates, *trace_queues;
+  int trace_exp;
+  double trace_every_us;
 } net_args_t;
 
 static int net_parse(int argc, char **argv, net_args_t *a) {
@@ -54,6 +61,15 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     } else if (strcmp(o, "--threads") == 0) {
       a->threads = atoi(v);
       if (a->threads < 1) return drv_fail(2, "multiverse net: --threads %s: expected a count >= 1\n", v);
+    } else if (strcmp(o, "--trace-rates") == 0) {
+      a->trace_rates = v;
+    } else if (strcmp(o, "--trace-queues") == 0) {
+      a->trace_queues = v;
+    } else if (strcmp(o, "--trace-exp") == 0) {
+      a->trace_exp = atoi(v);
+    } else if (strcmp(o, "--trace-every-us") == 0) {
+      a->trace_every_us = atof(v);
+      if (!(a->trace_every_us > 0)) return drv_fail(2, "multiverse net: --trace-every-us %s: expected > 0\n", v);
     } else if (strcmp(o, "--json") == 0) {
       a->json = 1;
       continue;
@@ -65,6 +81,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     }
     i++;
   }
+  if ((a->trace_rates || a->trace_queues) && (a->trace_exp < 0 || a->trace_exp >= a->n_flows))
+    return drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a->trace_exp, a->n_flows);
   if (!a->topo || !a->n_flows || !a->out)
     return drv_fail(2, "multiverse net: --topology, --flows and -o are required (multiverse net --help)\n");
   return 0;
@@ -107,6 +125,7 @@ int drv_net(int argc, char **argv) {
   trf_flows_t *fl = NULL;
   eng_exp_desc_t *ex = NULL;
   eng_world_t *w = NULL;
+  eng_trace_desc_t trace = {0};
   if (net_parse(argc, argv, &a)) goto fail_args;
   if (drv_load_params(a.presets, a.sets, a.n_sets, &params)) goto fail_args;
   if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
@@ -124,9 +143,14 @@ int drv_net(int argc, char **argv) {
       drv_fail(2, "multiverse net: %s\n", err);
       goto fail_flows;
     }
-    ex[i] = (eng_exp_desc_t){&topo, &fl[i], &params, net_exp_id(&topo, &fl[i], &params)};
+    ex[i] = (eng_exp_desc_t){.topo = &topo, .flows = &fl[i], .params = &params, .seed = net_exp_id(&topo, &fl[i], &params)};
   }
   if (net_mkdir(a.out)) goto fail_flows;
+  if (a.trace_rates || a.trace_queues) {
+    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo, &fl[a.trace_exp], &trace))
+      goto fail_flows;
+    ex[a.trace_exp].trace = &trace;
+  }
   eng_world_desc_t wd = {a.n_flows, ex};
   w = eng_world_create(&wd, err, sizeof err);
   if (!w) {
@@ -154,12 +178,15 @@ int drv_net(int argc, char **argv) {
     if (wr > rc) rc = wr;
   }
   if (fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
+  if (trace.every && drv_trace_write(w, a.trace_exp, &trace, &topo, a.out)) rc = 2;
 fail_run:
   eng_world_destroy(w);
 fail_flows:
   for (int i = 0; fl && i < a.n_flows; i++) trf_free(&fl[i]);
   free(fl);
   free(ex);
+  free((void *)trace.flows);
+  free((void *)trace.ports);
 fail_topo:
   topo_free(&topo);
 fail_args:

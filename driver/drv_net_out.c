@@ -103,6 +103,18 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
       (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
       (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
       r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s", rate);
+  json_object_set_new(o, "cnps", json_integer(res.cnps));
+  json_object_set_new(o, "retx_bytes", json_integer(res.retx_bytes));
+  json_object_set_new(o, "paused_ns", json_integer(res.paused_ps / 1000));
+  json_t *tiers = json_array();
+  for (int tr = 0; tr < res.n_tiers; tr++) {
+    const eng_tier_stats_t *ts = &res.tier[tr];
+    if (!ts->ports) continue;
+    json_array_append_new(tiers, json_pack("{s:i,s:i,s:I,s:f,s:f}", "tier", tr, "ports", ts->ports,
+                                           "max_queue_bytes", (json_int_t)ts->max_queue,
+                                           "mean_util", ts->mean_util, "max_util", ts->max_util));
+  }
+  json_object_set_new(o, "tiers", tiers);
   char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(o);
   fprintf(summary, "%s\n", line);
@@ -110,10 +122,10 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
     printf("%s\n", line);
   } else {
     printf("exp %d %s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
-           "ns drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " hops=%" PRId64
+           "ns drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64 " hops=%" PRId64
            " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
-           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.packet_hops, r->wall_s, rate,
+           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps, res.packet_hops, r->wall_s, rate,
            res.fail ? ": " : "", eng_fail_text(res.fail));
   }
   free(line);

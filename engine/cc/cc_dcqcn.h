@@ -44,7 +44,7 @@ ENG_INLINE void cc_dcqcn_on_send(cc_state_t *s, const cc_params_t *p, int32_t wi
 ENG_INLINE void cc_dcqcn_on_cnp(cc_state_t *s, const cc_params_t *p, int64_t now) {
   s->cnp_seen = 1;
   if (s->last_cut >= 0 && now - s->last_cut < p->dec_interval) return;
-  s->rt = s->rc;
+  if (p->clamp_target || s->stage_t > 0) s->rt = s->rc;
   s->rc = s->rc * (1.0 - s->alpha / 2.0);
   if (s->rc < p->min_rate) s->rc = p->min_rate;
   s->alpha = (1.0 - p->g) * s->alpha + p->g;

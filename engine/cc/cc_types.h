@@ -22,6 +22,7 @@ typedef struct cc_params_t {
   double min_rate;       /* bit/s */
   int64_t cnp_interval;  /* ps: receiver sends at most one CNP per flow per interval */
   int64_t dec_interval;  /* ps: sender cuts its rate at most once per interval */
+  int32_t clamp_target;  /* 1: every cut sets RT = RC; 0: only after an increase stage */
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */
   double dctcp_g;        /* alpha gain */
   int64_t init_cwnd;     /* bytes */

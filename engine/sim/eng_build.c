@@ -59,6 +59,12 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
     for (int32_t i = 0; i < t->n_nodes; i++) w->n[ENG_T_pool] += build_node_slots(t, p, i);
     for (int32_t l = 0; l < t->n_links; l++) w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
+    const eng_trace_desc_t *tr = d->exps[e].trace;
+    if (tr && tr->every > 0) {
+      int64_t nser = 1 + 2 * (int64_t)tr->n_flows + tr->n_ports;
+      w->n[ENG_T_tser] += nser;
+      w->n[ENG_T_tval] += nser * tr->max_samples;
+    }
   }
   w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
   if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
@@ -69,10 +75,59 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
   return 0;
 }
 
+/* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */
+static void build_tiers(const topo_t *t, uint8_t *tier) {
+  int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    tier[i] = t->is_switch[i] ? 255 : 0;
+    if (!t->is_switch[i]) queue[tail++] = i;
+  }
+  while (head < tail) {
+    int32_t x = queue[head++];
+    for (int32_t q = t->port_off[x]; q < t->port_off[x + 1]; q++) {
+      int32_t y = t->ports[q].peer;
+      if (tier[y] == 255 && tier[x] < 254) {
+        tier[y] = (uint8_t)(tier[x] + 1);
+        queue[tail++] = y;
+      }
+    }
+  }
+  free(queue);
+}
+
 /* Row offsets where experiment e's rows start in each table. */
 typedef struct build_base_t {
-  int32_t node, port, flow, route, set, setport, pool, ring;
+  int32_t node, port, flow, route, set, setport, pool, ring, tser, tval;
 } build_base_t;
+
+static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
+  eng_cols_t *c = &w->c;
+  const eng_trace_desc_t *tr = xd->trace;
+  if (!tr || tr->every <= 0) return;
+  int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports, s = b->tser;
+  c->exp_tr_every[e] = tr->every;
+  c->exp_tr_next[e] = c->exp_t[e];
+  c->exp_tr_cap[e] = tr->max_samples;
+  c->exp_tr_ser[e] = b->tser;
+  c->exp_tr_nser[e] = nser;
+  c->exp_tr_off[e] = b->tval;
+  c->tser_kind[s] = ENG_TR_TIME;
+  c->tser_exp[s++] = e;
+  for (int32_t i = 0; i < tr->n_flows; i++) {
+    for (int32_t k = ENG_TR_DELIVERED; k <= ENG_TR_CC; k++) {
+      c->tser_exp[s] = e;
+      c->tser_kind[s] = k;
+      c->tser_row[s++] = w->exp_flow_file[b->flow + tr->flows[i]];
+    }
+  }
+  for (int32_t i = 0; i < tr->n_ports; i++) {
+    c->tser_exp[s] = e;
+    c->tser_kind[s] = ENG_TR_QUEUE;
+    c->tser_row[s++] = b->port + tr->ports[i];
+  }
+  b->tser = s;
+  b->tval += nser * tr->max_samples;
+}
 
 static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
   eng_cols_t *c = &w->c;
@@ -144,6 +199,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_t[e] = fl->n == 0 ? 0 : t0;
   c->exp_t_end[e] = c->exp_t[e] + window > p->max_time + 1 ? p->max_time + 1 : c->exp_t[e] + window;
 
+  build_tiers(t, &c->node_tier[b->node]);
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t x = b->node + i;
     int32_t np = t->port_off[i + 1] - t->port_off[i];
@@ -179,6 +235,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->port_rate[pr] = l->rate_bps;
     c->port_delay[pr] = l->delay_ps;
     c->port_cq_head[pr] = c->port_cq_tail[pr] = -1;
+    c->port_paused_since[pr] = -1;
     c->port_dq_head[pr] = c->port_dq_tail[pr] = -1;
     double pmax;
     eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
@@ -198,6 +255,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   for (uint32_t s = 0; s <= r->n_sets; s++) c->set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
   for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++) c->setport_port[b->setport + (int32_t)s] = r->set_ports[s];
 
+  build_trace(w, e, xd, b);
   b->node += t->n_nodes;
   b->port += 2 * t->n_links;
   b->flow += fl->n;

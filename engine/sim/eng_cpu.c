@@ -10,6 +10,7 @@ int eng_run_cpu(eng_world_t *w) {
   const int32_t nn = (int32_t)w->n[ENG_T_node];
   const int32_t np = (int32_t)w->n[ENG_T_port];
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
+  const int32_t ns = (int32_t)w->n[ENG_T_tser];
   /* A window's work per node is small: threads beyond one per ~2048 nodes cost
    * more in barriers than they bring, unless the caller asked for a count. */
   int threads = w->threads;
@@ -23,6 +24,7 @@ int eng_run_cpu(eng_world_t *w) {
     for (int32_t x = 0; x < nn; x++) eng_node_step(c, x);
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int32_t p = 0; p < np; p++) eng_port_commit(c, p);
+    for (int32_t s = 0; s < ns; s++) eng_trace_sample(c, s);
     running = 0;
     for (int32_t e = 0; e < ne; e++) running |= eng_exp_advance(c, e);
   }

@@ -30,6 +30,11 @@ static __global__ void k_port_commit(eng_cols_t c, int32_t n) {
   if (i < n) eng_port_commit(&c, i);
 }
 
+static __global__ void k_trace_sample(eng_cols_t c, int32_t n) {
+  int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) eng_trace_sample(&c, i);
+}
+
 static __global__ void k_exp_advance(eng_cols_t c, int32_t n, int *running) {
   int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n && eng_exp_advance(&c, i)) *running = 1;
@@ -81,6 +86,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   const unsigned T = 128;
   const int32_t nn = (int32_t)w->n[ENG_T_node], np = (int32_t)w->n[ENG_T_port];
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
+  const int32_t ns = (int32_t)w->n[ENG_T_tser];
   int running = 1, chunk = 8;
   while (running) {
     /* `chunk` windows per check of the host-visible flag; the last window of the
@@ -88,6 +94,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     for (int i = 0; i < chunk; i++) {
       k_node_step<<<blocks(nn, T), T>>>(d, nn);
       k_port_commit<<<blocks(np, T), T>>>(d, np);
+      if (ns) k_trace_sample<<<blocks(ns, T), T>>>(d, ns);
       if (i == chunk - 1) CUDA_CHECK(cudaMemsetAsync(d_running, 0, sizeof(int)));
       k_exp_advance<<<blocks(ne, T), T>>>(d, ne, d_running);
     }

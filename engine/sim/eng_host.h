@@ -58,7 +58,10 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
                               eng_payload(c->flow_bytes[f], psn, c->exp_mtu[e]) + c->exp_header[e], 0);
   c->flow_snd_nxt[f] = psn + 1;
-  if (psn < c->flow_max_sent[f]) c->node_c_retx[k->x]++;
+  if (psn < c->flow_max_sent[f]) {
+    c->node_c_retx[k->x]++;
+    c->node_c_retx_bytes[k->x] += pk.wire - c->exp_header[e];
+  }
   if (psn + 1 > c->flow_max_sent[f]) c->flow_max_sent[f] = psn + 1;
   if (c->flow_rto_at[f] == ENG_INF) c->flow_rto_at[f] = k->now + c->exp_rto[e];
   cc_on_send(&c->flow_cc[f], &c->exp_ccp[e], k->now, pk.wire);

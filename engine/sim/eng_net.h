@@ -128,6 +128,7 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk) {
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   c->node_c_hops[k->x]++;
+  c->port_busy_ps[p] += ser;
   if (c->port_err_q32[p] &&
       eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - c->node_port_off[k->x]), n) <
           c->port_err_q32[p]) {

@@ -37,6 +37,7 @@ static const param_key_t keys[] = {
     {"cc", KIND_CC, OFF(ccp.kind)},               {"ctrl_bytes", KIND_INT, OFF(ctrl_bytes)},
     {"dcqcn_alpha_timer_us", KIND_PS_US, OFF(ccp.alpha_timer)},
     {"dcqcn_byte_counter_kb", KIND_BYTES_KB, OFF(ccp.byte_counter)},
+    {"dcqcn_clamp_target", KIND_BOOL, OFF(ccp.clamp_target)},
     {"dcqcn_cnp_interval_us", KIND_PS_US, OFF(ccp.cnp_interval)},
     {"dcqcn_dec_interval_us", KIND_PS_US, OFF(ccp.dec_interval)},
     {"dcqcn_fast_steps", KIND_INT, OFF(ccp.fast_steps)},

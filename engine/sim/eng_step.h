@@ -49,6 +49,7 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
   c->node_buf_used[x] += pk.wire;
   c->port_in_bytes[ip] += pk.wire;
   c->port_q_bytes[ep] += pk.wire;
+  if (c->port_q_bytes[ep] > c->port_q_max[ep]) c->port_q_max[ep] = c->port_q_bytes[ep];
   if (c->exp_pfc[e] && !c->port_pause_sent[ip] && c->port_in_bytes[ip] >= eng_xoff(c, e, x))
     eng_pfc_send(k, ip, 1);
   return out;
@@ -226,7 +227,10 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     if (cls == ENG_EV_PFC) {
       int32_t p = p0 + idx, in = c->port_peer[p];
       uint32_t h = c->port_pfc_head[in];
-      c->port_paused[p] = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+      uint8_t pause = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+      if (pause && !c->port_paused[p]) c->port_paused_since[p] = k.now;
+      if (!pause && c->port_paused[p]) c->port_paused_ps[p] += k.now - c->port_paused_since[p];
+      c->port_paused[p] = pause;
       c->port_pfc_head[in] = h + 1;
     } else if (cls == ENG_EV_ARRIVE) {
       out = eng_arrive(&k, idx);
@@ -246,6 +250,33 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   int64_t next = best == ENG_INF ? ENG_INF : best >> 2;
   if (k.emit_min < next) next = k.emit_min;
   if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
+}
+
+/* System: series s of a traced experiment records its value at the end of a
+ * window that reached the next sample time (before the window advances). */
+ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
+  int32_t e = c->tser_exp[s];
+  if (c->exp_status[e] != ENG_RUNNING || c->exp_t_end[e] < c->exp_tr_next[e] ||
+      c->exp_tr_count[e] >= c->exp_tr_cap[e])
+    return;
+  int32_t r = c->tser_row[s];
+  double v = 0;
+  switch (c->tser_kind[s]) {
+  case ENG_TR_TIME:
+    v = (double)c->exp_t_end[e];
+    break;
+  case ENG_TR_DELIVERED: {
+    uint64_t b = (uint64_t)c->flow_rcv_nxt[r] * (uint64_t)c->exp_mtu[e];
+    v = (double)(b < c->flow_bytes[r] ? b : c->flow_bytes[r]);
+    break;
+  }
+  case ENG_TR_CC:
+    v = c->exp_ccp[e].kind == CC_DCTCP ? c->flow_cc[r].cwnd : c->flow_cc[r].rc;
+    break;
+  default:
+    v = (double)c->port_q_bytes[r];
+  }
+  c->tval_v[c->exp_tr_off[e] + c->exp_tr_count[e] * c->exp_tr_nser[e] + (s - c->exp_tr_ser[e])] = v;
 }
 
 /* System: link direction p publishes the packets and frames its owner sent and
@@ -269,6 +300,11 @@ ENG_INLINE int64_t eng_window_end(const eng_cols_t *c, int32_t e, int64_t t) {
 ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   if (c->exp_status[e] != ENG_RUNNING) return 0;
   c->exp_windows[e]++;
+  if (c->exp_tr_every[e] && c->exp_t_end[e] >= c->exp_tr_next[e] &&
+      c->exp_tr_count[e] < c->exp_tr_cap[e]) {
+    c->exp_tr_count[e]++;
+    c->exp_tr_next[e] = (c->exp_t_end[e] / c->exp_tr_every[e] + 1) * c->exp_tr_every[e];
+  }
   int64_t next = c->exp_next_t[e];
   c->exp_next_t[e] = ENG_INF;
   if (c->exp_fail[e] != ENG_INF) {

@@ -56,11 +56,43 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     r->retransmits += c->node_c_retx[x];
     r->timeouts += c->node_c_timeouts[x];
     r->cnps += c->node_c_cnps[x];
+    r->retx_bytes += c->node_c_retx_bytes[x];
   }
   int32_t f0 = c->exp_flow_off[e], nf = c->exp_n_flows[e];
+  int64_t start = INT64_MAX, last = 0;
   r->end_ps = 0;
-  for (int32_t f = f0; f < f0 + nf; f++)
+  for (int32_t f = f0; f < f0 + nf; f++) {
     if (c->flow_finish[f] > r->end_ps) r->end_ps = c->flow_finish[f];
+    if (c->flow_start[f] < start) start = c->flow_start[f];
+  }
+  for (int32_t x = x0; x < x0 + nx; x++)
+    if (c->node_now[x] > last) last = c->node_now[x];
+  r->duration_ps = nf && last > start ? last - start : 0;
+  for (int32_t x = x0; x < x0 + nx; x++) {
+    int32_t tr = c->node_tier[x] < ENG_TIERS ? c->node_tier[x] : ENG_TIERS - 1;
+    if (tr + 1 > r->n_tiers) r->n_tiers = tr + 1;
+    eng_tier_stats_t *ts = &r->tier[tr];
+    for (int32_t p = c->node_port_off[x]; p < c->node_port_off[x] + c->node_n_ports[x]; p++) {
+      double util = r->duration_ps ? (double)c->port_busy_ps[p] / (double)r->duration_ps : 0;
+      ts->ports++;
+      ts->mean_util += util;
+      if (util > ts->max_util) ts->max_util = util;
+      if (c->port_q_max[p] > ts->max_queue) ts->max_queue = c->port_q_max[p];
+      r->paused_ps += c->port_paused_ps[p];
+      if (c->port_paused[p]) r->paused_ps += last - c->port_paused_since[p];
+    }
+  }
+  for (int32_t tr = 0; tr < r->n_tiers; tr++)
+    if (r->tier[tr].ports) r->tier[tr].mean_util /= r->tier[tr].ports;
+}
+
+int32_t eng_trace_samples(const eng_world_t *w, int32_t e) {
+  return w->c.exp_tr_count[e];
+}
+
+double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series) {
+  const eng_cols_t *c = &w->c;
+  return c->tval_v[c->exp_tr_off[e] + k * c->exp_tr_nser[e] + series];
 }
 
 int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i) {

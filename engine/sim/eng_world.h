@@ -120,6 +120,8 @@ typedef enum eng_fail_t {
   X(node, int64_t, c_retx)                                                                       \
   X(node, int64_t, c_timeouts)                                                                   \
   X(node, int64_t, c_cnps)    /* CNPs sent */                                                    \
+  X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                  \
+  X(node, uint8_t, tier)      /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */      \
   /* port table (egress ports; port p's peer reads p's rings) */                                 \
   X(port, int32_t, node)                                                                         \
   X(port, int32_t, peer)      /* port row at the other end of the link */                        \
@@ -127,6 +129,10 @@ typedef enum eng_fail_t {
   X(port, int64_t, delay)     /* ps */                                                           \
   X(port, int64_t, busy_until)/* ps */                                                           \
   X(port, int64_t, key)       /* key of the port's next event (eng_key), cached by its node */    \
+  X(port, int64_t, busy_ps)   /* time spent transmitting, ps */                                  \
+  X(port, int64_t, q_max)     /* largest data queue seen, bytes */                               \
+  X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                \
+  X(port, int64_t, paused_ps) /* time spent paused, ps */                                        \
   X(port, uint8_t, paused)    /* by a PAUSE from the peer */                                     \
   X(port, uint8_t, pause_sent)/* as an ingress: PAUSE outstanding towards the peer */            \
   X(port, int32_t, cq_head)   /* control queue (pool rows), -1 empty */                          \
@@ -179,7 +185,19 @@ typedef enum eng_fail_t {
   X(pfc, uint8_t, pause)      /* 1 PAUSE, 0 RESUME */                                            \
   X(route, uint32_t, set)     /* set id local to the node (TOPO_NO_ROUTE: none) */               \
   X(set, uint32_t, off)       /* CSR into setport */                                             \
-  X(setport, uint16_t, port)  /* local port */
+  X(setport, uint16_t, port)  /* local port */                                                   \
+  /* time series of a traced experiment (eng_trace_desc_t) */                                    \
+  X(exp, int64_t, tr_every)   /* ps between samples; 0: not traced */                            \
+  X(exp, int64_t, tr_next)    /* ps: the next window end at or after this is sampled */          \
+  X(exp, int32_t, tr_count)   /* samples taken */                                                \
+  X(exp, int32_t, tr_cap)     /* samples it has room for */                                      \
+  X(exp, int32_t, tr_ser)     /* first series row */                                             \
+  X(exp, int32_t, tr_nser)    /* series, the sample time included */                             \
+  X(exp, int32_t, tr_off)     /* first value row */                                              \
+  X(tser, int32_t, exp)                                                                          \
+  X(tser, int32_t, kind)      /* eng_trace_kind_t */                                             \
+  X(tser, int32_t, row)       /* flow or port row */                                             \
+  X(tval, double, v)          /* (tr_cap, tr_nser) per traced experiment */
 
 typedef enum eng_table_t {
   ENG_T_exp,
@@ -192,6 +210,8 @@ typedef enum eng_table_t {
   ENG_T_route,
   ENG_T_set,
   ENG_T_setport,
+  ENG_T_tser,
+  ENG_T_tval,
   ENG_T_COUNT
 } eng_table_t;
 
@@ -218,11 +238,30 @@ typedef struct eng_world_t {
   int32_t *exp_pool_pkts; /* (n_exps) descriptors per switch used (for reports) */
 } eng_world_t;
 
+typedef enum eng_trace_kind_t {
+  ENG_TR_TIME = 0,      /* the sample's time, ps (the end of a window) */
+  ENG_TR_DELIVERED = 1, /* a flow's bytes received in order */
+  ENG_TR_CC = 2,        /* a flow's CC state: DCQCN rate (bit/s), DCTCP window (bytes) */
+  ENG_TR_QUEUE = 3,     /* a port's data queue, bytes */
+} eng_trace_kind_t;
+
+/* Time series of one experiment: sampled at the end of the first window that
+ * ends at or after every multiple of `every`. */
+typedef struct eng_trace_desc_t {
+  int64_t every;        /* ps */
+  int32_t max_samples;
+  int32_t n_flows;
+  const int32_t *flows; /* file-order flow indices */
+  int32_t n_ports;
+  const int32_t *ports; /* topology port indices (topo_t.ports) */
+} eng_trace_desc_t;
+
 typedef struct eng_exp_desc_t {
   const topo_t *topo;
   const trf_flows_t *flows;
   const eng_params_t *params;
-  uint64_t seed; /* from the experiment id */
+  uint64_t seed;                 /* from the experiment id */
+  const eng_trace_desc_t *trace; /* NULL: no time series */
 } eng_exp_desc_t;
 
 typedef struct eng_world_desc_t {
@@ -232,13 +271,28 @@ typedef struct eng_world_desc_t {
 
 typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_backend_t;
 
+#define ENG_TIERS 8
+
+/* Queues and links of one tier (the tier of the node a port belongs to). */
+typedef struct eng_tier_stats_t {
+  int32_t ports;
+  int64_t max_queue; /* bytes, largest data queue of any of its ports */
+  double mean_util;  /* busy time / experiment duration, averaged over its ports */
+  double max_util;
+} eng_tier_stats_t;
+
 /* Per-experiment outcome, read from the world after a run. */
 typedef struct eng_result_t {
   eng_status_t status;
   eng_fail_t fail;
   int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts, cnps;
+  int64_t retx_bytes; /* payload bytes sent again */
+  int64_t paused_ps;  /* summed over ports: time spent paused by PFC */
   int64_t windows;
-  int64_t end_ps; /* last flow finish, ps */
+  int64_t end_ps;      /* last flow finish, ps */
+  int64_t duration_ps; /* first flow start to last event */
+  int32_t n_tiers;
+  eng_tier_stats_t tier[ENG_TIERS];
 } eng_result_t;
 
 /* Builds the tables for all experiments of a batch. NULL with a message on error
@@ -256,6 +310,11 @@ int eng_cuda_available(void);
 const char *eng_cuda_unavailable_reason(void);
 
 void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r);
+/* Time series of experiment e: samples taken, and value `series` of sample k
+ * (series 0 is the time, then 2 per traced flow, then 1 per traced port). */
+int32_t eng_trace_samples(const eng_world_t *w, int32_t e);
+double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series);
+
 /* Finish time (ps, -1 if unfinished) of flow `i` (file order) of experiment e. */
 int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i);
 

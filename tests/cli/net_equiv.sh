@@ -11,7 +11,7 @@ echo '{"kind":"fat_tree","tiers":3,"k":4,"host_gbps":100,"link_gbps":100,"link_d
 echo '{"kind":"fat_tree","tiers":2,"k":8,"oversubscription":3,"host_gbps":100,"link_gbps":400,"link_delay_ns":500}' > leaf.json
 
 # Two batches of 32 different experiments each: lossless ECMP, and lossy spraying.
-declare -A sets=([a]="--set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5" [b]="--set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2")
+declare -A sets=([a]="--set cc=dcqcn --set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5" [b]="--set cc=dctcp --set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2")
 declare -A topo=([a]=fat.json [b]=leaf.json)
 declare -A hosts=([a]=16 [b]=48)
 n=32

@@ -34,7 +34,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   topo_t t = mvsim_chain(hops, rate, delay);
   trf_flow_t f = mvsim_flow(0, 1, bytes, start);
   trf_flows_t fl = {1, &f};
-  eng_exp_desc_t ex = {&t, &fl, &p, 42};
+  eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 42};
   eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
 
   int64_t n = (int64_t)((bytes + (uint64_t)p.mtu - 1) / (uint64_t)p.mtu);
@@ -72,7 +72,7 @@ int main(void) {
     topo_t t = mvsim_chain(2, r100, d1);
     trf_flow_t f = mvsim_flow(0, 1, 10 * (uint64_t)p.mtu, 0);
     trf_flows_t fl = {1, &f};
-    eng_exp_desc_t ex = {&t, &fl, &p, 1};
+    eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 1};
     eng_world_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
     CHECK_EQ_I64(eng_flow_finish(wd, 0, 0), expect);
     CHECK_EQ_I64(expect, 7669600); /* 4158 B at 80 ps/B, 66 B ACK, 1 us links */

@@ -113,7 +113,7 @@ int main(void) {
     random_params(&par[e]);
     fl[e].n = random_flows(&topo[e], par[e].mtu, flows[e]);
     fl[e].f = flows[e];
-    ex[e] = (eng_exp_desc_t){&topo[e], &fl[e], &par[e], 1000 + (uint64_t)e};
+    ex[e] = (eng_exp_desc_t){.topo = &topo[e], .flows = &fl[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;

@@ -30,7 +30,7 @@ static incast_t run(eng_params_t *p, uint64_t bytes) {
   trf_flow_t f[N];
   for (int i = 0; i < N; i++) f[i] = mvsim_flow(i, N, bytes, 0);
   trf_flows_t fl = {N, f};
-  eng_exp_desc_t ex = {&t, &fl, p, 7};
+  eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = p, .seed = 7};
   eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   incast_t o = {INT64_MAX, 0, 0, {0}};
   for (int i = 0; i < N; i++) {
