@@ -57,7 +57,10 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
     w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
     w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
-    for (int32_t i = 0; i < t->n_nodes; i++) w->n[ENG_T_pool] += build_node_slots(t, p, i);
+    for (int32_t i = 0; i < t->n_nodes; i++) {
+      w->n[ENG_T_pool] += build_node_slots(t, p, i);
+      w->n[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
+    }
     for (int32_t l = 0; l < t->n_links; l++) w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
     const eng_trace_desc_t *tr = d->exps[e].trace;
     if (tr && tr->every > 0) {
@@ -97,7 +100,7 @@ static void build_tiers(const topo_t *t, uint8_t *tier) {
 
 /* Row offsets where experiment e's rows start in each table. */
 typedef struct build_base_t {
-  int32_t node, port, flow, route, set, setport, pool, ring, tser, tval;
+  int32_t node, port, flow, route, set, setport, pool, ring, tser, tval, flet;
 } build_base_t;
 
 static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
@@ -160,6 +163,8 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_lb[e] = p->lb;
   c->exp_ccp[e] = p->ccp;
   c->exp_ack_every[e] = p->ack_every;
+  c->exp_reorder[e] = p->reorder;
+  c->exp_flowlet_gap[e] = p->flowlet_gap;
   c->exp_rto[e] = p->rto;
   w->exp_n_groups[e] = r->n_groups;
   w->exp_route_off[e] = b->route;
@@ -217,6 +222,11 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->node_group[x] = r->host_group[i];
     c->node_edge_node[x] = r->host_edge_port[i] >= 0 ? b->node + r->group_node[r->host_group[i]] : -1;
     c->node_edge_port[x] = r->host_edge_port[i];
+    c->node_flet_off[x] = b->flet;
+    if (t->forwards[i]) {
+      for (int32_t j = 0; j < ENG_FLOWLETS; j++) c->flet_entry[b->flet + j].port = -1;
+      b->flet += ENG_FLOWLETS;
+    }
     c->node_sw_free[x] = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
     c->node_host_free[x] = t->is_switch[i] ? 0 : p->host_slots;
     c->node_free_head[x] = -1;

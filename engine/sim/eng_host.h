@@ -86,13 +86,43 @@ ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a,
   eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk);
 }
 
+/* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances
+ * rcv_nxt over every held packet that follows, ACKs when a multiple of
+ * ack_every (or the end) is passed; a packet beyond the window is dropped. */
+ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uint8_t ece) {
+  eng_cols_t *c = k->c;
+  uint32_t rcv = c->flow_rcv_nxt[f], every = (uint32_t)c->exp_ack_every[k->e];
+  eng_rxmap_t *m = &c->flow_rx_map[f];
+  if (psn > rcv) {
+    uint32_t i = psn - rcv - 1;
+    if (i >= ENG_RX_WINDOW)
+      c->node_c_drops[k->x]++;
+    else
+      m->w[i / 64] |= 1ULL << (i % 64);
+    return;
+  }
+  uint32_t old = rcv;
+  rcv++;
+  while (m->w[0] & 1ULL) { /* the next one is held: take it, shift the map */
+    rcv++;
+    for (int j = 0; j < ENG_RX_WORDS; j++)
+      m->w[j] = (m->w[j] >> 1) | (j + 1 < ENG_RX_WORDS ? m->w[j + 1] << 63 : 0);
+  }
+  for (int j = 0; j < ENG_RX_WORDS; j++) /* drop the bit of rcv itself */
+    m->w[j] = (m->w[j] >> 1) | (j + 1 < ENG_RX_WORDS ? m->w[j + 1] << 63 : 0);
+  c->flow_rcv_nxt[f] = rcv;
+  if (rcv / every > old / every || rcv == c->flow_npkts[f]) eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+}
+
 /* Receiver: data packet pk of flow f arrived at its destination. */
 ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk) {
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
   uint32_t rcv = c->flow_rcv_nxt[f];
   uint8_t ece = (pk->flags & ENG_F_CE) ? ENG_F_ECE : 0;
-  if (pk->psn == rcv) {
+  if (c->exp_reorder[k->e] && pk->psn >= rcv) {
+    eng_host_recv_reorder(k, f, pk->psn, ece);
+  } else if (pk->psn == rcv) {
     rcv++;
     c->flow_rcv_nxt[f] = rcv;
     if (rcv % (uint32_t)c->exp_ack_every[k->e] == 0 || rcv == c->flow_npkts[f])

@@ -49,29 +49,80 @@ ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
   eng_atomic_min_i64(&k->c->exp_fail[k->e], (int64_t)why);
 }
 
-/* Local egress port of node x for a packet of flow f (type, psn); -1: no route. */
-ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t type,
-                             uint32_t psn) {
-  int data = type == ENG_PKT_DATA;
-  int32_t s = data ? c->flow_src[f] : c->flow_dst[f];
-  int32_t d = data ? c->flow_dst[f] : c->flow_src[f];
+/* Equal-cost candidates of node x for a packet of flow f: writes the first
+ * setport row and the count; returns a port directly (rules 1 and 2 of
+ * model.md), -1 when there is a set, -2 when there is no route. */
+ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, int32_t d, uint32_t *lo,
+                                 uint32_t *n) {
   if (c->node_n_ports[x] == 1) return 0;
   if (c->node_edge_node[d] == x) return c->node_edge_port[d];
   int32_t row = c->node_route_row[x];
-  if (row < 0) return -1;
+  if (row < 0) return -2;
   uint32_t sid = c->route_set[row + c->node_group[d]];
-  if (sid == TOPO_NO_ROUTE) return -1;
+  if (sid == TOPO_NO_ROUTE) return -2;
   int32_t set = c->node_set_base[x] + (int32_t)sid;
-  uint32_t lo = c->set_off[set], n = c->set_off[set + 1] - lo;
-  uint32_t h;
-  if (c->exp_lb[c->node_exp[x]] == ENG_LB_SPRAY) {
-    h = eng_hash_spray(c->node_id[x], (uint32_t)c->flow_idx[f], psn, data ? 0u : 1u);
-  } else {
-    uint32_t sp = data ? c->flow_sport[f] : c->flow_dport[f];
-    uint32_t dp = data ? c->flow_dport[f] : c->flow_sport[f];
-    h = eng_hash_ecmp(c->node_id[x], c->node_id[s], c->node_id[d], sp, dp);
-  }
+  *lo = c->set_off[set];
+  *n = c->set_off[set + 1] - *lo;
+  return -1;
+}
+
+/* The flow's ECMP hash at node x in the packet's direction. */
+ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, int32_t f, int data) {
+  int32_t s = data ? c->flow_src[f] : c->flow_dst[f];
+  int32_t d = data ? c->flow_dst[f] : c->flow_src[f];
+  uint32_t sp = data ? c->flow_sport[f] : c->flow_dport[f];
+  uint32_t dp = data ? c->flow_dport[f] : c->flow_sport[f];
+  return eng_hash_ecmp(c->node_id[x], c->node_id[s], c->node_id[d], sp, dp);
+}
+
+/* Local egress port of node x for a packet of flow f (type, psn); -1: no
+ * route. ECMP or spraying; a pure function (adaptive load balancing applies
+ * to relayed packets only, eng_route_relay; a host's own packets use ECMP). */
+ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t type,
+                             uint32_t psn) {
+  int data = type == ENG_PKT_DATA;
+  uint32_t lo = 0, n = 0;
+  int32_t direct = eng_route_set(c, x, data ? c->flow_dst[f] : c->flow_src[f], &lo, &n);
+  if (direct != -1) return direct < 0 ? -1 : direct;
+  uint32_t h = c->exp_lb[c->node_exp[x]] == ENG_LB_SPRAY
+                   ? eng_hash_spray(c->node_id[x], (uint32_t)c->flow_idx[f], psn, data ? 0u : 1u)
+                   : eng_route_hash(c, x, f, data);
   return (int32_t)c->setport_port[lo + h % n];
+}
+
+/* Egress of a packet relayed by node x at `now`. Adaptive load balancing is
+ * flowlet switching: a flow (per direction) keeps its port while its packets
+ * come closer than flowlet_gap; a new flowlet takes the candidate with the
+ * fewest data bytes queued (ties: the first from the ECMP hash on). Each relay
+ * keeps ENG_FLOWLETS entries, indexed by a hash of the flow. */
+ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t type, uint32_t psn,
+                                   int64_t now) {
+  int32_t e = c->node_exp[x];
+  if (c->exp_lb[e] != ENG_LB_ADAPTIVE) return eng_route(c, x, f, type, psn);
+  int data = type == ENG_PKT_DATA;
+  uint32_t lo = 0, n = 0;
+  int32_t direct = eng_route_set(c, x, data ? c->flow_dst[f] : c->flow_src[f], &lo, &n);
+  if (direct != -1) return direct < 0 ? -1 : direct;
+  uint32_t h = eng_route_hash(c, x, f, data);
+  uint32_t key = (uint32_t)c->flow_idx[f] * 2u + (data ? 0u : 1u);
+  eng_flowlet_t *fl = &c->flet_entry[c->node_flet_off[x] + (int32_t)(h % ENG_FLOWLETS)];
+  if (fl->key == key && fl->port >= 0 && now - fl->last <= c->exp_flowlet_gap[e]) {
+    fl->last = now;
+    return fl->port;
+  }
+  int32_t best = (int32_t)c->setport_port[lo + h % n];
+  int64_t q = c->port_q_bytes[c->node_port_off[x] + best];
+  for (uint32_t j = 1; j < n; j++) {
+    int32_t lp = (int32_t)c->setport_port[lo + (h + j) % n];
+    if (c->port_q_bytes[c->node_port_off[x] + lp] < q) {
+      q = c->port_q_bytes[c->node_port_off[x] + lp];
+      best = lp;
+    }
+  }
+  fl->key = key;
+  fl->last = now;
+  fl->port = best;
+  return best;
 }
 
 /* Descriptor pool of a node: returned descriptors form a free list through

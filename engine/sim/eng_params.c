@@ -50,12 +50,13 @@ static const param_key_t keys[] = {
     {"dctcp_init_cwnd_kb", KIND_BYTES_KB, OFF(ccp.init_cwnd)},
     {"ecn", KIND_BOOL, OFF(ecn)},                 {"ecn_kmax_kb", KIND_BYTES_KB, OFF(ecn_kmax)},
     {"ecn_kmin_kb", KIND_BYTES_KB, OFF(ecn_kmin)}, {"ecn_pmax", KIND_REAL, OFF(ecn_pmax)},
+    {"flowlet_gap_us", KIND_PS_US, OFF(flowlet_gap)},
     {"header", KIND_INT, OFF(header)},            {"host_slots", KIND_INT, OFF(host_slots)},
     {"lb", KIND_LB, OFF(lb)},                     {"max_time_s", KIND_PS_S, OFF(max_time)},
     {"mtu", KIND_INT, OFF(mtu)},                  {"pfc", KIND_BOOL, OFF(pfc)},
     {"pfc_alpha", KIND_REAL, OFF(pfc_alpha)},     {"pfc_resume_kb", KIND_BYTES_KB, OFF(pfc_resume)},
     {"pfc_xoff_kb", KIND_BYTES_KB, OFF(pfc_xoff)}, {"pool_pkts", KIND_INT, OFF(pool_pkts)},
-    {"ring_cap", KIND_INT, OFF(ring_cap)},        {"rto_us", KIND_PS_US, OFF(rto)},
+    {"ring_cap", KIND_INT, OFF(ring_cap)},        {"reorder", KIND_BOOL, OFF(reorder)},          {"rto_us", KIND_PS_US, OFF(rto)},
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
@@ -133,6 +134,7 @@ static int param_set_text(eng_params_t *p, const param_key_t *k, const char *s, 
   if (k->kind == KIND_LB) {
     if (strcmp(s, "ecmp") == 0) *(eng_lb_t *)base = ENG_LB_ECMP;
     else if (strcmp(s, "spray") == 0) *(eng_lb_t *)base = ENG_LB_SPRAY;
+    else if (strcmp(s, "adaptive") == 0) *(eng_lb_t *)base = ENG_LB_ADAPTIVE;
     else goto bad;
     return 0;
   }
@@ -150,7 +152,7 @@ static int param_set_text(eng_params_t *p, const param_key_t *k, const char *s, 
   return param_set_number(p, k, v, err, errlen);
 bad:
   if (k->kind == KIND_LB)
-    snprintf(err, errlen, "lb: unknown load balancing '%s' (ecmp, spray)", s);
+    snprintf(err, errlen, "lb: unknown load balancing '%s' (ecmp, spray, adaptive)", s);
   else
     snprintf(err, errlen, "%s: bad value '%s'", k->name, s);
   return -1;
@@ -331,6 +333,7 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
   else if (p->ecn_kmax > ((int64_t)1 << 31)) why = "ecn_kmax_kb: must be below 2 GiB";
   else if (p->ack_every < 1) why = "ack_every: must be >= 1";
   else if (p->rto < 1) why = "rto_us: must be > 0";
+  else if (p->flowlet_gap < 0) why = "flowlet_gap_us: must be >= 0";
   else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)
     why = "max_time_s: must be in (0, 1e6] s";
   else if (p->ring_cap < 0 || (p->ring_cap & (p->ring_cap - 1)))
@@ -373,7 +376,9 @@ int eng_params_canonical(const eng_params_t *p, char *buf, size_t len) {
       break;
     case KIND_LB:
       n += (size_t)snprintf(at, room, "%s\"%s\":\"%s\"", sep, keys[i].name,
-                            *(const eng_lb_t *)base == ENG_LB_SPRAY ? "spray" : "ecmp");
+                            *(const eng_lb_t *)base == ENG_LB_SPRAY      ? "spray"
+                            : *(const eng_lb_t *)base == ENG_LB_ADAPTIVE ? "adaptive"
+                                                                          : "ecmp");
       break;
     case KIND_CC:
       n += (size_t)snprintf(at, room, "%s\"%s\":\"%s\"", sep, keys[i].name,

@@ -9,7 +9,7 @@
 
 #include "cc/cc_types.h"
 
-typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1 } eng_lb_t;
+typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1, ENG_LB_ADAPTIVE = 2 } eng_lb_t;
 /* A named congestion-control preset (jobs/presets/network.json cc_presets):
  * its parameters and, where it names them, the switches' ECN thresholds. */
 typedef struct eng_cc_preset_t {
@@ -20,6 +20,11 @@ typedef struct eng_cc_preset_t {
 } eng_cc_preset_t;
 
 #define ENG_CC_PRESETS_MAX 8
+
+/* Packets beyond rcv_nxt a re-order tolerant receiver can hold. */
+#define ENG_RX_WINDOW 256
+/* Flowlet entries per relay (lb = adaptive), indexed by flow hash. */
+#define ENG_FLOWLETS 64
 
 /* ECN thresholds for ports of one link speed. */
 typedef struct eng_ecn_row_t {
@@ -53,6 +58,8 @@ typedef struct eng_params_t {
   int32_t n_cc_presets;
   eng_cc_preset_t cc_presets[ENG_CC_PRESETS_MAX];
   int32_t ack_every;     /* ACK every N in-order packets (and the last) */
+  int32_t reorder;       /* 1: receivers keep out-of-order packets (ENG_RX_WINDOW), no NACK */
+  int64_t flowlet_gap;   /* ps: lb=adaptive starts a new flowlet after this idle gap */
   int64_t rto;           /* ps, retransmission timeout */
   int64_t max_time;      /* ps of simulated time before the experiment is timed_out */
   int32_t ring_cap;      /* in-flight packets per link direction (power of 2; 0: derived) */

@@ -23,7 +23,7 @@ ENG_INLINE int64_t eng_key(int64_t t, int32_t cls) {
 ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
-  int32_t out = eng_route(c, x, (int32_t)pk.flow, pk.type, pk.psn);
+  int32_t out = eng_route_relay(c, x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
   if (out < 0) {
     eng_fail(k, ENG_FAIL_ROUTE);
     return -1;

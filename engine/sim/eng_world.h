@@ -31,6 +31,20 @@ typedef struct eng_pkt_t {
   uint32_t pad32;
 } eng_pkt_t;
 
+/* A re-order tolerant receiver's record of packets received beyond rcv_nxt:
+ * bit i of w[i / 64] is sequence rcv_nxt + 1 + i. */
+#define ENG_RX_WORDS (ENG_RX_WINDOW / 64)
+typedef struct eng_rxmap_t {
+  uint64_t w[ENG_RX_WORDS];
+} eng_rxmap_t;
+
+/* A relay's flowlet entry (adaptive load balancing). */
+typedef struct eng_flowlet_t {
+  int64_t last;  /* ps of the flow's last packet here */
+  uint32_t key;  /* flow index * 2 + direction */
+  int32_t port;  /* local port of the current flowlet; -1: empty */
+} eng_flowlet_t;
+
 typedef enum eng_pkt_type_t {
   ENG_PKT_DATA = 0,
   ENG_PKT_ACK = 1,
@@ -90,6 +104,8 @@ typedef enum eng_fail_t {
   X(exp, int32_t, lb)         /* eng_lb_t */                                                     \
   X(exp, cc_params_t, ccp)    /* congestion control */                                           \
   X(exp, int32_t, ack_every)                                                                     \
+  X(exp, int32_t, reorder)    /* re-order tolerant receivers */                                  \
+  X(exp, int64_t, flowlet_gap) /* ps: adaptive load balancing's flowlet timeout */               \
   X(exp, int64_t, rto)        /* ps */                                                           \
   /* node table (hosts and switches) */                                                          \
   X(node, int32_t, exp)                                                                          \
@@ -113,6 +129,7 @@ typedef enum eng_fail_t {
   X(node, int32_t, group)     /* host: its destination group */                                  \
   X(node, int32_t, edge_node) /* host: node row of its edge switch, -1 if none */                \
   X(node, int32_t, edge_port) /* host: that switch's local port towards it */                    \
+  X(node, int32_t, flet_off)  /* first flowlet entry (relays) */                                 \
   X(node, int64_t, c_drops)                                                                      \
   X(node, int64_t, c_pauses)                                                                     \
   X(node, int64_t, c_ecn)                                                                        \
@@ -176,6 +193,7 @@ typedef enum eng_fail_t {
   X(flow, int64_t, finish)    /* ps; -1 until done */                                            \
   X(flow, uint32_t, rcv_nxt)                                                                     \
   X(flow, uint32_t, nack_for) /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                \
+  X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */            \
   X(flow, cc_state_t, cc)     /* sender: congestion-control state */                            \
   X(flow, int64_t, cnp_last)  /* receiver: ps of its last CNP, -1: none */                       \
   /* storage */                                                                                  \
@@ -186,6 +204,7 @@ typedef enum eng_fail_t {
   X(route, uint32_t, set)     /* set id local to the node (TOPO_NO_ROUTE: none) */               \
   X(set, uint32_t, off)       /* CSR into setport */                                             \
   X(setport, uint16_t, port)  /* local port */                                                   \
+  X(flet, eng_flowlet_t, entry) /* ENG_FLOWLETS per relaying node */                             \
   /* time series of a traced experiment (eng_trace_desc_t) */                                    \
   X(exp, int64_t, tr_every)   /* ps between samples; 0: not traced */                            \
   X(exp, int64_t, tr_next)    /* ps: the next window end at or after this is sampled */          \
@@ -210,6 +229,7 @@ typedef enum eng_table_t {
   ENG_T_route,
   ENG_T_set,
   ENG_T_setport,
+  ENG_T_flet,
   ENG_T_tser,
   ENG_T_tval,
   ENG_T_COUNT

@@ -75,6 +75,14 @@ typedef struct ref_port_t {
   uint8_t ecn_ok;     /* thresholds resolved */
 } ref_port_t;
 
+/* One entry of a relay's flowlet table (lb = adaptive). */
+typedef struct ref_flowlet_t {
+  int used;
+  int64_t key;  /* 2 * flow + direction */
+  int64_t last; /* ps */
+  int32_t port;
+} ref_flowlet_t;
+
 typedef struct ref_node_t {
   int32_t port0, n_ports;   /* global index of local port 0; port count */
   uint8_t is_switch, relay; /* relay: a host that forwards (torus) */
@@ -84,6 +92,7 @@ typedef struct ref_node_t {
   int32_t rr;               /* rank of the flow served last */
   int32_t n_flows;          /* flows this host sends */
   int32_t *flows;           /* (n_flows) flow index by rank */
+  ref_flowlet_t flowlets[ENG_FLOWLETS];
 } ref_node_t;
 
 typedef struct ref_flow_t {
@@ -96,6 +105,7 @@ typedef struct ref_flow_t {
   uint8_t finished;
   cc_state_t cc;    /* sender: congestion control (the shared engine/cc code) */
   int64_t cnp_last; /* receiver: ps of its last CNP; -1: none */
+  uint8_t *held;    /* receiver, reorder on: held[psn] for packets beyond rcv_nxt */
 } ref_flow_t;
 
 typedef struct ref_sim_t {
@@ -125,7 +135,7 @@ void ref_fifo_free(ref_fifo_t *f);
 /* ref_net.c */
 int ref_net_init(ref_sim_t *s);
 void ref_net_free(ref_sim_t *s);
-int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt);
+int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int64_t now);
 int32_t ref_wire(const ref_sim_t *s, int32_t flow, int64_t psn);
 
 #endif

@@ -37,7 +37,7 @@ int32_t ref_wire(const ref_sim_t *s, int32_t flow, int64_t psn) {
 }
 
 /* Egress local port of node x for pkt (docs/model.md "Routing"). */
-int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt) {
+int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int64_t now) {
   const topo_t *t = s->t;
   const trf_flow_t *f = &s->fl->f[pkt->flow];
   int data = pkt->kind == REF_DATA;
@@ -49,12 +49,29 @@ int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt) {
   int n = topo_next_hops(t, x, d, s->hops, s->max_ports);
   REF_CHECK(n > 0);
   uint32_t h;
-  if (s->p->lb == ENG_LB_ECMP)
+  if (s->p->lb != ENG_LB_SPRAY)
     h = data ? eng_hash_ecmp(x, f->src, f->dst, f->sport, f->dport)
              : eng_hash_ecmp(x, f->dst, f->src, f->dport, f->sport);
   else
     h = eng_hash_spray(x, (uint32_t)pkt->flow, (uint32_t)pkt->seq, data ? 0u : 1u);
-  return s->hops[h % (uint32_t)n];
+  if (s->p->lb != ENG_LB_ADAPTIVE || !relay) return s->hops[h % (uint32_t)n];
+  /* Flowlets (model.md): slot h mod ENG_FLOWLETS of this relay's table. */
+  ref_flowlet_t *fl = &s->nodes[x].flowlets[h % ENG_FLOWLETS];
+  int64_t key = 2 * (int64_t)pkt->flow + (data ? 0 : 1);
+  if (fl->used && fl->key == key && now - fl->last <= s->p->flowlet_gap) {
+    fl->last = now;
+    return fl->port;
+  }
+  /* A new flowlet: the candidate with the least data queued; ties go to the
+   * first in the order h, h+1, ... (mod n). */
+  int32_t best = -1;
+  for (int j = 0; j < n; j++) {
+    int32_t lp = s->hops[(h + (uint32_t)j) % (uint32_t)n];
+    if (best < 0 || s->ports[s->nodes[x].port0 + lp].q < s->ports[s->nodes[x].port0 + best].q)
+      best = lp;
+  }
+  *fl = (ref_flowlet_t){.used = 1, .key = key, .last = now, .port = best};
+  return best;
 }
 
 static int init_ports(ref_sim_t *s) {
@@ -134,6 +151,8 @@ static int init_flows(ref_sim_t *s) {
     fs->rto_at = -1;
     fs->nack_for = -1;
     fs->cnp_last = -1;
+    fs->held = s->p->reorder ? calloc((size_t)fs->n + 1, 1) : NULL;
+    if (s->p->reorder && !fs->held) return -1;
     int64_t line = 0; /* the sender's fastest port */
     for (int32_t q = t->port_off[fl->f[i].src]; q < t->port_off[fl->f[i].src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
@@ -157,6 +176,8 @@ void ref_net_free(ref_sim_t *s) {
   if (s->nodes)
     for (int32_t x = 0; x < s->t->n_nodes; x++)
       free(s->nodes[x].flows);
+  if (s->flows)
+    for (int32_t i = 0; i < s->fl->n; i++) free(s->flows[i].held);
   free(s->ports);
   free(s->nodes);
   free(s->flows);

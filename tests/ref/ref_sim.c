@@ -81,7 +81,7 @@ static void resume_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
 /* A switch, or a relaying host that is not the destination, takes the packet in. */
 static void forward(ref_sim_t *s, int32_t x, int32_t i, ref_pkt_t pkt, int64_t t) {
   ref_node_t *nd = &s->nodes[x];
-  int32_t e = ref_route(s, x, &pkt);
+  int32_t e = ref_route(s, x, &pkt, 1, t);
   ref_port_t *out = &s->ports[nd->port0 + e];
   pkt.in_port = i;
   pkt.host_slot = 0;
@@ -118,15 +118,37 @@ static void send_ctrl(ref_sim_t *s, int32_t x, int32_t f, int32_t kind, int64_t 
   }
   ref_pkt_t pkt = {
       .flow = f, .kind = kind, .seq = seq, .wire = s->p->ctrl_bytes, .ce = ce, .host_slot = 1};
-  int32_t e = ref_route(s, x, &pkt);
+  int32_t e = ref_route(s, x, &pkt, 0, t);
   nd->host_free--;
   ref_fifo_push(&s->ports[nd->port0 + e].ctrl, &pkt);
   kick(s, x, e, t);
 }
 
+/* Re-order tolerant receiver (model.md): a packet at or beyond rcv_nxt is held
+ * if it lies within ENG_RX_WINDOW packets after rcv_nxt, else dropped; rcv_nxt
+ * then moves past every held packet; an ACK goes out when it passes a multiple
+ * of ack_every or reaches the end. */
+static void at_receiver_reorder(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
+  ref_flow_t *fs = &s->flows[pkt->flow];
+  if (pkt->seq > fs->rcv_nxt) {
+    if (pkt->seq - fs->rcv_nxt - 1 >= ENG_RX_WINDOW)
+      s->res->drops++;
+    else
+      fs->held[pkt->seq] = 1;
+    return;
+  }
+  int64_t old = fs->rcv_nxt;
+  fs->rcv_nxt++;
+  while (fs->rcv_nxt < fs->n && fs->held[fs->rcv_nxt]) fs->rcv_nxt++;
+  if (fs->rcv_nxt / s->p->ack_every > old / s->p->ack_every || fs->rcv_nxt == fs->n)
+    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+}
+
 static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
   ref_flow_t *fs = &s->flows[pkt->flow];
-  if (pkt->seq == fs->rcv_nxt) {
+  if (s->p->reorder && pkt->seq >= fs->rcv_nxt) {
+    at_receiver_reorder(s, x, pkt, t);
+  } else if (pkt->seq == fs->rcv_nxt) {
     fs->rcv_nxt++;
     if (fs->rcv_nxt % s->p->ack_every == 0 || fs->rcv_nxt == fs->n)
       send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
@@ -260,7 +282,7 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     int64_t ready = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
     if (ready == CC_NEVER || ready > t) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
-    if (nd->n_ports == 1 || ref_route(s, x, &probe) == lp) return r;
+    if (nd->n_ports == 1 || ref_route(s, x, &probe, 0, t) == lp) return r;
   }
   return -1;
 }
@@ -277,7 +299,7 @@ static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     const ref_flow_t *fs = &s->flows[f];
     if (fs->snd_nxt >= fs->n) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
-    if (nd->n_ports > 1 && ref_route(s, x, &probe) != lp) continue;
+    if (nd->n_ports > 1 && ref_route(s, x, &probe, 0, t) != lp) continue;
     int64_t r = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
     if (r == CC_NEVER) continue;
     if (r < s->fl->f[f].start_ps) r = s->fl->f[f].start_ps;

@@ -66,7 +66,8 @@ static void random_params(eng_params_t *p) {
   p->ecn_kmin = (int64_t)rnd(4) * p->mtu;
   p->ecn_kmax = p->ecn_kmin + (1 + (int64_t)rnd(6)) * p->mtu;
   p->ecn_pmax = 0.1 * (double)(1 + rnd(10));
-  p->lb = rnd(2) ? ENG_LB_SPRAY : ENG_LB_ECMP;
+  p->lb = (eng_lb_t)rnd(3);
+  p->reorder = (int32_t)rnd(2);
   p->ack_every = 1 + (int32_t)rnd(3);
   p->rto = (5 + (int64_t)rnd(50)) * 1000000;
   p->pool_pkts = rnd(4) == 0 ? 3 + (int32_t)rnd(12) : 0;
