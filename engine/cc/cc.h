@@ -17,9 +17,13 @@ ENG_INLINE int64_t cc_ser(int64_t bytes, double rate) {
   return (int64_t)(((uint64_t)bytes * 8000000000000ULL + r - 1) / r);
 }
 
-/* A flow whose sender's NIC runs at `line` bit/s starts. */
-ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line) {
+/* A flow whose sender's NIC runs at `line` bit/s and whose base RTT is
+ * `base_rtt` ps starts. */
+ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line, int64_t base_rtt) {
   s->line = line;
+  s->win = p->window > 0 ? (double)p->window
+           : p->window < 0 ? line * (double)base_rtt / 8e12
+                           : 0.0;
   s->next_send = 0;
   s->rc = s->rt = s->alpha = 0;
   s->t_alpha = s->t_inc = CC_NEVER;
@@ -38,6 +42,9 @@ ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line) {
  * it). */
 ENG_INLINE int64_t cc_ready_at(const cc_state_t *s, const cc_params_t *p, int64_t inflight) {
   if (p->kind == CC_DCTCP && inflight > 0 && (double)inflight >= s->cwnd) return CC_NEVER;
+  if (p->kind == CC_DCQCN && s->win > 0 && inflight > 0 &&
+      (double)inflight >= (p->var_window ? s->win * s->rc / s->line : s->win))
+    return CC_NEVER;
   return s->next_send;
 }
 

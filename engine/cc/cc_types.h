@@ -23,6 +23,9 @@ typedef struct cc_params_t {
   int64_t cnp_interval;  /* ps: receiver sends at most one CNP per flow per interval */
   int64_t dec_interval;  /* ps: sender cuts its rate at most once per interval */
   int32_t clamp_target;  /* 1: every cut sets RT = RC; 0: only after an increase stage */
+  int64_t window;        /* bytes in flight a rate-based flow may have; 0: none; -1: the
+                          * flow's bandwidth-delay product (NIC rate x base RTT) */
+  int32_t var_window;    /* 1: the window shrinks with the rate (window * RC / line) */
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */
   double dctcp_g;        /* alpha gain */
   int64_t init_cwnd;     /* bytes */
@@ -31,6 +34,7 @@ typedef struct cc_params_t {
 /* Sender-side state of one flow. */
 typedef struct cc_state_t {
   double line;           /* bit/s of the sender's NIC */
+  double win;            /* bytes: the flow's window (rate-based CC); 0: none */
   int64_t next_send;     /* ps: pacing, earliest next data packet */
   /* DCQCN reaction point */
   double rc, rt, alpha;  /* current rate, target rate (bit/s), alpha */

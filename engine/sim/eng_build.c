@@ -8,6 +8,7 @@
 
 #include "cc/cc.h"
 #include "sim/eng_net.h"
+#include "sim/eng_standalone.h"
 #include "sim/eng_world_cols.h"
 
 /* Relay descriptors of a node with `ports` ports (docs/model.md). */
@@ -197,7 +198,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     int64_t line = 0; /* the sender's fastest NIC port */
     for (int32_t q = t->port_off[tf->src]; q < t->port_off[tf->src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&c->flow_cc[f], &p->ccp, (double)line);
+    cc_init(&c->flow_cc[f], &p->ccp, (double)line, p->ccp.window < 0 ? eng_base_rtt(t, p, tf) : 0);
     if (tf->start_ps < t0) t0 = tf->start_ps;
   }
   c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;

@@ -46,6 +46,8 @@ static const param_key_t keys[] = {
     {"dcqcn_rate_ai_mbps", KIND_MBPS, OFF(ccp.rate_ai)},
     {"dcqcn_rate_hai_mbps", KIND_MBPS, OFF(ccp.rate_hai)},
     {"dcqcn_rate_inc_timer_us", KIND_PS_US, OFF(ccp.inc_timer)},
+    {"dcqcn_var_window", KIND_BOOL, OFF(ccp.var_window)},
+    {"dcqcn_window_kb", KIND_BYTES_KB, OFF(ccp.window)},
     {"dctcp_g", KIND_REAL, OFF(ccp.dctcp_g)},
     {"dctcp_init_cwnd_kb", KIND_BYTES_KB, OFF(ccp.init_cwnd)},
     {"ecn", KIND_BOOL, OFF(ecn)},                 {"ecn_kmax_kb", KIND_BYTES_KB, OFF(ecn_kmax)},

@@ -61,6 +61,12 @@ static int64_t sa_arrival(const sa_data_t *q, uint32_t i) {
   return dn + q->delay[q->J - 1];
 }
 
+int64_t eng_base_rtt(const topo_t *t, const eng_params_t *p, const trf_flow_t *f) {
+  trf_flow_t one = *f;
+  one.bytes = (uint64_t)p->mtu;
+  return eng_standalone_fct(t, p, &one);
+}
+
 int64_t eng_standalone_fct(const topo_t *t, const eng_params_t *p, const trf_flow_t *f) {
   enum { CAP = 256 };
   int64_t rate[CAP], delay[CAP], arate[CAP], adelay[CAP];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ref/ref_int.h"
+#include "sim/eng_standalone.h"
 #include "sim/eng_hash.h"
 
 int64_t ref_ser(int64_t wire_bytes, int64_t rate_bps) {
@@ -156,7 +157,8 @@ static int init_flows(ref_sim_t *s) {
     int64_t line = 0; /* the sender's fastest port */
     for (int32_t q = t->port_off[fl->f[i].src]; q < t->port_off[fl->f[i].src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&fs->cc, &s->p->ccp, (double)line);
+    cc_init(&fs->cc, &s->p->ccp, (double)line,
+            s->p->ccp.window < 0 ? eng_base_rtt(t, s->p, &fl->f[i]) : 0);
   }
   return 0;
 }

@@ -24,7 +24,7 @@ static void dcqcn(void) {
   CHECK_EQ_I64(ep.ecn_kmin, 5 * 1024);
   CHECK_EQ_I64(ep.ecn_kmax, 200 * 1024);
   cc_state_t s;
-  cc_init(&s, p, L);
+  cc_init(&s, p, L, 0);
   CHECK(s.rc == L && s.rt == L && s.alpha == 1.0);
   CHECK_EQ_I64(cc_timer_at(&s, p), CC_NEVER);
 
@@ -93,14 +93,14 @@ static void dcqcn(void) {
   CHECK_EQ_I64(cc_timer_at(&s, p), CC_NEVER);
   /* Pacing: the next packet waits one serialisation at RC. */
   cc_state_t z;
-  cc_init(&z, p, L);
+  cc_init(&z, p, L, 0);
   cc_on_send(&z, p, 1000, 4158);
   CHECK_EQ_I64(z.next_send, 1000 + (4158LL * 8 * 1000000000000LL + 40000000000LL - 1) / 40000000000LL);
   /* The receiver sends at most one CNP per 50 us. */
   CHECK(cc_np_cnp(p, -1, 0) && !cc_np_cnp(p, 0, 49 * US) && cc_np_cnp(p, 0, 50 * US));
   /* The Mellanox preset does not clamp the target on consecutive cuts. */
   CHECK(eng_params_set(&ep, "cc=dcqcn", err, sizeof err) == 0);
-  cc_init(&z, &ep.ccp, 100e9);
+  cc_init(&z, &ep.ccp, 100e9, 0);
   cc_on_cnp(&z, &ep.ccp, 0);
   cc_on_cnp(&z, &ep.ccp, 4 * US);
   CHECK(z.rt == 100e9 && near(z.rc, 25e9));
@@ -115,7 +115,7 @@ static void dctcp(void) {
   const double g = p->dctcp_g;
   CHECK(near(g, 1.0 / 16) && ep.ecn_kmin == ep.ecn_kmax && ep.ecn_pmax == 1.0);
   cc_state_t s;
-  cc_init(&s, p, 100e9);
+  cc_init(&s, p, 100e9, 0);
   CHECK(s.cwnd == 40 * 1024.0 && s.d_alpha == 1.0);
   /* The window opens only while inflight < cwnd. */
   CHECK_EQ_I64(cc_ready_at(&s, p, 40 * 1024 - 1), 0);
