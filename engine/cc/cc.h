@@ -1,6 +1,6 @@
 /* cc: per-flow congestion control behind one small interface, called by the
  * host systems of the engine (both backends) and by the reference simulator.
- * Each algorithm lives in its own header (cc_dcqcn.h, cc_dctcp.h); this file
+ * Each algorithm lives in its own header (cc_dcqcn.h, cc_dctcp.h, cc_hpcc.h); this file
  * only dispatches. Rate-based algorithms pace through next_send, window-based
  * ones through cc_window. `none` sends at line rate with no window. */
 #ifndef CC_H
@@ -8,6 +8,7 @@
 
 #include "cc/cc_dcqcn.h"
 #include "cc/cc_dctcp.h"
+#include "cc/cc_hpcc.h"
 #include "cc/cc_types.h"
 
 #define CC_NEVER INT64_MAX
@@ -35,6 +36,12 @@ ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line, int64_
   s->cut = 0;
   if (p->kind == CC_DCQCN) cc_dcqcn_init(s, p);
   if (p->kind == CC_DCTCP) cc_dctcp_init(s, p);
+  if (p->kind == CC_HPCC) cc_hpcc_init(s, p, base_rtt);
+}
+
+/* Whether flows of this CC need their base RTT at set-up. */
+ENG_INLINE int cc_needs_rtt(const cc_params_t *p) {
+  return p->kind == CC_HPCC || (p->kind == CC_DCQCN && p->window < 0);
 }
 
 /* Earliest time (ps) the flow may send its next packet when `inflight` payload
@@ -45,6 +52,7 @@ ENG_INLINE int64_t cc_ready_at(const cc_state_t *s, const cc_params_t *p, int64_
   if (p->kind == CC_DCQCN && s->win > 0 && inflight > 0 &&
       (double)inflight >= (p->var_window ? s->win * s->rc / s->line : s->win))
     return CC_NEVER;
+  if (p->kind == CC_HPCC && inflight > 0 && (double)inflight >= s->w) return CC_NEVER;
   return s->next_send;
 }
 
@@ -54,13 +62,20 @@ ENG_INLINE void cc_on_send(cc_state_t *s, const cc_params_t *p, int64_t now, int
     s->next_send = now + cc_ser(wire, s->rc);
     cc_dcqcn_on_send(s, p, wire);
   }
+  if (p->kind == CC_HPCC) {
+    double rate = s->w * 8e12 / (double)s->base_rtt; /* W / T, bit/s */
+    s->next_send = now + cc_ser(wire, rate < s->line ? rate : s->line);
+  }
 }
 
 /* An ACK or NACK reached the sender: `acked` newly acknowledged packets, `ece`
- * its CE echo, `una`/`nxt` the sequence state after it. */
+ * its CE echo, `una`/`nxt` the sequence state after it, `ack` the number it
+ * carried, `in` its telemetry (HPCC; NULL otherwise). */
 ENG_INLINE void cc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t acked, int ece,
-                          uint32_t una, uint32_t nxt, int32_t mtu) {
+                          uint32_t una, uint32_t nxt, int32_t mtu, uint32_t ack,
+                          const cc_int_t *in) {
   if (p->kind == CC_DCTCP) cc_dctcp_on_ack(s, p, acked, ece, una, nxt, mtu);
+  if (p->kind == CC_HPCC) cc_hpcc_on_ack(s, p, ack, nxt, in, mtu);
 }
 
 /* A congestion notification packet reached the sender at `now`. */

@@ -6,7 +6,24 @@
 
 #include <stdint.h>
 
-typedef enum cc_kind_t { CC_NONE = 0, CC_DCQCN = 1, CC_DCTCP = 2 } cc_kind_t;
+typedef enum cc_kind_t { CC_NONE = 0, CC_DCQCN = 1, CC_DCTCP = 2, CC_HPCC = 3 } cc_kind_t;
+
+/* In-band telemetry (HPCC): what each switch egress on a data packet's path
+ * appends when the packet leaves it; echoed back in the ACK. */
+#define CC_INT_HOPS 5
+typedef struct cc_int_hop_t {
+  int64_t ts;         /* ps, when the packet left */
+  uint32_t qlen;      /* bytes left in the egress data queue */
+  uint32_t tx;        /* bytes the port has sent, modulo 2^32 */
+  uint32_t rate_mbps; /* link rate */
+  uint32_t pad;
+} cc_int_hop_t;
+
+typedef struct cc_int_t {
+  uint32_t nhop;
+  uint32_t pad;
+  cc_int_hop_t hop[CC_INT_HOPS];
+} cc_int_t;
 
 /* Parameters of one experiment's congestion control. Rates bit/s, times ps. */
 typedef struct cc_params_t {
@@ -29,6 +46,11 @@ typedef struct cc_params_t {
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */
   double dctcp_g;        /* alpha gain */
   int64_t init_cwnd;     /* bytes */
+  /* HPCC (Li et al., SIGCOMM'19) */
+  double eta;            /* target utilisation */
+  int32_t max_stage;     /* additive stages before a multiplicative update */
+  double hpcc_ai;        /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */
+  int32_t fast_react;    /* 1: react on every ACK (the reference window once per RTT) */
 } cc_params_t;
 
 /* Sender-side state of one flow. */
@@ -51,6 +73,13 @@ typedef struct cc_state_t {
   uint32_t win_end;      /* sequence that closes the current observation window */
   uint32_t acked, marked;/* packets acknowledged / ECE-echoed in the window */
   int32_t cut;           /* the window was already cut */
+  /* HPCC */
+  double w, wc, u;       /* window and reference window (bytes), normalised inflight */
+  double w_ai;           /* bytes */
+  int64_t base_rtt;      /* ps: T */
+  int32_t inc_stage;
+  uint32_t last_update;  /* sequence after which the reference window updates again */
+  cc_int_t last;         /* the previous ACK's telemetry */
 } cc_state_t;
 
 #endif

@@ -71,6 +71,10 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     }
   }
   w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
+  int hpcc = 0;
+  for (int32_t e = 0; e < d->n_exps; e++) hpcc |= d->exps[e].params->ccp.kind == CC_HPCC;
+  w->n[ENG_T_pint] = hpcc ? w->n[ENG_T_pool] : 0;
+  w->n[ENG_T_rint] = hpcc ? w->n[ENG_T_ring] : 0;
   if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
       w->n[ENG_T_ring] > INT32_MAX / 2 || w->n[ENG_T_flow] > INT32_MAX / 2) {
     snprintf(err, errlen, "batch too large for one world (more than 2^30 rows in a table)");
@@ -198,7 +202,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     int64_t line = 0; /* the sender's fastest NIC port */
     for (int32_t q = t->port_off[tf->src]; q < t->port_off[tf->src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&c->flow_cc[f], &p->ccp, (double)line, p->ccp.window < 0 ? eng_base_rtt(t, p, tf) : 0);
+    cc_init(&c->flow_cc[f], &p->ccp, (double)line, cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, tf) : 0);
     if (tf->start_ps < t0) t0 = tf->start_ps;
   }
   c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;

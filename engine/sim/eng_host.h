@@ -68,8 +68,10 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   return pk;
 }
 
-/* The host queues a control packet (ACK/NACK carrying `a`, or a CNP) of flow f. */
-ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags) {
+/* The host queues a control packet (ACK/NACK carrying `a`, or a CNP) of flow f,
+ * echoing telemetry `in` (NULL: none). */
+ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
+                              const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t lp = eng_route(c, k->x, f, type, a);
   if (lp < 0) {
@@ -83,13 +85,14 @@ ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a,
   c->node_host_free[k->x]--;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT));
-  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk);
+  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk, in);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances
  * rcv_nxt over every held packet that follows, ACKs when a multiple of
  * ack_every (or the end) is passed; a packet beyond the window is dropped. */
-ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uint8_t ece) {
+ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uint8_t ece,
+                                      const cc_int_t *in) {
   eng_cols_t *c = k->c;
   uint32_t rcv = c->flow_rcv_nxt[f], every = (uint32_t)c->exp_ack_every[k->e];
   eng_rxmap_t *m = &c->flow_rx_map[f];
@@ -111,39 +114,40 @@ ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uin
   for (int j = 0; j < ENG_RX_WORDS; j++) /* drop the bit of rcv itself */
     m->w[j] = (m->w[j] >> 1) | (j + 1 < ENG_RX_WORDS ? m->w[j + 1] << 63 : 0);
   c->flow_rcv_nxt[f] = rcv;
-  if (rcv / every > old / every || rcv == c->flow_npkts[f]) eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+  if (rcv / every > old / every || rcv == c->flow_npkts[f]) eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
 }
 
-/* Receiver: data packet pk of flow f arrived at its destination. */
-ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk) {
+/* Receiver: data packet pk (telemetry `in`) of flow f arrived at its
+ * destination. */
+ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
   uint32_t rcv = c->flow_rcv_nxt[f];
   uint8_t ece = (pk->flags & ENG_F_CE) ? ENG_F_ECE : 0;
   if (c->exp_reorder[k->e] && pk->psn >= rcv) {
-    eng_host_recv_reorder(k, f, pk->psn, ece);
+    eng_host_recv_reorder(k, f, pk->psn, ece, in);
   } else if (pk->psn == rcv) {
     rcv++;
     c->flow_rcv_nxt[f] = rcv;
     if (rcv % (uint32_t)c->exp_ack_every[k->e] == 0 || rcv == c->flow_npkts[f])
-      eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+      eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
   } else if (pk->psn > rcv) {
     if (c->flow_nack_for[f] != rcv) {
       c->flow_nack_for[f] = rcv;
-      eng_host_ctrl(k, f, ENG_PKT_NACK, rcv, ece);
+      eng_host_ctrl(k, f, ENG_PKT_NACK, rcv, ece, in);
     }
   } else {
-    eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece);
+    eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
   }
   if (ece && cc_np_cnp(&c->exp_ccp[k->e], c->flow_cnp_last[f], k->now)) {
     c->flow_cnp_last[f] = k->now;
     c->node_c_cnps[k->x]++;
-    eng_host_ctrl(k, f, ENG_PKT_CNP, 0, 0);
+    eng_host_ctrl(k, f, ENG_PKT_CNP, 0, 0, NULL);
   }
 }
 
-/* Sender: ACK, NACK or CNP pk of flow f arrived at its source. */
-ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk) {
+/* Sender: ACK, NACK or CNP pk (telemetry `in`) of flow f arrived at its source. */
+ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
   if (pk->type == ENG_PKT_CNP) {
@@ -165,7 +169,7 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk) {
   uint32_t una2 = c->flow_snd_una[f];
   if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
   cc_on_ack(&c->flow_cc[f], &c->exp_ccp[k->e], una2 - una, (pk->flags & ENG_F_ECE) != 0, una2,
-            c->flow_snd_nxt[f], c->exp_mtu[k->e]);
+            c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
   if (una2 == n && c->flow_finish[f] < 0) {
     c->flow_finish[f] = k->now;
     c->flow_rto_at[f] = ENG_INF;

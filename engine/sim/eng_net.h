@@ -4,6 +4,7 @@
 #ifndef ENG_NET_H
 #define ENG_NET_H
 
+#include "cc/cc_types.h"
 #include "sim/eng_hash.h"
 #include "sim/eng_world.h"
 
@@ -161,25 +162,35 @@ ENG_INLINE int32_t eng_q_pop(eng_cols_t *c, int32_t *head, int32_t *tail) {
   return s;
 }
 
-/* Copies pk into a descriptor of node x and queues it at egress p (global). */
-ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk) {
+/* Telemetry of a packet in ring slot or pool row `row` of experiment e's
+ * storage, or NULL when e does not run HPCC. */
+ENG_INLINE cc_int_t *eng_int(const eng_cols_t *c, int32_t e, cc_int_t *table, int32_t row) {
+  return c->exp_ccp[e].kind == CC_HPCC ? &table[row] : NULL;
+}
+
+/* Copies pk (and its telemetry `in`, if any) into a descriptor of node x and
+ * queues it at egress p (global). */
+ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   int32_t s = eng_pool_take(c, x);
   c->pool_pkt[s] = pk;
+  if (in) c->pint_v[s] = *in;
   if (pk.type == ENG_PKT_DATA)
     eng_q_push(c, &c->port_dq_head[p], &c->port_dq_tail[p], s);
   else
     eng_q_push(c, &c->port_cq_head[p], &c->port_cq_tail[p], s);
 }
 
-/* Starts transmitting pk on port p (global) at k->now: the port is busy for its
- * serialisation; unless the link loses it, the peer receives it after the delay. */
-ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk) {
+/* Starts transmitting pk (telemetry `in`, NULL: none) on port p (global) at
+ * k->now: the port is busy for its serialisation; unless the link loses it,
+ * the peer receives it after the delay. */
+ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int64_t ser = eng_ser(pk.wire, c->port_rate[p]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   c->node_c_hops[k->x]++;
   c->port_busy_ps[p] += ser;
+  c->port_tx_bytes[p] += pk.wire;
   if (c->port_err_q32[p] &&
       eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - c->node_port_off[k->x]), n) <
           c->port_err_q32[p]) {
@@ -193,7 +204,14 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk) {
   }
   pk.t = k->now + ser + c->port_delay[p];
   pk.next = -1;
-  c->ring_pkt[c->port_ring_off[p] + (int32_t)(tail & c->port_ring_mask[p])] = pk;
+  int32_t slot = c->port_ring_off[p] + (int32_t)(tail & c->port_ring_mask[p]);
+  c->ring_pkt[slot] = pk;
+  if (c->exp_ccp[k->e].kind == CC_HPCC) {
+    if (in)
+      c->rint_v[slot] = *in;
+    else
+      c->rint_v[slot].nhop = 0;
+  }
   c->port_ring_tail[p] = tail + 1;
   if (pk.t < k->emit_min) k->emit_min = pk.t;
 }

@@ -54,6 +54,9 @@ static const param_key_t keys[] = {
     {"ecn_kmin_kb", KIND_BYTES_KB, OFF(ecn_kmin)}, {"ecn_pmax", KIND_REAL, OFF(ecn_pmax)},
     {"flowlet_gap_us", KIND_PS_US, OFF(flowlet_gap)},
     {"header", KIND_INT, OFF(header)},            {"host_slots", KIND_INT, OFF(host_slots)},
+    {"hpcc_ai_mbps", KIND_MBPS, OFF(ccp.hpcc_ai)}, {"hpcc_eta", KIND_REAL, OFF(ccp.eta)},
+    {"hpcc_fast_react", KIND_BOOL, OFF(ccp.fast_react)},
+    {"hpcc_max_stage", KIND_INT, OFF(ccp.max_stage)},
     {"lb", KIND_LB, OFF(lb)},                     {"max_time_s", KIND_PS_S, OFF(max_time)},
     {"mtu", KIND_INT, OFF(mtu)},                  {"pfc", KIND_BOOL, OFF(pfc)},
     {"pfc_alpha", KIND_REAL, OFF(pfc_alpha)},     {"pfc_resume_kb", KIND_BYTES_KB, OFF(pfc_resume)},
@@ -86,7 +89,7 @@ static int param_set_number(eng_params_t *p, const param_key_t *k, double v, cha
     *(double *)base = v;
     return 0;
   case KIND_MBPS:
-    *(double *)base = v * 1e6;
+    *(double *)base = v < 0 ? -1 : v * 1e6;
     return 0;
   case KIND_BOOL:
     if (v != 0 && v != 1) goto bad;
@@ -106,7 +109,7 @@ bad:
   return -1;
 }
 
-static const char *const cc_names[] = {"none", "dcqcn", "dctcp"};
+static const char *const cc_names[] = {"none", "dcqcn", "dctcp", "hpcc"};
 
 /* cc=NAME: "none", or a preset, which sets the CC parameters and possibly the
  * switches' ECN thresholds. */
@@ -229,7 +232,7 @@ static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, cha
     for (int i = 0; kind && i < (int)(sizeof cc_names / sizeof cc_names[0]); i++)
       if (strcmp(cc_names[i], kind) == 0) k = i;
     if (k <= 0) {
-      snprintf(err, errlen, "%s: cc_presets.%s.kind: expected \"dcqcn\" or \"dctcp\"", path, name);
+      snprintf(err, errlen, "%s: cc_presets.%s.kind: expected \"dcqcn\", \"dctcp\" or \"hpcc\"", path, name);
       return -1;
     }
     scratch.ccp.kind = k;
@@ -274,7 +277,8 @@ int eng_params_defaults(const char *path, eng_params_t *p, char *err, size_t err
     goto done;
   }
   for (size_t i = 0; i < N_KEYS; i++) {
-    if (strncmp(keys[i].name, "dcqcn_", 6) == 0 || strncmp(keys[i].name, "dctcp_", 6) == 0)
+    if (strncmp(keys[i].name, "dcqcn_", 6) == 0 || strncmp(keys[i].name, "dctcp_", 6) == 0 ||
+        strncmp(keys[i].name, "hpcc_", 5) == 0)
       continue; /* set by cc presets */
     json_t *v = json_object_get(defs, keys[i].name);
     char sub[256];
@@ -351,6 +355,10 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     else if (!(c->rate_ai >= 0 && c->rate_hai >= 0 && c->min_rate >= 1e6))
       why = "dcqcn rates: increases >= 0, dcqcn_min_rate_mbps >= 1";
     else if (c->cnp_interval < 0 || c->dec_interval < 0) why = "dcqcn intervals: must be >= 0";
+  }
+  if (!why && c->kind == CC_HPCC) {
+    if (!(c->eta > 0 && c->eta <= 1)) why = "hpcc_eta: must be in (0, 1]";
+    else if (c->max_stage < 0) why = "hpcc_max_stage: must be >= 0";
   }
   if (!why && c->kind == CC_DCTCP) {
     if (!(c->dctcp_g > 0 && c->dctcp_g <= 1)) why = "dctcp_g: must be in (0, 1]";

@@ -20,7 +20,7 @@ ENG_INLINE int64_t eng_key(int64_t t, int32_t cls) {
 
 /* A packet from ingress lp reached relaying node k->x: admit it to an egress
  * queue or drop it. */
-ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
+ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   int32_t out = eng_route_relay(c, x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
@@ -37,7 +37,7 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   if (pk.type != ENG_PKT_DATA) {
     c->node_sw_free[x]--;
-    eng_enqueue(c, x, ep, pk);
+    eng_enqueue(c, x, ep, pk, in);
     return out;
   }
   if (c->node_buf_used[x] + pk.wire > c->exp_buffer[e]) {
@@ -45,7 +45,7 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
     return -1;
   }
   c->node_sw_free[x]--;
-  eng_enqueue(c, x, ep, pk);
+  eng_enqueue(c, x, ep, pk, in);
   c->node_buf_used[x] += pk.wire;
   c->port_in_bytes[ip] += pk.wire;
   c->port_q_bytes[ep] += pk.wire;
@@ -56,11 +56,12 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk) {
 }
 
 /* Dequeues the head data packet of egress p (global): buffer accounting, ECN,
- * PFC resume. */
-ENG_INLINE eng_pkt_t eng_dequeue_data(eng_ctx_t *k, int32_t p) {
+ * PFC resume, telemetry. *slot receives its (freed) descriptor row. */
+ENG_INLINE eng_pkt_t eng_dequeue_data(eng_ctx_t *k, int32_t p, int32_t *slot) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   int32_t s = eng_q_pop(c, &c->port_dq_head[p], &c->port_dq_tail[p]);
+  *slot = s;
   eng_pkt_t pk = c->pool_pkt[s];
   eng_pool_give(c, x, s);
   int32_t ip = c->node_port_off[x] + pk.in_port;
@@ -84,6 +85,15 @@ ENG_INLINE eng_pkt_t eng_dequeue_data(eng_ctx_t *k, int32_t p) {
   if (c->exp_pfc[e] && c->port_pause_sent[ip]) {
     int64_t in = c->port_in_bytes[ip];
     if (in == 0 || in + c->exp_pfc_resume[e] <= eng_xoff(c, e, x)) eng_pfc_send(k, ip, 0);
+  }
+  cc_int_t *tel = eng_int(c, e, c->pint_v, s);
+  if (tel && tel->nhop < CC_INT_HOPS) { /* this egress's hop, as the packet leaves */
+    cc_int_hop_t *h = &tel->hop[tel->nhop++];
+    h->ts = k->now;
+    h->qlen = (uint32_t)c->port_q_bytes[p];
+    h->tx = c->port_tx_bytes[p] + pk.wire;
+    h->rate_mbps = (uint32_t)(c->port_rate[p] / 1000000);
+    h->pad = 0;
   }
   return pk;
 }
@@ -110,14 +120,16 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
     int32_t s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
     eng_pkt_t pk = c->pool_pkt[s];
     eng_pool_give(c, k->x, s);
-    eng_emit(k, p, pk);
+    eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
   } else if (c->port_paused[p]) {
     return;
   } else if (c->port_dq_head[p] >= 0) {
-    eng_emit(k, p, eng_dequeue_data(k, p));
+    int32_t s;
+    eng_pkt_t pk = eng_dequeue_data(k, p, &s);
+    eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
   } else {
     int32_t f = eng_host_pick(k, lp);
-    if (f >= 0) eng_emit(k, p, eng_host_next_packet(k, f));
+    if (f >= 0) eng_emit(k, p, eng_host_next_packet(k, f), NULL);
   }
 }
 
@@ -127,15 +139,17 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
   int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
   uint32_t h = c->port_ring_head[in];
-  eng_pkt_t pk = c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+  int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
+  eng_pkt_t pk = c->ring_pkt[slot];
+  const cc_int_t *tel = eng_int(c, k->e, c->rint_v, slot);
   c->port_ring_head[in] = h + 1;
   int32_t f = (int32_t)pk.flow;
   int32_t dest = pk.type == ENG_PKT_DATA ? c->flow_dst[f] : c->flow_src[f];
-  if (dest != k->x) return eng_relay(k, lp, pk);
+  if (dest != k->x) return eng_relay(k, lp, pk, tel);
   if (pk.type == ENG_PKT_DATA)
-    eng_host_recv_data(k, &pk);
+    eng_host_recv_data(k, &pk, tel);
   else
-    eng_host_recv_ctrl(k, &pk);
+    eng_host_recv_ctrl(k, &pk, tel);
   return -1;
 }
 

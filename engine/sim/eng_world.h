@@ -216,7 +216,10 @@ typedef enum eng_fail_t {
   X(tser, int32_t, exp)                                                                          \
   X(tser, int32_t, kind)      /* eng_trace_kind_t */                                             \
   X(tser, int32_t, row)       /* flow or port row */                                             \
-  X(tval, double, v)          /* (tr_cap, tr_nser) per traced experiment */
+  X(tval, double, v)          /* (tr_cap, tr_nser) per traced experiment */                      \
+  X(pint, cc_int_t, v)        /* telemetry of pool descriptors (only if some experiment runs HPCC) */ \
+  X(rint, cc_int_t, v)        /* telemetry of link-ring slots (likewise) */                      \
+  X(port, uint32_t, tx_bytes) /* bytes sent, modulo 2^32 (HPCC telemetry) */
 
 typedef enum eng_table_t {
   ENG_T_exp,
@@ -232,12 +235,14 @@ typedef enum eng_table_t {
   ENG_T_flet,
   ENG_T_tser,
   ENG_T_tval,
+  ENG_T_pint,
+  ENG_T_rint,
   ENG_T_COUNT
 } eng_table_t;
 
 /* Packet storage tables: read only where a run wrote them first. */
 static inline int eng_table_is_storage(int t) {
-  return t == ENG_T_pool || t == ENG_T_ring || t == ENG_T_pfc;
+  return t == ENG_T_pool || t == ENG_T_ring || t == ENG_T_pfc || t == ENG_T_pint || t == ENG_T_rint;
 }
 
 /* Column pointers (host or device memory, same layout): w.<table>_<name>[row]. */

@@ -32,6 +32,7 @@ typedef struct ref_pkt_t {
   int32_t in_port;   /* ingress local port while queued at a forwarding node */
   uint8_t ce;        /* CE mark (data) or its echo (ACK) */
   uint8_t host_slot; /* 1: holds a host control descriptor, 0: a pool descriptor */
+  cc_int_t tel;      /* HPCC telemetry: hops appended by relays (data), echoed (ACK) */
 } ref_pkt_t;
 
 /* FIFO of packets: a growable ring. */
@@ -70,6 +71,7 @@ typedef struct ref_port_t {
   int64_t in_bytes;   /* as ingress: buffered bytes that arrived on this port */
   uint64_t n_deq;     /* data packets dequeued (ECN draw counter) */
   uint64_t n_tx;      /* transmissions (loss draw counter) */
+  uint64_t tx_bytes;  /* bytes transmitted (HPCC telemetry) */
   int64_t kmin, kmax; /* ECN thresholds, bytes */
   uint64_t pmax_q32;  /* floor(pmax * 2^32), at most 2^32 */
   uint8_t ecn_ok;     /* thresholds resolved */

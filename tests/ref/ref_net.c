@@ -158,7 +158,7 @@ static int init_flows(ref_sim_t *s) {
     for (int32_t q = t->port_off[fl->f[i].src]; q < t->port_off[fl->f[i].src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
     cc_init(&fs->cc, &s->p->ccp, (double)line,
-            s->p->ccp.window < 0 ? eng_base_rtt(t, s->p, &fl->f[i]) : 0);
+            cc_needs_rtt(&s->p->ccp) ? eng_base_rtt(t, s->p, &fl->f[i]) : 0);
   }
   return 0;
 }

@@ -110,7 +110,7 @@ static void forward(ref_sim_t *s, int32_t x, int32_t i, ref_pkt_t pkt, int64_t t
 /* The receiver host x emits ACK/NACK(seq) of flow f, if a control descriptor is
  * free. */
 static void send_ctrl(ref_sim_t *s, int32_t x, int32_t f, int32_t kind, int64_t seq, uint8_t ce,
-                      int64_t t) {
+                      const cc_int_t *tel, int64_t t) {
   ref_node_t *nd = &s->nodes[x];
   if (nd->host_free == 0) {
     s->res->drops++;
@@ -118,6 +118,7 @@ static void send_ctrl(ref_sim_t *s, int32_t x, int32_t f, int32_t kind, int64_t 
   }
   ref_pkt_t pkt = {
       .flow = f, .kind = kind, .seq = seq, .wire = s->p->ctrl_bytes, .ce = ce, .host_slot = 1};
+  if (tel) pkt.tel = *tel; /* the ACK echoes the data packet's telemetry */
   int32_t e = ref_route(s, x, &pkt, 0, t);
   nd->host_free--;
   ref_fifo_push(&s->ports[nd->port0 + e].ctrl, &pkt);
@@ -141,7 +142,7 @@ static void at_receiver_reorder(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, i
   fs->rcv_nxt++;
   while (fs->rcv_nxt < fs->n && fs->held[fs->rcv_nxt]) fs->rcv_nxt++;
   if (fs->rcv_nxt / s->p->ack_every > old / s->p->ack_every || fs->rcv_nxt == fs->n)
-    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
 }
 
 static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) {
@@ -151,21 +152,21 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
   } else if (pkt->seq == fs->rcv_nxt) {
     fs->rcv_nxt++;
     if (fs->rcv_nxt % s->p->ack_every == 0 || fs->rcv_nxt == fs->n)
-      send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+      send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
   } else if (pkt->seq > fs->rcv_nxt) {
     /* The NACK counts as sent even if no descriptor was free for it. */
     if (fs->nack_for != fs->rcv_nxt) {
       fs->nack_for = fs->rcv_nxt;
-      send_ctrl(s, x, pkt->flow, REF_NACK, fs->rcv_nxt, pkt->ce, t);
+      send_ctrl(s, x, pkt->flow, REF_NACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
     }
   } else {
-    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, t);
+    send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
   }
   /* DCQCN notification point: a CNP after the ACK, at most one per interval. */
   if (pkt->ce && cc_np_cnp(&s->p->ccp, fs->cnp_last, t)) {
     fs->cnp_last = t;
     s->res->cnps++;
-    send_ctrl(s, x, pkt->flow, REF_CNP, 0, 0, t);
+    send_ctrl(s, x, pkt->flow, REF_CNP, 0, 0, NULL, t);
   }
 }
 
@@ -215,7 +216,8 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
   }
   if (fs->snd_nxt < fs->snd_una) fs->snd_nxt = fs->snd_una;
   cc_on_ack(&fs->cc, &s->p->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce, (uint32_t)fs->snd_una,
-            (uint32_t)fs->snd_nxt, s->p->mtu);
+            (uint32_t)fs->snd_nxt, s->p->mtu, (uint32_t)pkt->seq,
+            s->p->ccp.kind == CC_HPCC ? &pkt->tel : NULL);
   if (fs->snd_una == fs->n && !fs->finished) {
     fs->finished = 1;
     fs->rto_at = -1;
@@ -345,6 +347,13 @@ static void dequeue_data(ref_sim_t *s, int32_t x, int32_t lp, ref_pkt_t *pkt, in
     }
   }
   resume_check(s, x, pkt->in_port, t);
+  if (s->p->ccp.kind == CC_HPCC && pkt->tel.nhop < CC_INT_HOPS) { /* HPCC: this hop */
+    cc_int_hop_t *h = &pkt->tel.hop[pkt->tel.nhop++];
+    *h = (cc_int_hop_t){.ts = t,
+                        .qlen = (uint32_t)pt->q,
+                        .tx = (uint32_t)(pt->tx_bytes + (uint64_t)pkt->wire),
+                        .rate_mbps = (uint32_t)(pt->rate / 1000000)};
+  }
 }
 
 /* Starts pkt on port lp of x at t: busy time, loss draw, arrival at the peer. */
@@ -352,6 +361,7 @@ static void transmit(ref_sim_t *s, int32_t x, int32_t lp, const ref_pkt_t *pkt, 
   ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
   int64_t ser = ref_ser(pkt->wire, pt->rate);
   uint64_t k = pt->n_tx++; /* earlier transmissions on this port */
+  pt->tx_bytes += (uint64_t)pkt->wire;
   pt->busy_until = t + ser;
   s->res->packet_hops++;
   if (pt->loss_q32 && eng_rng_u32(s->seed, (uint32_t)x, 0x10000u + (uint32_t)lp, k) < pt->loss_q32)

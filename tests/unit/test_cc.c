@@ -122,22 +122,22 @@ static void dctcp(void) {
   CHECK_EQ_I64(cc_ready_at(&s, p, 40 * 1024), CC_NEVER);
   CHECK_EQ_I64(cc_ready_at(&s, p, 0), 0);
   /* Slow start: +1 MTU per packet acknowledged. */
-  cc_on_ack(&s, p, 1, 0, 1, 10, M); /* una passes win_end 0: a window closes, F = 0 */
+  cc_on_ack(&s, p, 1, 0, 1, 10, M, 1, NULL); /* una passes win_end 0: a window closes, F = 0 */
   CHECK(near(s.cwnd, 40 * 1024.0 + M) && near(s.d_alpha, 1 - g));
   CHECK_EQ_I64(s.win_end, 10);
   /* In the window up to 10: 9 more packets, 3 of them echoing CE. The first
    * echo cuts once by alpha/2; later echoes do not cut again. */
   double w = s.cwnd, al = s.d_alpha;
-  cc_on_ack(&s, p, 3, 0, 4, 12, M);
+  cc_on_ack(&s, p, 3, 0, 4, 12, M, 4, NULL);
   w += 3.0 * M;
   CHECK(near(s.cwnd, w));
-  cc_on_ack(&s, p, 1, 1, 5, 12, M);
+  cc_on_ack(&s, p, 1, 1, 5, 12, M, 5, NULL);
   w = w * (1 - al / 2);
   CHECK(near(s.cwnd, w) && near(s.ssthresh, w));
-  cc_on_ack(&s, p, 2, 1, 7, 12, M);
+  cc_on_ack(&s, p, 2, 1, 7, 12, M, 7, NULL);
   CHECK(near(s.cwnd, w));
   /* Above ssthresh: MTU^2/cwnd per packet. */
-  cc_on_ack(&s, p, 3, 0, 10, 14, M);
+  cc_on_ack(&s, p, 3, 0, 10, 14, M, 10, NULL);
   w += 3.0 * M * M / w;
   CHECK(near(s.cwnd, w));
   /* una = 10 closed the window: F = 3 marked of 9 acknowledged. */

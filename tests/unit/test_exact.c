@@ -50,9 +50,9 @@ static topo_t random_star(int n, int lossy) {
 
 static void random_params(eng_params_t *p) {
   static const int32_t mtus[] = {256, 1000, 4096};
-  static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp"};
+  static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp", "cc=hpcc"};
   char err[256];
-  if (eng_params_set(p, ccs[rnd(4)], err, sizeof err)) {
+  if (eng_params_set(p, ccs[rnd(5)], err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     exit(2);
   }
@@ -118,7 +118,7 @@ int main(void) {
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
-  int64_t timed_out = 0, cnps = 0, by_cc[3] = {0};
+  int64_t timed_out = 0, cnps = 0, by_cc[4] = {0};
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
     if (ref_run(&topo[e], &fl[e], &par[e], ex[e].seed, &rr)) return 2;
@@ -152,16 +152,16 @@ int main(void) {
     by_cc[par[e].ccp.kind]++;
     ref_result_free(&rr);
   }
-  printf("%d experiments (%lld sprayed, %lld timed out; cc none/dcqcn/dctcp %lld/%lld/%lld): "
+  printf("%d experiments (%lld sprayed, %lld timed out; cc none/dcqcn/dctcp/hpcc %lld/%lld/%lld/%lld): "
          "%lld packet-hops, %lld drops, %lld pauses, %lld ECN marks, %lld CNPs, %lld timeouts; "
          "%lld differ\n",
          N_EXP, (long long)spray, (long long)timed_out, (long long)by_cc[0], (long long)by_cc[1],
-         (long long)by_cc[2], (long long)hops, (long long)drops, (long long)pauses,
+         (long long)by_cc[2], (long long)by_cc[3], (long long)hops, (long long)drops, (long long)pauses,
          (long long)marks, (long long)cnps, (long long)timeouts, (long long)mismatched);
   /* The random cases must exercise what they claim to. */
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
-  CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0);
+  CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0 && by_cc[3] > 0);
   eng_world_destroy(w);
   for (int e = 0; e < N_EXP; e++) topo_free(&topo[e]);
   return mvtest_end();

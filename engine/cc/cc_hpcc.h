@@ -1,0 +1,78 @@
+/* HPCC (Li et al., SIGCOMM'19, Algorithm 1): from the in-band telemetry echoed
+ * in ACKs the sender estimates each link's normalised inflight
+ * u = min(qlen) / (B T) + txRate / B, keeps the largest as U (EWMA over tau/T),
+ * and sets its window W = Wc / (U / eta) + W_AI (or Wc + W_AI for maxStage
+ * additive stages while U < eta); the reference window Wc is updated once per
+ * RTT, every ACK updates W (fast reaction). Packets are paced at W / T. */
+#ifndef CC_HPCC_H
+#define CC_HPCC_H
+
+#include "cc/cc_types.h"
+#include "sim/eng_hd.h"
+
+ENG_INLINE void cc_hpcc_init(cc_state_t *s, const cc_params_t *p, int64_t base_rtt) {
+  s->base_rtt = base_rtt > 0 ? base_rtt : 1;
+  s->w = s->wc = s->line * (double)s->base_rtt / 8e12; /* line-rate BDP, bytes */
+  s->u = 1.0;
+  double ai = p->hpcc_ai >= 0 ? p->hpcc_ai : 10e6 * s->line / 25e9;
+  s->w_ai = ai * (double)s->base_rtt / 8e12;
+  s->inc_stage = 0;
+  s->last_update = 0;
+  s->last.nhop = 0;
+}
+
+/* The window for normalised inflight u; with `update` the reference too. */
+ENG_INLINE double cc_hpcc_window(cc_state_t *s, const cc_params_t *p, double u, int update) {
+  double w;
+  if (u >= p->eta || s->inc_stage >= p->max_stage) {
+    w = s->wc / (u / p->eta) + s->w_ai;
+    if (update) {
+      s->inc_stage = 0;
+      s->wc = w;
+    }
+  } else {
+    w = s->wc + s->w_ai;
+    if (update) {
+      s->inc_stage++;
+      s->wc = w;
+    }
+  }
+  return w;
+}
+
+/* An ACK carrying `ack` (the next expected sequence) and telemetry `in` at
+ * `now`; `nxt` is the sender's next sequence; `mtu` bounds the window below. */
+ENG_INLINE void cc_hpcc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t ack, uint32_t nxt,
+                               const cc_int_t *in, int32_t mtu) {
+  if (!in || in->nhop == 0) return;
+  if (s->last.nhop == in->nhop) {
+    double u = 0, tau = 0, T = (double)s->base_rtt;
+    for (uint32_t i = 0; i < in->nhop; i++) {
+      const cc_int_hop_t *a = &in->hop[i], *b = &s->last.hop[i];
+      double dt = (double)(a->ts - b->ts);
+      if (dt <= 0) continue;
+      double bw = (double)a->rate_mbps * 1e6 / 8e12; /* bytes per ps */
+      double q = (double)(a->qlen < b->qlen ? a->qlen : b->qlen);
+      double tx = (double)(uint32_t)(a->tx - b->tx) / dt;
+      double ui = q / (bw * T) + tx / bw;
+      if (ui > u) {
+        u = ui;
+        tau = dt;
+      }
+    }
+    if (tau > T) tau = T;
+    if (tau > 0) {
+      s->u = (1.0 - tau / T) * s->u + tau / T * u;
+      int update = ack > s->last_update;
+      if (update || p->fast_react) {
+        double w = cc_hpcc_window(s, p, s->u, update);
+        double wmax = s->line * T / 8e12;
+        s->w = w > wmax ? wmax : (w < (double)mtu ? (double)mtu : w);
+      }
+      if (update) s->last_update = nxt;
+    }
+  }
+  s->last = *in;
+}
+
+#endif
