@@ -10,13 +10,16 @@ cd "$work"
 echo '{"kind":"fat_tree","tiers":3,"k":4,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
 echo '{"kind":"fat_tree","tiers":2,"k":8,"oversubscription":3,"host_gbps":100,"link_gbps":400,"link_delay_ns":500}' > leaf.json
 
-# Two batches of 32 different experiments each: lossless ECMP, and lossy spraying.
-declare -A sets=([a]="--set cc=dcqcn --set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5" [b]="--set cc=dctcp --set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2")
-declare -A topo=([a]=fat.json [b]=leaf.json)
-declare -A hosts=([a]=16 [b]=48)
+# Three batches of 32 different experiments each: DCQCN with lossless ECMP,
+# DCTCP with lossy spraying, HPCC with flowlets and re-order tolerant receivers.
+declare -A sets=([a]="--set cc=dcqcn --set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5"
+                 [b]="--set cc=dctcp --set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2"
+                 [c]="--set cc=hpcc --set lb=adaptive --set reorder=true --set buffer_mb=2")
+declare -A topo=([a]=fat.json [b]=leaf.json [c]=fat.json)
+declare -A hosts=([a]=16 [b]=48 [c]=16)
 n=32
 [ "$mode" = cuda ] || [ "$mode" = threads ] || true
-for b in a b; do
+for b in a b c; do
   args=()
   for i in $(seq 0 $((n - 1))); do
     f=$b-$i.txt
