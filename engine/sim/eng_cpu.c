@@ -3,6 +3,7 @@
  * rows; the only shared writes are commutative reductions). */
 #include <omp.h>
 
+#include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 
 int eng_run_cpu(eng_world_t *w) {
@@ -19,7 +20,9 @@ int eng_run_cpu(eng_world_t *w) {
     if (threads > omp_get_max_threads()) threads = omp_get_max_threads();
   }
   int running = 1;
-  while (running) {
+  eng_progress_t pg;
+  eng_progress_begin(&pg);
+  for (int64_t window = 1; running; window++) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
     for (int32_t x = 0; x < nn; x++) eng_node_step(c, x);
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -27,6 +30,8 @@ int eng_run_cpu(eng_world_t *w) {
     for (int32_t s = 0; s < ns; s++) eng_trace_sample(c, s);
     running = 0;
     for (int32_t e = 0; e < ne; e++) running |= eng_exp_advance(c, e);
+    if ((window & 1023) == 0 && eng_progress_due(&pg))
+      eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 extern "C" {
+#include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 }
 
@@ -88,6 +89,8 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
   const int32_t ns = (int32_t)w->n[ENG_T_tser];
   int running = 1, chunk = 8;
+  eng_progress_t pg;
+  eng_progress_begin(&pg);
   while (running) {
     /* `chunk` windows per check of the host-visible flag; the last window of the
      * chunk decides. Windows after every experiment ended do nothing. */
@@ -101,6 +104,12 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     windows += chunk;
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(&running, d_running, sizeof(int), cudaMemcpyDeviceToHost));
+    if (running && eng_progress_due(&pg)) {
+      CUDA_CHECK(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)ne,
+                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)ne, cudaMemcpyDeviceToHost));
+      eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, ne);
+    }
     if (chunk < 256) chunk *= 2;
   }
   double t2 = now_s();
