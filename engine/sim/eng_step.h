@@ -284,9 +284,12 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
     v = (double)(b < c->flow_bytes[r] ? b : c->flow_bytes[r]);
     break;
   }
-  case ENG_TR_CC:
-    v = c->exp_ccp[e].kind == CC_DCTCP ? c->flow_cc[r].cwnd : c->flow_cc[r].rc;
+  case ENG_TR_CC: {
+    const cc_state_t *st = &c->flow_cc[r];
+    int32_t kind = c->exp_ccp[e].kind;
+    v = kind == CC_DCTCP ? st->cwnd : kind == CC_HPCC ? st->w * 8e12 / (double)st->base_rtt : st->rc;
     break;
+  }
   default:
     v = (double)c->port_q_bytes[r];
   }

@@ -48,6 +48,25 @@ expect "unknown --set key" "unknown key 'bogus'" --topology topo.txt --flows flo
 expect "bad --set value" "lb: unknown load balancing 'magic'" --topology topo.txt --flows flows.txt --set lb=magic
 expect "unknown option" "unknown option --frobnicate" --topology topo.txt --flows flows.txt --frobnicate 1
 
+expect "trace of unlinked nodes" "--trace-queues 0:1" --topology topo.txt --flows flows.txt --trace-queues 0:1
+expect "trace of a missing flow" "--trace-rates 5" --topology topo.txt --flows flows.txt --trace-rates 5
+expect "bad cc preset" "cc: unknown congestion control 'tcp' (none, dcqcn_mlx" --topology topo.txt --flows flows.txt --set cc=tcp
+
+# A good run: every documented summary key, and a trace with its columns.
+"$mv" net --topology topo.txt --flows flows.txt --set cc=hpcc --trace-rates 0 --trace-queues 2:1 --trace-every-us 1 -o good > /dev/null 2> stderr.txt
+for key in experiment flows_file experiment_id status reason flows flows_done bytes max_fct_ns p99_fct_ns \
+    mean_fct_ns drops pfc_pauses ecn_marks retransmits timeouts packet_hops sim_end_ns windows backend \
+    wall_s packet_hops_per_s cnps retx_bytes paused_ns tiers max_queue_bytes mean_util max_util; do
+  grep -q "\"$key\":" good/summary.jsonl || { echo "FAIL summary key $key missing"; fail=1; }
+done
+if [ "$(head -1 good/trace-0.csv)" = "time_us,flow0_delivered_bytes,flow0_cc,queue_2_1_bytes" ] &&
+   [ "$(tail -1 good/trace-0.csv | cut -d, -f2)" = 4096 ] &&
+   [ "$(tail -1 good/trace-0.csv | cut -d, -f3)" = 100000000000 ]; then
+  echo "ok   summary keys and trace columns"
+else
+  echo "FAIL trace: $(head -2 good/trace-0.csv) $(cat stderr.txt)"; fail=1
+fi
+
 # One experiment times out (a 4 MB flow under a 100 us limit), the other is ok.
 printf '1\n0 1 3 100 4000000 0\n' > long.txt
 "$mv" net --topology topo.txt --flows flows.txt --flows long.txt --set max_time_s=0.0001 -o out > stdout.txt 2> stderr.txt
