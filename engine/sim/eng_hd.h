@@ -15,13 +15,18 @@
 
 #define ENG_INLINE static inline ENG_HD
 
-/* Commutative reductions only (next-event minimum, counters): never model state. */
+/* Commutative reductions only (next-event minimum, counters, wake-up flags):
+ * never model state. */
 #ifdef __CUDA_ARCH__
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
   atomicMin((long long *)p, (long long)v);
 }
 ENG_INLINE void eng_atomic_add_i64(int64_t *p, int64_t v) {
   atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+/* Raises a flag that several rows may raise at once (they all store 1). */
+ENG_INLINE void eng_flag_raise(uint8_t *p) {
+  *(volatile uint8_t *)p = 1;
 }
 #else
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
@@ -31,6 +36,9 @@ ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
 }
 ENG_INLINE void eng_atomic_add_i64(int64_t *p, int64_t v) {
   __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+ENG_INLINE void eng_flag_raise(uint8_t *p) {
+  __atomic_store_n(p, (uint8_t)1, __ATOMIC_RELAXED);
 }
 #endif
 

@@ -208,6 +208,13 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
+  /* Nothing new came in and its own next event lies beyond this window: the
+   * node has nothing to do but say when it will. */
+  if (!c->node_woken[x] && c->node_next[x] >= c->exp_t_end[e]) {
+    if (c->node_next[x] < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
+    return;
+  }
+  c->node_woken[x] = 0;
   eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF};
   const int64_t key_end = c->exp_t_end[e] * 4;
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
@@ -262,6 +269,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   }
   c->node_now[x] = k.now;
   int64_t next = best == ENG_INF ? ENG_INF : best >> 2;
+  c->node_next[x] = next;
   if (k.emit_min < next) next = k.emit_min;
   if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
 }
@@ -299,6 +307,8 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
 /* System: link direction p publishes the packets and frames its owner sent and
  * the slots its peer consumed during the window. */
 ENG_INLINE void eng_port_commit(eng_cols_t *c, int32_t p) {
+  if (c->port_ring_pub[p] != c->port_ring_tail[p] || c->port_pfc_pub[p] != c->port_pfc_tail[p])
+    eng_flag_raise(&c->node_woken[c->port_node[c->port_peer[p]]]);
   c->port_ring_pub[p] = c->port_ring_tail[p];
   c->port_ring_hsnap[p] = c->port_ring_head[p];
   c->port_pfc_pub[p] = c->port_pfc_tail[p];

@@ -116,6 +116,8 @@ typedef enum eng_fail_t {
   X(node, int32_t, n_ports)                                                                      \
   X(node, int64_t, now)       /* ps: time of the last event processed */                         \
   X(node, uint8_t, keys_ok)   /* its ports' cached event keys are current */                     \
+  X(node, int64_t, next)      /* ps: its next own event when its step ended */                   \
+  X(node, uint8_t, woken)     /* a link into it published something since its step */           \
   X(node, int32_t, free_head) /* first returned descriptor (pool row), -1 if none */             \
   X(node, int32_t, pool_next) /* next never-used pool row (descriptors are touched lazily) */    \
   X(node, int32_t, sw_free)   /* free relay descriptors */                                       \
