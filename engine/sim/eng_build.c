@@ -51,6 +51,15 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
       snprintf(err, errlen, "experiment %d: the topology has no links", e);
       return -1;
     }
+    const trf_flows_t *fl = d->exps[e].flows;
+    for (int32_t i = 0; i < fl->n; i++)
+      if ((fl->f[i].bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
+        snprintf(err, errlen,
+                 "experiment %d, flow on line %d: %llu bytes are more than 2^31 packets of mtu %d "
+                 "(raise mtu)",
+                 e, fl->f[i].line, (unsigned long long)fl->f[i].bytes, p->mtu);
+        return -1;
+      }
     w->n[ENG_T_exp]++;
     w->n[ENG_T_node] += t->n_nodes;
     w->n[ENG_T_port] += 2 * (int64_t)t->n_links;

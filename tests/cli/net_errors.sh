@@ -48,6 +48,8 @@ expect "unknown --set key" "unknown key 'bogus'" --topology topo.txt --flows flo
 expect "bad --set value" "lb: unknown load balancing 'magic'" --topology topo.txt --flows flows.txt --set lb=magic
 expect "unknown option" "unknown option --frobnicate" --topology topo.txt --flows flows.txt --frobnicate 1
 
+printf '1\n0 1 3 100 1099511627776 0\n' > huge.txt
+expect "too many packets in one flow" "flow on line 2: 1099511627776 bytes are more than 2^31 packets" --topology topo.txt --flows huge.txt --set mtu=64
 expect "trace of unlinked nodes" "--trace-queues 0:1" --topology topo.txt --flows flows.txt --trace-queues 0:1
 expect "trace of a missing flow" "--trace-rates 5" --topology topo.txt --flows flows.txt --trace-rates 5
 expect "bad cc preset" "cc: unknown congestion control 'tcp' (none, dcqcn_mlx" --topology topo.txt --flows flows.txt --set cc=tcp
