@@ -180,9 +180,6 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_reorder[e] = p->reorder;
   c->exp_flowlet_gap[e] = p->flowlet_gap;
   c->exp_rto[e] = p->rto;
-  w->exp_n_groups[e] = r->n_groups;
-  w->exp_route_off[e] = b->route;
-  w->exp_pool_pkts[e] = (int32_t)build_pool_pkts(p, 0);
 
   /* Flows grouped by sender, file order within a sender. */
   int32_t *first = calloc((size_t)t->n_nodes + 1, sizeof *first);
@@ -294,11 +291,8 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   if (build_count(w, d, err, errlen)) goto fail;
   w->n_exps = d->n_exps;
   eng_cols_alloc(w);
-  w->exp_n_groups = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
-  w->exp_route_off = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
-  w->exp_pool_pkts = calloc((size_t)d->n_exps + 1, sizeof(int32_t));
   w->exp_flow_file = calloc((size_t)w->n[ENG_T_flow] + 1, sizeof(int32_t));
-  if (!eng_cols_ok(w) || !w->exp_n_groups || !w->exp_route_off || !w->exp_pool_pkts || !w->exp_flow_file)
+  if (!eng_cols_ok(w) || !w->exp_flow_file)
     goto fail_oom;
   build_base_t b = {0};
   for (int32_t e = 0; e < d->n_exps; e++) build_exp(w, e, &d->exps[e], &b);

@@ -34,10 +34,7 @@ void eng_world_destroy(eng_world_t *w) {
 #define ENG_FREE(tab, type, name) free(w->c.tab##_##name);
   ENG_COLUMNS(ENG_FREE)
 #undef ENG_FREE
-  free(w->exp_n_groups);
-  free(w->exp_route_off);
   free(w->exp_flow_file);
-  free(w->exp_pool_pkts);
   free(w);
 }
 

@@ -259,10 +259,7 @@ typedef struct eng_world_t {
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
   int32_t threads;        /* CPU backend: OpenMP threads; 0 = as many as the work merits */
-  int32_t *exp_n_groups;  /* (n_exps) */
-  int32_t *exp_route_off; /* (n_exps) */
   int32_t *exp_flow_file; /* (n_flows) flow row of each experiment's file-order flow */
-  int32_t *exp_pool_pkts; /* (n_exps) descriptors per switch used (for reports) */
 } eng_world_t;
 
 typedef enum eng_trace_kind_t {
