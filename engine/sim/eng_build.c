@@ -192,7 +192,6 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     const trf_flow_t *tf = &fl->f[i];
     int32_t f = b->flow + fill[tf->src]++;
     w->exp_flow_file[b->flow + i] = f;
-    c->flow_exp[f] = e;
     c->flow_idx[f] = i;
     c->flow_src[f] = b->node + tf->src;
     c->flow_dst[f] = b->node + tf->dst;
@@ -222,7 +221,6 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->node_exp[x] = e;
     c->node_id[x] = i;
     c->node_is_switch[x] = t->is_switch[i];
-    c->node_relays[x] = t->forwards[i];
     c->node_port_off[x] = b->port + t->port_off[i];
     c->node_n_ports[x] = np;
     c->node_flow_off[x] = b->flow + first[i];

@@ -111,7 +111,6 @@ typedef enum eng_fail_t {
   X(node, int32_t, exp)                                                                          \
   X(node, int32_t, id)        /* node id within its experiment */                                \
   X(node, uint8_t, is_switch)                                                                    \
-  X(node, uint8_t, relays)    /* forwards packets of others (switches, torus servers) */         \
   X(node, int32_t, port_off)  /* first port row */                                               \
   X(node, int32_t, n_ports)                                                                      \
   X(node, int64_t, now)       /* ps: time of the last event processed */                         \
@@ -179,7 +178,6 @@ typedef enum eng_fail_t {
   X(port, uint32_t, pfc_head)                                                                    \
   X(port, uint32_t, pfc_hsnap)                                                                   \
   /* flow table: sender columns written by src, receiver columns by dst */                       \
-  X(flow, int32_t, exp)                                                                          \
   X(flow, int32_t, idx)       /* index in its experiment's flow file */                          \
   X(flow, int32_t, src)       /* node row */                                                     \
   X(flow, int32_t, dst)       /* node row */                                                     \
