@@ -61,7 +61,8 @@ static const param_key_t keys[] = {
     {"mtu", KIND_INT, OFF(mtu)},                  {"pfc", KIND_BOOL, OFF(pfc)},
     {"pfc_alpha", KIND_REAL, OFF(pfc_alpha)},     {"pfc_resume_kb", KIND_BYTES_KB, OFF(pfc_resume)},
     {"pfc_xoff_kb", KIND_BYTES_KB, OFF(pfc_xoff)}, {"pool_pkts", KIND_INT, OFF(pool_pkts)},
-    {"ring_cap", KIND_INT, OFF(ring_cap)},        {"reorder", KIND_BOOL, OFF(reorder)},          {"rto_us", KIND_PS_US, OFF(rto)},
+    {"reorder", KIND_BOOL, OFF(reorder)},         {"ring_cap", KIND_INT, OFF(ring_cap)},
+    {"rto_us", KIND_PS_US, OFF(rto)},
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
@@ -402,11 +403,16 @@ int eng_params_canonical(const eng_params_t *p, char *buf, size_t len) {
       n += (size_t)snprintf(at, room, "%s\"%s\":%lld", sep, keys[i].name, (long long)*(const int64_t *)base);
       break;
     }
+    if (strcmp(keys[i].name, "ecn_pmax") == 0) { /* the table, in its sorted place */
+      n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, ",\"ecn_table\":[");
+      for (int r = 0; r < p->n_ecn_rows; r++)
+        n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s[%lld,%lld,%lld,%.17g]",
+                              r ? "," : "", (long long)p->ecn_table[r].gbps,
+                              (long long)p->ecn_table[r].kmin, (long long)p->ecn_table[r].kmax,
+                              p->ecn_table[r].pmax);
+      n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "]");
+    }
   }
-  for (int i = 0; i < p->n_ecn_rows; i++)
-    n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, ",\"ecn_%lld\":[%lld,%lld,%.17g]",
-                          (long long)p->ecn_table[i].gbps, (long long)p->ecn_table[i].kmin,
-                          (long long)p->ecn_table[i].kmax, p->ecn_table[i].pmax);
   n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "}");
   return (int)n;
 }
