@@ -15,12 +15,13 @@
 #define DRV_MAX_SETS 256
 
 static const char net_usage[] =
-    "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...]\n"
+    "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...] [--flows-from LIST]\n"
     "                      [--set KEY=VALUE ...] [--backend cpu|cuda] [--threads N]\n"
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file; each one is an experiment, all run as one batch\n"
+    "  LIST   a file naming flow files, one per line (relative to its folder)\n"
     "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format) and OUTDIR/summary.jsonl;\n"
     "prints one summary line per experiment (one JSON object per line with --json);\n"
@@ -30,8 +31,8 @@ static const char net_usage[] =
 
 typedef struct net_args_t {
   const char *topo, *out, *presets;
-  const char **flows;
-  int n_flows;
+  char **flows; /* owned copies */
+  int n_flows, cap_flows;
   const char *sets[DRV_MAX_SETS];
   int n_sets;
   eng_backend_t backend;
@@ -41,14 +42,55 @@ typedef struct net_args_t {
   double trace_every_us;
 } net_args_t;
 
+static int net_add_flows(net_args_t *a, const char *path) {
+  if (a->n_flows == a->cap_flows) {
+    int cap = a->cap_flows ? 2 * a->cap_flows : 16;
+    char **f = realloc(a->flows, (size_t)cap * sizeof *f);
+    if (!f) return drv_fail(2, "multiverse net: out of memory\n");
+    a->flows = f;
+    a->cap_flows = cap;
+  }
+  a->flows[a->n_flows] = strdup(path);
+  return a->flows[a->n_flows++] ? 0 : drv_fail(2, "multiverse net: out of memory\n");
+}
+
+/* --flows-from LIST: one flow file per line (relative to LIST's folder unless
+ * absolute); blank lines and lines starting with '#' are skipped. */
+static int net_flows_from(net_args_t *a, const char *list) {
+  FILE *f = fopen(list, "r");
+  if (!f) return drv_fail(2, "multiverse net: cannot open %s: %s\n", list, strerror(errno));
+  const char *slash = strrchr(list, '/');
+  int dir_len = slash ? (int)(slash - list + 1) : 0;
+  char line[4096], path[8192];
+  int rc = 0;
+  for (int no = 1; !rc && fgets(line, sizeof line, f); no++) {
+    size_t n = strcspn(line, "\r\n");
+    line[n] = 0;
+    const char *p = line + strspn(line, " \t");
+    if (!*p || *p == '#') continue;
+    if (n == sizeof line - 1) {
+      rc = drv_fail(2, "multiverse net: %s:%d: line too long\n", list, no);
+      break;
+    }
+    snprintf(path, sizeof path, "%.*s%s", *p == '/' ? 0 : dir_len, list, p);
+    rc = net_add_flows(a, path);
+  }
+  fclose(f);
+  if (!rc && a->n_flows == 0) rc = drv_fail(2, "multiverse net: %s: no flow files listed\n", list);
+  return rc;
+}
+
 static int net_parse(int argc, char **argv, net_args_t *a) {
-  a->flows = calloc((size_t)argc, sizeof *a->flows);
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = strcmp(o, "--json") != 0 && strcmp(o, "-h") != 0 && strcmp(o, "--help") != 0;
     if (takes && !v) return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
     if (strcmp(o, "--topology") == 0) a->topo = v;
-    else if (strcmp(o, "--flows") == 0) a->flows[a->n_flows++] = v;
+    else if (strcmp(o, "--flows") == 0) {
+      if (net_add_flows(a, v)) return 2;
+    } else if (strcmp(o, "--flows-from") == 0) {
+      if (net_flows_from(a, v)) return 2;
+    }
     else if (strcmp(o, "-o") == 0 || strcmp(o, "--out") == 0) a->out = v;
     else if (strcmp(o, "--presets") == 0) a->presets = v;
     else if (strcmp(o, "--set") == 0) {
@@ -84,7 +126,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   if ((a->trace_rates || a->trace_queues) && (a->trace_exp < 0 || a->trace_exp >= a->n_flows))
     return drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a->trace_exp, a->n_flows);
   if (!a->topo || !a->n_flows || !a->out)
-    return drv_fail(2, "multiverse net: --topology, --flows and -o are required (multiverse net --help)\n");
+    return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
+                       "(multiverse net --help)\n");
   return 0;
 }
 
@@ -190,6 +233,7 @@ fail_flows:
 fail_topo:
   topo_free(&topo);
 fail_args:
+  for (int i = 0; i < a.n_flows; i++) free(a.flows[i]);
   free(a.flows);
   return rc;
 }

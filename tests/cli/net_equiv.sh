@@ -33,8 +33,9 @@ for b in a b c; do
   done
   # shellcheck disable=SC2086
   case $mode in
-    batch)
-      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} -o out-$b > /dev/null
+    batch) # the batch read from a list file (--flows-from), each alone with --flows
+      for i in $(seq 0 $((n - 1))); do echo "$b-$i.txt"; done > list-$b.txt
+      "$mv" net --topology "${topo[$b]}" --flows-from list-$b.txt ${sets[$b]} -o out-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do
         "$mv" net --topology "${topo[$b]}" --flows $b-$i.txt ${sets[$b]} -o alone-$b-$i > /dev/null
         cmp out-$b/fct-$i.txt alone-$b-$i/fct-0.txt
