@@ -4,12 +4,11 @@
 
 #include "driver/drv.h"
 
-static const char usage[] =
-    "usage: multiverse COMMAND [options]\n"
-    "commands:\n"
-    "  net       packet-level network simulation of ns-3 HPCC flow files\n"
-    "  version   print the version\n"
-    "`multiverse COMMAND --help` describes a command.\n";
+static const char usage[] = "usage: multiverse COMMAND [options]\n"
+                            "commands:\n"
+                            "  net       packet-level network simulation of ns-3 HPCC flow files\n"
+                            "  version   print the version\n"
+                            "`multiverse COMMAND --help` describes a command.\n";
 
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

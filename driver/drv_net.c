@@ -84,25 +84,32 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = strcmp(o, "--json") != 0 && strcmp(o, "-h") != 0 && strcmp(o, "--help") != 0;
-    if (takes && !v) return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
-    if (strcmp(o, "--topology") == 0) a->topo = v;
+    if (takes && !v)
+      return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
+    if (strcmp(o, "--topology") == 0)
+      a->topo = v;
     else if (strcmp(o, "--flows") == 0) {
       if (net_add_flows(a, v)) return 2;
     } else if (strcmp(o, "--flows-from") == 0) {
       if (net_flows_from(a, v)) return 2;
-    }
-    else if (strcmp(o, "-o") == 0 || strcmp(o, "--out") == 0) a->out = v;
-    else if (strcmp(o, "--presets") == 0) a->presets = v;
+    } else if (strcmp(o, "-o") == 0 || strcmp(o, "--out") == 0)
+      a->out = v;
+    else if (strcmp(o, "--presets") == 0)
+      a->presets = v;
     else if (strcmp(o, "--set") == 0) {
       if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse net: too many --set\n");
       a->sets[a->n_sets++] = v;
     } else if (strcmp(o, "--backend") == 0) {
-      if (strcmp(v, "cpu") == 0) a->backend = ENG_BACKEND_CPU;
-      else if (strcmp(v, "cuda") == 0) a->backend = ENG_BACKEND_CUDA;
-      else return drv_fail(2, "multiverse net: --backend %s: expected cpu or cuda\n", v);
+      if (strcmp(v, "cpu") == 0)
+        a->backend = ENG_BACKEND_CPU;
+      else if (strcmp(v, "cuda") == 0)
+        a->backend = ENG_BACKEND_CUDA;
+      else
+        return drv_fail(2, "multiverse net: --backend %s: expected cpu or cuda\n", v);
     } else if (strcmp(o, "--threads") == 0) {
       a->threads = atoi(v);
-      if (a->threads < 1) return drv_fail(2, "multiverse net: --threads %s: expected a count >= 1\n", v);
+      if (a->threads < 1)
+        return drv_fail(2, "multiverse net: --threads %s: expected a count >= 1\n", v);
     } else if (strcmp(o, "--trace-rates") == 0) {
       a->trace_rates = v;
     } else if (strcmp(o, "--trace-queues") == 0) {
@@ -111,7 +118,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       a->trace_exp = atoi(v);
     } else if (strcmp(o, "--trace-every-us") == 0) {
       a->trace_every_us = atof(v);
-      if (!(a->trace_every_us > 0)) return drv_fail(2, "multiverse net: --trace-every-us %s: expected > 0\n", v);
+      if (!(a->trace_every_us > 0))
+        return drv_fail(2, "multiverse net: --trace-every-us %s: expected > 0\n", v);
     } else if (strcmp(o, "--json") == 0) {
       a->json = 1;
       continue;
@@ -124,7 +132,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     i++;
   }
   if ((a->trace_rates || a->trace_queues) && (a->trace_exp < 0 || a->trace_exp >= a->n_flows))
-    return drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a->trace_exp, a->n_flows);
+    return drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a->trace_exp,
+                    a->n_flows);
   if (!a->topo || !a->n_flows || !a->out)
     return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
                        "(multiverse net --help)\n");
@@ -136,7 +145,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
 static uint64_t net_exp_id(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p) {
   char canon[4096];
   int n = eng_params_canonical(p, canon, sizeof canon);
-  uint64_t h = eng_hash_bytes(0, canon, (size_t)(n < (int)sizeof canon ? n : (int)sizeof canon - 1));
+  uint64_t h =
+      eng_hash_bytes(0, canon, (size_t)(n < (int)sizeof canon ? n : (int)sizeof canon - 1));
   h = eng_hash_bytes(h, &t->n_nodes, sizeof t->n_nodes);
   h = eng_hash_bytes(h, t->is_switch, (size_t)t->n_nodes);
   h = eng_hash_bytes(h, t->forwards, (size_t)t->n_nodes);
@@ -186,11 +196,15 @@ int drv_net(int argc, char **argv) {
       drv_fail(2, "multiverse net: %s\n", err);
       goto fail_flows;
     }
-    ex[i] = (eng_exp_desc_t){.topo = &topo, .flows = &fl[i], .params = &params, .seed = net_exp_id(&topo, &fl[i], &params)};
+    ex[i] = (eng_exp_desc_t){.topo = &topo,
+                             .flows = &fl[i],
+                             .params = &params,
+                             .seed = net_exp_id(&topo, &fl[i], &params)};
   }
   if (net_mkdir(a.out)) goto fail_flows;
   if (a.trace_rates || a.trace_queues) {
-    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo, &fl[a.trace_exp], &trace))
+    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo, &fl[a.trace_exp],
+                        &trace))
       goto fail_flows;
     ex[a.trace_exp].trace = &trace;
   }
@@ -225,7 +239,8 @@ int drv_net(int argc, char **argv) {
 fail_run:
   eng_world_destroy(w);
 fail_flows:
-  for (int i = 0; fl && i < a.n_flows; i++) trf_free(&fl[i]);
+  for (int i = 0; fl && i < a.n_flows; i++)
+    trf_free(&fl[i]);
   free(fl);
   free(ex);
   free((void *)trace.flows);
@@ -233,7 +248,8 @@ fail_flows:
 fail_topo:
   topo_free(&topo);
 fail_args:
-  for (int i = 0; i < a.n_flows; i++) free(a.flows[i]);
+  for (int i = 0; i < a.n_flows; i++)
+    free(a.flows[i]);
   free(a.flows);
   return rc;
 }

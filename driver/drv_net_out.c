@@ -65,7 +65,8 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
     int64_t fct = rows[k].finish - t->start_ps;
     int64_t alone = eng_standalone_fct(r->topo, r->params, t);
     fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->src),
-            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start_ps / 1000, fct / 1000, alone / 1000);
+            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start_ps / 1000, fct / 1000,
+            alone / 1000);
     fcts[k] = fct / 1000;
     sum += (double)fcts[k];
   }
@@ -102,7 +103,8 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
       (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
       (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
       (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
-      r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s", rate);
+      r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s",
+      rate);
   json_object_set_new(o, "cnps", json_integer(res.cnps));
   json_object_set_new(o, "retx_bytes", json_integer(res.retx_bytes));
   json_object_set_new(o, "paused_ns", json_integer(res.paused_ps / 1000));
@@ -125,8 +127,8 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
            "ns drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64 " hops=%" PRId64
            " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
-           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps, res.packet_hops, r->wall_s, rate,
-           res.fail ? ": " : "", eng_fail_text(res.fail));
+           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps, res.packet_hops,
+           r->wall_s, rate, res.fail ? ": " : "", eng_fail_text(res.fail));
   }
   free(line);
   return res.status == ENG_OK ? 0 : 1;

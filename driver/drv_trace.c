@@ -19,20 +19,28 @@ int drv_trace_parse(const char *rates, const char *queues, double every_us, cons
     char *end;
     long i = strtol(s, &end, 10);
     if (end == s || i < 0 || i >= fl->n || out->n_flows == 1024)
-      return drv_fail(2, "multiverse net: --trace-rates %s: expected flow indices 0..%d, comma-separated\n", rates, fl->n - 1);
+      return drv_fail(
+          2, "multiverse net: --trace-rates %s: expected flow indices 0..%d, comma-separated\n",
+          rates, fl->n - 1);
     flows[out->n_flows++] = (int32_t)i;
     s = *end == ',' ? end + 1 : end;
-    if (*end && *end != ',') return drv_fail(2, "multiverse net: --trace-rates %s: bad list\n", rates);
+    if (*end && *end != ',')
+      return drv_fail(2, "multiverse net: --trace-rates %s: bad list\n", rates);
   }
   for (const char *s = queues; s && *s;) {
     char *end, *end2;
     long a = strtol(s, &end, 10), b = *end == ':' ? strtol(end + 1, &end2, 10) : -1;
-    int lp = (a >= 0 && a < t->n_nodes && b >= 0 && b < t->n_nodes) ? topo_port_to(t, (int32_t)a, (int32_t)b) : -1;
+    int lp = (a >= 0 && a < t->n_nodes && b >= 0 && b < t->n_nodes)
+                 ? topo_port_to(t, (int32_t)a, (int32_t)b)
+                 : -1;
     if (*end != ':' || lp < 0 || out->n_ports == 1024)
-      return drv_fail(2, "multiverse net: --trace-queues %s: expected NODE:PEER pairs of linked nodes\n", queues);
+      return drv_fail(
+          2, "multiverse net: --trace-queues %s: expected NODE:PEER pairs of linked nodes\n",
+          queues);
     ports[out->n_ports++] = t->port_off[a] + lp;
     s = *end2 == ',' ? end2 + 1 : end2;
-    if (*end2 && *end2 != ',') return drv_fail(2, "multiverse net: --trace-queues %s: bad list\n", queues);
+    if (*end2 && *end2 != ',')
+      return drv_fail(2, "multiverse net: --trace-queues %s: bad list\n", queues);
   }
   out->every = (int64_t)((every_us > 0 ? every_us : 10.0) * 1e6);
   out->max_samples = TRACE_MAX_SAMPLES;
@@ -54,7 +62,8 @@ int drv_trace_write(const eng_world_t *w, int e, const eng_trace_desc_t *tr, con
   int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports;
   for (int32_t k = 0; k < eng_trace_samples(w, e); k++) {
     fprintf(f, "%.6f", eng_trace_value(w, e, k, 0) / 1e6);
-    for (int32_t s = 1; s < nser; s++) fprintf(f, ",%.17g", eng_trace_value(w, e, k, s));
+    for (int32_t s = 1; s < nser; s++)
+      fprintf(f, ",%.17g", eng_trace_value(w, e, k, s));
     fprintf(f, "\n");
   }
   if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);

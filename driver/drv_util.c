@@ -23,6 +23,7 @@ int drv_load_params(const char *path, const char *const *sets, int n_sets, eng_p
   if (eng_params_defaults(path, p, err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
   for (int i = 0; i < n_sets; i++)
     if (eng_params_set(p, sets[i], err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
-  if (eng_params_check(p, err, sizeof err)) return drv_fail(2, "multiverse: network parameters: %s\n", err);
+  if (eng_params_check(p, err, sizeof err))
+    return drv_fail(2, "multiverse: network parameters: %s\n", err);
   return 0;
 }

@@ -22,9 +22,7 @@ ENG_INLINE int64_t cc_ser(int64_t bytes, double rate) {
  * `base_rtt` ps starts. */
 ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line, int64_t base_rtt) {
   s->line = line;
-  s->win = p->window > 0 ? (double)p->window
-           : p->window < 0 ? line * (double)base_rtt / 8e12
-                           : 0.0;
+  s->win = p->window > 0 ? (double)p->window : p->window < 0 ? line * (double)base_rtt / 8e12 : 0.0;
   s->next_send = 0;
   s->rc = s->rt = s->alpha = 0;
   s->t_alpha = s->t_inc = CC_NEVER;

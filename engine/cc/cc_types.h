@@ -27,59 +27,59 @@ typedef struct cc_int_t {
 
 /* Parameters of one experiment's congestion control. Rates bit/s, times ps. */
 typedef struct cc_params_t {
-  int32_t kind;          /* cc_kind_t */
+  int32_t kind; /* cc_kind_t */
   /* DCQCN (Zhu et al., SIGCOMM'15) */
-  double g;              /* alpha gain */
-  int64_t alpha_timer;   /* ps between alpha updates */
-  int64_t inc_timer;     /* ps between timer-driven rate increases */
-  int64_t byte_counter;  /* bytes between byte-driven rate increases */
-  int32_t fast_steps;    /* F: fast-recovery stages */
-  double rate_ai;        /* additive increase, bit/s */
-  double rate_hai;       /* hyper increase, bit/s */
-  double min_rate;       /* bit/s */
-  int64_t cnp_interval;  /* ps: receiver sends at most one CNP per flow per interval */
-  int64_t dec_interval;  /* ps: sender cuts its rate at most once per interval */
-  int32_t clamp_target;  /* 1: every cut sets RT = RC; 0: only after an increase stage */
-  int64_t window;        /* bytes in flight a rate-based flow may have; 0: none; -1: the
-                          * flow's bandwidth-delay product (NIC rate x base RTT) */
-  int32_t var_window;    /* 1: the window shrinks with the rate (window * RC / line) */
+  double g;             /* alpha gain */
+  int64_t alpha_timer;  /* ps between alpha updates */
+  int64_t inc_timer;    /* ps between timer-driven rate increases */
+  int64_t byte_counter; /* bytes between byte-driven rate increases */
+  int32_t fast_steps;   /* F: fast-recovery stages */
+  double rate_ai;       /* additive increase, bit/s */
+  double rate_hai;      /* hyper increase, bit/s */
+  double min_rate;      /* bit/s */
+  int64_t cnp_interval; /* ps: receiver sends at most one CNP per flow per interval */
+  int64_t dec_interval; /* ps: sender cuts its rate at most once per interval */
+  int32_t clamp_target; /* 1: every cut sets RT = RC; 0: only after an increase stage */
+  int64_t window;       /* bytes in flight a rate-based flow may have; 0: none; -1: the
+                         * flow's bandwidth-delay product (NIC rate x base RTT) */
+  int32_t var_window;   /* 1: the window shrinks with the rate (window * RC / line) */
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */
-  double dctcp_g;        /* alpha gain */
-  int64_t init_cwnd;     /* bytes */
+  double dctcp_g;    /* alpha gain */
+  int64_t init_cwnd; /* bytes */
   /* HPCC (Li et al., SIGCOMM'19) */
-  double eta;            /* target utilisation */
-  int32_t max_stage;     /* additive stages before a multiplicative update */
-  double hpcc_ai;        /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */
-  int32_t fast_react;    /* 1: react on every ACK (the reference window once per RTT) */
+  double eta;         /* target utilisation */
+  int32_t max_stage;  /* additive stages before a multiplicative update */
+  double hpcc_ai;     /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */
+  int32_t fast_react; /* 1: react on every ACK (the reference window once per RTT) */
 } cc_params_t;
 
 /* Sender-side state of one flow. */
 typedef struct cc_state_t {
-  double line;           /* bit/s of the sender's NIC */
-  double win;            /* bytes: the flow's window (rate-based CC); 0: none */
-  int64_t next_send;     /* ps: pacing, earliest next data packet */
+  double line;       /* bit/s of the sender's NIC */
+  double win;        /* bytes: the flow's window (rate-based CC); 0: none */
+  int64_t next_send; /* ps: pacing, earliest next data packet */
   /* DCQCN reaction point */
-  double rc, rt, alpha;  /* current rate, target rate (bit/s), alpha */
-  int64_t t_alpha;       /* ps: next alpha update; INT64_MAX: off */
-  int64_t t_inc;         /* ps: next timer-driven increase; INT64_MAX: off */
-  int64_t last_cut;      /* ps of the last rate cut; -1: none */
-  int64_t bytes;         /* bytes sent since the last byte-counter stage */
+  double rc, rt, alpha;     /* current rate, target rate (bit/s), alpha */
+  int64_t t_alpha;          /* ps: next alpha update; INT64_MAX: off */
+  int64_t t_inc;            /* ps: next timer-driven increase; INT64_MAX: off */
+  int64_t last_cut;         /* ps of the last rate cut; -1: none */
+  int64_t bytes;            /* bytes sent since the last byte-counter stage */
   int32_t stage_t, stage_b; /* timer and byte-counter stages since the last cut */
-  int32_t cnp_seen;      /* a CNP arrived since the last alpha update */
+  int32_t cnp_seen;         /* a CNP arrived since the last alpha update */
   /* DCTCP */
-  double cwnd;           /* bytes */
-  double ssthresh;       /* bytes */
+  double cwnd;     /* bytes */
+  double ssthresh; /* bytes */
   double d_alpha;
-  uint32_t win_end;      /* sequence that closes the current observation window */
-  uint32_t acked, marked;/* packets acknowledged / ECE-echoed in the window */
-  int32_t cut;           /* the window was already cut */
+  uint32_t win_end;       /* sequence that closes the current observation window */
+  uint32_t acked, marked; /* packets acknowledged / ECE-echoed in the window */
+  int32_t cut;            /* the window was already cut */
   /* HPCC */
-  double w, wc, u;       /* window and reference window (bytes), normalised inflight */
-  double w_ai;           /* bytes */
-  int64_t base_rtt;      /* ps: T */
+  double w, wc, u;  /* window and reference window (bytes), normalised inflight */
+  double w_ai;      /* bytes */
+  int64_t base_rtt; /* ps: T */
   int32_t inc_stage;
-  uint32_t last_update;  /* sequence after which the reference window updates again */
-  cc_int_t last;         /* the previous ACK's telemetry */
+  uint32_t last_update; /* sequence after which the reference window updates again */
+  cc_int_t last;        /* the previous ACK's telemetry */
 } cc_state_t;
 
 #endif

@@ -34,7 +34,8 @@ static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l) {
   int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
   int64_t need = (span + eng_ser(min_wire, l->rate_bps) - 1) / eng_ser(min_wire, l->rate_bps) + 2;
   uint32_t cap = 1;
-  while ((int64_t)cap < need) cap <<= 1;
+  while ((int64_t)cap < need)
+    cap <<= 1;
   return cap;
 }
 
@@ -71,7 +72,8 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
       w->n[ENG_T_pool] += build_node_slots(t, p, i);
       w->n[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
     }
-    for (int32_t l = 0; l < t->n_links; l++) w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
+    for (int32_t l = 0; l < t->n_links; l++)
+      w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
     const eng_trace_desc_t *tr = d->exps[e].trace;
     if (tr && tr->every > 0) {
       int64_t nser = 1 + 2 * (int64_t)tr->n_flows + tr->n_ports;
@@ -81,7 +83,8 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
   }
   w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
   int hpcc = 0;
-  for (int32_t e = 0; e < d->n_exps; e++) hpcc |= d->exps[e].params->ccp.kind == CC_HPCC;
+  for (int32_t e = 0; e < d->n_exps; e++)
+    hpcc |= d->exps[e].params->ccp.kind == CC_HPCC;
   w->n[ENG_T_pint] = hpcc ? w->n[ENG_T_pool] : 0;
   w->n[ENG_T_rint] = hpcc ? w->n[ENG_T_ring] : 0;
   if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
@@ -183,8 +186,10 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
 
   /* Flows grouped by sender, file order within a sender. */
   int32_t *first = calloc((size_t)t->n_nodes + 1, sizeof *first);
-  for (int32_t i = 0; i < fl->n; i++) first[fl->f[i].src + 1]++;
-  for (int32_t i = 0; i < t->n_nodes; i++) first[i + 1] += first[i];
+  for (int32_t i = 0; i < fl->n; i++)
+    first[fl->f[i].src + 1]++;
+  for (int32_t i = 0; i < t->n_nodes; i++)
+    first[i + 1] += first[i];
   int32_t *fill = malloc(((size_t)t->n_nodes + 1) * sizeof *fill);
   memcpy(fill, first, ((size_t)t->n_nodes + 1) * sizeof *fill);
   int64_t t0 = INT64_MAX;
@@ -207,7 +212,8 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     int64_t line = 0; /* the sender's fastest NIC port */
     for (int32_t q = t->port_off[tf->src]; q < t->port_off[tf->src + 1]; q++)
       if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&c->flow_cc[f], &p->ccp, (double)line, cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, tf) : 0);
+    cc_init(&c->flow_cc[f], &p->ccp, (double)line,
+            cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, tf) : 0);
     if (tf->start_ps < t0) t0 = tf->start_ps;
   }
   c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;
@@ -229,11 +235,13 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->node_route_row[x] = r->row[i] < 0 ? -1 : b->route + r->row[i] * r->n_groups;
     c->node_set_base[x] = b->set + (int32_t)r->set_base[i];
     c->node_group[x] = r->host_group[i];
-    c->node_edge_node[x] = r->host_edge_port[i] >= 0 ? b->node + r->group_node[r->host_group[i]] : -1;
+    c->node_edge_node[x] =
+        r->host_edge_port[i] >= 0 ? b->node + r->group_node[r->host_group[i]] : -1;
     c->node_edge_port[x] = r->host_edge_port[i];
     c->node_flet_off[x] = b->flet;
     if (t->forwards[i]) {
-      for (int32_t j = 0; j < ENG_FLOWLETS; j++) c->flet_entry[b->flet + j].port = -1;
+      for (int32_t j = 0; j < ENG_FLOWLETS; j++)
+        c->flet_entry[b->flet + j].port = -1;
       b->flet += ENG_FLOWLETS;
     }
     c->node_sw_free[x] = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
@@ -270,9 +278,12 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->port_pfc_mask[pr] = 2 * cap - 1;
   }
 
-  for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++) c->route_set[b->route + i] = r->table[i];
-  for (uint32_t s = 0; s <= r->n_sets; s++) c->set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
-  for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++) c->setport_port[b->setport + (int32_t)s] = r->set_ports[s];
+  for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++)
+    c->route_set[b->route + i] = r->table[i];
+  for (uint32_t s = 0; s <= r->n_sets; s++)
+    c->set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
+  for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++)
+    c->setport_port[b->setport + (int32_t)s] = r->set_ports[s];
 
   build_trace(w, e, xd, b);
   b->node += t->n_nodes;
@@ -290,13 +301,14 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   w->n_exps = d->n_exps;
   eng_cols_alloc(w);
   w->exp_flow_file = calloc((size_t)w->n[ENG_T_flow] + 1, sizeof(int32_t));
-  if (!eng_cols_ok(w) || !w->exp_flow_file)
-    goto fail_oom;
+  if (!eng_cols_ok(w) || !w->exp_flow_file) goto fail_oom;
   build_base_t b = {0};
-  for (int32_t e = 0; e < d->n_exps; e++) build_exp(w, e, &d->exps[e], &b);
+  for (int32_t e = 0; e < d->n_exps; e++)
+    build_exp(w, e, &d->exps[e], &b);
   return w;
 fail_oom:
-  snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)", w ? eng_world_bytes(w) : 0);
+  snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)",
+           w ? eng_world_bytes(w) : 0);
 fail:
   eng_world_destroy(w);
   return NULL;

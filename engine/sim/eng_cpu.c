@@ -24,12 +24,16 @@ int eng_run_cpu(eng_world_t *w) {
   eng_progress_begin(&pg);
   for (int64_t window = 1; running; window++) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (int32_t x = 0; x < nn; x++) eng_node_step(c, x);
+    for (int32_t x = 0; x < nn; x++)
+      eng_node_step(c, x);
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int32_t p = 0; p < np; p++) eng_port_commit(c, p);
-    for (int32_t s = 0; s < ns; s++) eng_trace_sample(c, s);
+    for (int32_t p = 0; p < np; p++)
+      eng_port_commit(c, p);
+    for (int32_t s = 0; s < ns; s++)
+      eng_trace_sample(c, s);
     running = 0;
-    for (int32_t e = 0; e < ne; e++) running |= eng_exp_advance(c, e);
+    for (int32_t e = 0; e < ne; e++)
+      running |= eng_exp_advance(c, e);
     if ((window & 1023) == 0 && eng_progress_due(&pg))
       eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
   }

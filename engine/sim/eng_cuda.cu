@@ -15,8 +15,8 @@ extern "C" {
   do {                                                                                             \
     cudaError_t err_ = (call);                                                                     \
     if (err_ != cudaSuccess) {                                                                     \
-      fprintf(stderr, "%s:%d: CUDA error: %s (%s)\n", __FILE__, __LINE__, cudaGetErrorString(err_), \
-              #call);                                                                              \
+      fprintf(stderr, "%s:%d: CUDA error: %s (%s)\n", __FILE__, __LINE__,                          \
+              cudaGetErrorString(err_), #call);                                                    \
       abort();                                                                                     \
     }                                                                                              \
   } while (0)
@@ -74,10 +74,10 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
    * where the run wrote it first: it is allocated on the GPU, never copied. */
 #define ENG_UP(tab, type, name)                                                                    \
-  CUDA_CHECK(cudaMalloc((void **)&d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type))));      \
+  CUDA_CHECK(cudaMalloc((void **)&d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type))));       \
   if (!eng_table_is_storage(ENG_T_##tab))                                                          \
-    CUDA_CHECK(cudaMemcpy(d.tab##_##name, w->c.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type)), \
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d.tab##_##name, w->c.tab##_##name,                                       \
+                          col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyHostToDevice));
   ENG_COLUMNS(ENG_UP)
 #undef ENG_UP
   double t1 = now_s();
@@ -107,7 +107,8 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     if (running && eng_progress_due(&pg)) {
       CUDA_CHECK(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)ne,
                             cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)ne, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)ne, cudaMemcpyDeviceToHost));
       eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, ne);
     }
     if (chunk < 256) chunk *= 2;
@@ -115,8 +116,8 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   double t2 = now_s();
 #define ENG_DOWN(tab, type, name)                                                                  \
   if (!eng_table_is_storage(ENG_T_##tab))                                                          \
-    CUDA_CHECK(cudaMemcpy(w->c.tab##_##name, d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type)), \
-                          cudaMemcpyDeviceToHost));                                                \
+    CUDA_CHECK(cudaMemcpy(w->c.tab##_##name, d.tab##_##name,                                       \
+                          col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyDeviceToHost));       \
   CUDA_CHECK(cudaFree(d.tab##_##name));
   ENG_COLUMNS(ENG_DOWN)
 #undef ENG_DOWN

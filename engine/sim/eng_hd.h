@@ -31,7 +31,8 @@ ENG_INLINE void eng_flag_raise(uint8_t *p) {
 #else
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
   int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (v < cur &&
+         !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
 ENG_INLINE void eng_atomic_add_i64(int64_t *p, int64_t v) {

@@ -55,8 +55,9 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t e = k->e;
   uint32_t psn = c->flow_snd_nxt[f];
-  eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
-                              eng_payload(c->flow_bytes[f], psn, c->exp_mtu[e]) + c->exp_header[e], 0);
+  eng_pkt_t pk =
+      eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
+                   eng_payload(c->flow_bytes[f], psn, c->exp_mtu[e]) + c->exp_header[e], 0);
   c->flow_snd_nxt[f] = psn + 1;
   if (psn < c->flow_max_sent[f]) {
     c->node_c_retx[k->x]++;
@@ -114,7 +115,8 @@ ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uin
   for (int j = 0; j < ENG_RX_WORDS; j++) /* drop the bit of rcv itself */
     m->w[j] = (m->w[j] >> 1) | (j + 1 < ENG_RX_WORDS ? m->w[j + 1] << 63 : 0);
   c->flow_rcv_nxt[f] = rcv;
-  if (rcv / every > old / every || rcv == c->flow_npkts[f]) eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
+  if (rcv / every > old / every || rcv == c->flow_npkts[f])
+    eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
 }
 
 /* Receiver: data packet pk (telemetry `in`) of flow f arrived at its

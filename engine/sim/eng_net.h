@@ -11,9 +11,9 @@
 /* What one node's step works with: its row, its experiment, its clock. */
 typedef struct eng_ctx_t {
   eng_cols_t *c;
-  int32_t x;        /* node row */
-  int32_t e;        /* experiment row */
-  int32_t xid;      /* node id within the experiment (hash and RNG key) */
+  int32_t x;   /* node row */
+  int32_t e;   /* experiment row */
+  int32_t xid; /* node id within the experiment (hash and RNG key) */
   uint64_t seed;
   int64_t now;      /* ps */
   int64_t emit_min; /* earliest arrival this step put on a link, ps */

@@ -21,7 +21,7 @@ typedef enum {
   KIND_PS_US,    /* int64 ps, given in us */
   KIND_PS_S,     /* int64 ps, given in s */
   KIND_LB,
-  KIND_CC,       /* a preset name (jobs/presets/network.json cc_presets) or none */
+  KIND_CC, /* a preset name (jobs/presets/network.json cc_presets) or none */
 } param_kind_t;
 
 /* Every key `--set` and the job file accept, in canonical (sorted) order. */
@@ -33,8 +33,10 @@ typedef struct param_key_t {
 
 #define OFF(f) offsetof(eng_params_t, f)
 static const param_key_t keys[] = {
-    {"ack_every", KIND_INT, OFF(ack_every)},      {"buffer_mb", KIND_BYTES_MB, OFF(buffer)},
-    {"cc", KIND_CC, OFF(ccp.kind)},               {"ctrl_bytes", KIND_INT, OFF(ctrl_bytes)},
+    {"ack_every", KIND_INT, OFF(ack_every)},
+    {"buffer_mb", KIND_BYTES_MB, OFF(buffer)},
+    {"cc", KIND_CC, OFF(ccp.kind)},
+    {"ctrl_bytes", KIND_INT, OFF(ctrl_bytes)},
     {"dcqcn_alpha_timer_us", KIND_PS_US, OFF(ccp.alpha_timer)},
     {"dcqcn_byte_counter_kb", KIND_BYTES_KB, OFF(ccp.byte_counter)},
     {"dcqcn_clamp_target", KIND_BOOL, OFF(ccp.clamp_target)},
@@ -50,18 +52,27 @@ static const param_key_t keys[] = {
     {"dcqcn_window_kb", KIND_BYTES_KB, OFF(ccp.window)},
     {"dctcp_g", KIND_REAL, OFF(ccp.dctcp_g)},
     {"dctcp_init_cwnd_kb", KIND_BYTES_KB, OFF(ccp.init_cwnd)},
-    {"ecn", KIND_BOOL, OFF(ecn)},                 {"ecn_kmax_kb", KIND_BYTES_KB, OFF(ecn_kmax)},
-    {"ecn_kmin_kb", KIND_BYTES_KB, OFF(ecn_kmin)}, {"ecn_pmax", KIND_REAL, OFF(ecn_pmax)},
+    {"ecn", KIND_BOOL, OFF(ecn)},
+    {"ecn_kmax_kb", KIND_BYTES_KB, OFF(ecn_kmax)},
+    {"ecn_kmin_kb", KIND_BYTES_KB, OFF(ecn_kmin)},
+    {"ecn_pmax", KIND_REAL, OFF(ecn_pmax)},
     {"flowlet_gap_us", KIND_PS_US, OFF(flowlet_gap)},
-    {"header", KIND_INT, OFF(header)},            {"host_slots", KIND_INT, OFF(host_slots)},
-    {"hpcc_ai_mbps", KIND_MBPS, OFF(ccp.hpcc_ai)}, {"hpcc_eta", KIND_REAL, OFF(ccp.eta)},
+    {"header", KIND_INT, OFF(header)},
+    {"host_slots", KIND_INT, OFF(host_slots)},
+    {"hpcc_ai_mbps", KIND_MBPS, OFF(ccp.hpcc_ai)},
+    {"hpcc_eta", KIND_REAL, OFF(ccp.eta)},
     {"hpcc_fast_react", KIND_BOOL, OFF(ccp.fast_react)},
     {"hpcc_max_stage", KIND_INT, OFF(ccp.max_stage)},
-    {"lb", KIND_LB, OFF(lb)},                     {"max_time_s", KIND_PS_S, OFF(max_time)},
-    {"mtu", KIND_INT, OFF(mtu)},                  {"pfc", KIND_BOOL, OFF(pfc)},
-    {"pfc_alpha", KIND_REAL, OFF(pfc_alpha)},     {"pfc_resume_kb", KIND_BYTES_KB, OFF(pfc_resume)},
-    {"pfc_xoff_kb", KIND_BYTES_KB, OFF(pfc_xoff)}, {"pool_pkts", KIND_INT, OFF(pool_pkts)},
-    {"reorder", KIND_BOOL, OFF(reorder)},         {"ring_cap", KIND_INT, OFF(ring_cap)},
+    {"lb", KIND_LB, OFF(lb)},
+    {"max_time_s", KIND_PS_S, OFF(max_time)},
+    {"mtu", KIND_INT, OFF(mtu)},
+    {"pfc", KIND_BOOL, OFF(pfc)},
+    {"pfc_alpha", KIND_REAL, OFF(pfc_alpha)},
+    {"pfc_resume_kb", KIND_BYTES_KB, OFF(pfc_resume)},
+    {"pfc_xoff_kb", KIND_BYTES_KB, OFF(pfc_xoff)},
+    {"pool_pkts", KIND_INT, OFF(pool_pkts)},
+    {"reorder", KIND_BOOL, OFF(reorder)},
+    {"ring_cap", KIND_INT, OFF(ring_cap)},
     {"rto_us", KIND_PS_US, OFF(rto)},
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
@@ -73,7 +84,8 @@ static const param_key_t *param_find(const char *name) {
 }
 
 /* Sets key k from a number (or -1 meaning "derive"); scaled to the stored unit. */
-static int param_set_number(eng_params_t *p, const param_key_t *k, double v, char *err, size_t errlen) {
+static int param_set_number(eng_params_t *p, const param_key_t *k, double v, char *err,
+                            size_t errlen) {
   char *base = (char *)p + k->off;
   switch (k->kind) {
   case KIND_INT:
@@ -135,20 +147,28 @@ static int params_apply_preset(eng_params_t *p, const char *name, char *err, siz
   return -1;
 }
 
-static int param_set_text(eng_params_t *p, const param_key_t *k, const char *s, char *err, size_t errlen) {
+static int param_set_text(eng_params_t *p, const param_key_t *k, const char *s, char *err,
+                          size_t errlen) {
   char *base = (char *)p + k->off;
   if (k->kind == KIND_LB) {
-    if (strcmp(s, "ecmp") == 0) *(eng_lb_t *)base = ENG_LB_ECMP;
-    else if (strcmp(s, "spray") == 0) *(eng_lb_t *)base = ENG_LB_SPRAY;
-    else if (strcmp(s, "adaptive") == 0) *(eng_lb_t *)base = ENG_LB_ADAPTIVE;
-    else goto bad;
+    if (strcmp(s, "ecmp") == 0)
+      *(eng_lb_t *)base = ENG_LB_ECMP;
+    else if (strcmp(s, "spray") == 0)
+      *(eng_lb_t *)base = ENG_LB_SPRAY;
+    else if (strcmp(s, "adaptive") == 0)
+      *(eng_lb_t *)base = ENG_LB_ADAPTIVE;
+    else
+      goto bad;
     return 0;
   }
   if (k->kind == KIND_CC) return params_apply_preset(p, s, err, errlen);
   if (k->kind == KIND_BOOL) {
-    if (strcmp(s, "true") == 0 || strcmp(s, "on") == 0 || strcmp(s, "1") == 0) *(int32_t *)base = 1;
-    else if (strcmp(s, "false") == 0 || strcmp(s, "off") == 0 || strcmp(s, "0") == 0) *(int32_t *)base = 0;
-    else goto bad;
+    if (strcmp(s, "true") == 0 || strcmp(s, "on") == 0 || strcmp(s, "1") == 0)
+      *(int32_t *)base = 1;
+    else if (strcmp(s, "false") == 0 || strcmp(s, "off") == 0 || strcmp(s, "0") == 0)
+      *(int32_t *)base = 0;
+    else
+      goto bad;
     return 0;
   }
   errno = 0;
@@ -164,13 +184,15 @@ bad:
   return -1;
 }
 
-static int params_ecn_table(const char *path, json_t *tab, eng_params_t *p, char *err, size_t errlen) {
+static int params_ecn_table(const char *path, json_t *tab, eng_params_t *p, char *err,
+                            size_t errlen) {
   const char *speed;
   json_t *row;
   p->n_ecn_rows = 0;
   json_object_foreach(tab, speed, row) {
     if (p->n_ecn_rows == ENG_ECN_ROWS_MAX || !json_is_array(row) || json_array_size(row) != 3) {
-      snprintf(err, errlen, "%s: ecn_by_link_gbps.%s: expected [kmin_KB, kmax_KB, pmax]", path, speed);
+      snprintf(err, errlen, "%s: ecn_by_link_gbps.%s: expected [kmin_KB, kmax_KB, pmax]", path,
+               speed);
       return -1;
     }
     eng_ecn_row_t *r = &p->ecn_table[p->n_ecn_rows++];
@@ -189,7 +211,8 @@ static int params_ecn_table(const char *path, json_t *tab, eng_params_t *p, char
   return 0;
 }
 
-static int param_set_json(eng_params_t *p, const param_key_t *k, json_t *v, char *err, size_t errlen) {
+static int param_set_json(eng_params_t *p, const param_key_t *k, json_t *v, char *err,
+                          size_t errlen) {
   if (json_is_string(v)) return param_set_text(p, k, json_string_value(v), err, errlen);
   if (json_is_boolean(v)) return param_set_number(p, k, json_is_true(v), err, errlen);
   if (json_is_number(v)) return param_set_number(p, k, json_number_value(v), err, errlen);
@@ -199,7 +222,8 @@ static int param_set_json(eng_params_t *p, const param_key_t *k, json_t *v, char
 
 /* cc_presets: {"name": {"kind": "dcqcn", "dcqcn_g": ..., "ecn_kmin_kb": ...}} or
  * {"alias": "name"}; each value is a --set key. */
-static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, char *err, size_t errlen) {
+static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, char *err,
+                             size_t errlen) {
   const char *name;
   json_t *pre;
   char sub[256];
@@ -217,7 +241,8 @@ static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, cha
           found = 1;
         }
       if (!found) {
-        snprintf(err, errlen, "%s: cc_presets.%s: no earlier preset '%s'", path, name, json_string_value(pre));
+        snprintf(err, errlen, "%s: cc_presets.%s: no earlier preset '%s'", path, name,
+                 json_string_value(pre));
         return -1;
       }
       snprintf(q->name, sizeof q->name, "%s", name);
@@ -233,7 +258,8 @@ static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, cha
     for (int i = 0; kind && i < (int)(sizeof cc_names / sizeof cc_names[0]); i++)
       if (strcmp(cc_names[i], kind) == 0) k = i;
     if (k <= 0) {
-      snprintf(err, errlen, "%s: cc_presets.%s.kind: expected \"dcqcn\", \"dctcp\" or \"hpcc\"", path, name);
+      snprintf(err, errlen, "%s: cc_presets.%s.kind: expected \"dcqcn\", \"dctcp\" or \"hpcc\"",
+               path, name);
       return -1;
     }
     scratch.ccp.kind = k;
@@ -243,7 +269,8 @@ static int params_cc_presets(const char *path, json_t *obj, eng_params_t *p, cha
       if (strcmp(key, "kind") == 0 || strcmp(key, "source") == 0) continue;
       const param_key_t *pk = param_find(key);
       if (!pk || pk->kind == KIND_CC || param_set_json(&scratch, pk, v, sub, sizeof sub)) {
-        snprintf(err, errlen, "%s: cc_presets.%s.%s: %s", path, name, key, pk ? sub : "unknown key");
+        snprintf(err, errlen, "%s: cc_presets.%s.%s: %s", path, name, key,
+                 pk ? sub : "unknown key");
         return -1;
       }
     }
@@ -327,20 +354,32 @@ int eng_params_set(eng_params_t *p, const char *kv, char *err, size_t errlen) {
 
 int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
   const char *why = NULL;
-  if (p->mtu < 1 || p->mtu + p->header > 65000) why = "mtu: must be 1..65000-header bytes";
-  else if (p->header < 0) why = "header: must be >= 0";
-  else if (p->ctrl_bytes < 1 || p->ctrl_bytes > 65000) why = "ctrl_bytes: must be 1..65000";
-  else if (p->buffer < p->mtu + p->header) why = "buffer_mb: must hold at least one packet";
-  else if (p->pool_pkts < 0 || p->host_slots < 1) why = "pool_pkts/host_slots: must be positive";
-  else if (p->pfc_xoff < 0 || p->pfc_resume < 0) why = "pfc_xoff_kb/pfc_resume_kb: must be >= 0";
-  else if (!(p->pfc_alpha > 0 && p->pfc_alpha <= 64)) why = "pfc_alpha: must be in (0, 64]";
-  else if (p->ecn_pmax > 1) why = "ecn_pmax: must be <= 1";
+  if (p->mtu < 1 || p->mtu + p->header > 65000)
+    why = "mtu: must be 1..65000-header bytes";
+  else if (p->header < 0)
+    why = "header: must be >= 0";
+  else if (p->ctrl_bytes < 1 || p->ctrl_bytes > 65000)
+    why = "ctrl_bytes: must be 1..65000";
+  else if (p->buffer < p->mtu + p->header)
+    why = "buffer_mb: must hold at least one packet";
+  else if (p->pool_pkts < 0 || p->host_slots < 1)
+    why = "pool_pkts/host_slots: must be positive";
+  else if (p->pfc_xoff < 0 || p->pfc_resume < 0)
+    why = "pfc_xoff_kb/pfc_resume_kb: must be >= 0";
+  else if (!(p->pfc_alpha > 0 && p->pfc_alpha <= 64))
+    why = "pfc_alpha: must be in (0, 64]";
+  else if (p->ecn_pmax > 1)
+    why = "ecn_pmax: must be <= 1";
   else if (p->ecn_kmin >= 0 && p->ecn_kmax >= 0 && p->ecn_kmax < p->ecn_kmin)
     why = "ecn_kmax_kb: must not be below ecn_kmin_kb";
-  else if (p->ecn_kmax > ((int64_t)1 << 31)) why = "ecn_kmax_kb: must be below 2 GiB";
-  else if (p->ack_every < 1) why = "ack_every: must be >= 1";
-  else if (p->rto < 1) why = "rto_us: must be > 0";
-  else if (p->flowlet_gap < 0) why = "flowlet_gap_us: must be >= 0";
+  else if (p->ecn_kmax > ((int64_t)1 << 31))
+    why = "ecn_kmax_kb: must be below 2 GiB";
+  else if (p->ack_every < 1)
+    why = "ack_every: must be >= 1";
+  else if (p->rto < 1)
+    why = "rto_us: must be > 0";
+  else if (p->flowlet_gap < 0)
+    why = "flowlet_gap_us: must be >= 0";
   else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)
     why = "max_time_s: must be in (0, 1e6] s";
   else if (p->ring_cap < 0 || (p->ring_cap & (p->ring_cap - 1)))
@@ -349,21 +388,30 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     why = "ecn: no ECN table and no explicit ecn_kmin_kb/ecn_kmax_kb/ecn_pmax";
   const cc_params_t *c = &p->ccp;
   if (!why && c->kind == CC_DCQCN) {
-    if (!(c->g > 0 && c->g <= 1)) why = "dcqcn_g: must be in (0, 1]";
-    else if (c->alpha_timer < 1 || c->inc_timer < 1) why = "dcqcn timers: must be > 0";
-    else if (c->byte_counter < 1) why = "dcqcn_byte_counter_kb: must be > 0";
-    else if (c->fast_steps < 0) why = "dcqcn_fast_steps: must be >= 0";
+    if (!(c->g > 0 && c->g <= 1))
+      why = "dcqcn_g: must be in (0, 1]";
+    else if (c->alpha_timer < 1 || c->inc_timer < 1)
+      why = "dcqcn timers: must be > 0";
+    else if (c->byte_counter < 1)
+      why = "dcqcn_byte_counter_kb: must be > 0";
+    else if (c->fast_steps < 0)
+      why = "dcqcn_fast_steps: must be >= 0";
     else if (!(c->rate_ai >= 0 && c->rate_hai >= 0 && c->min_rate >= 1e6))
       why = "dcqcn rates: increases >= 0, dcqcn_min_rate_mbps >= 1";
-    else if (c->cnp_interval < 0 || c->dec_interval < 0) why = "dcqcn intervals: must be >= 0";
+    else if (c->cnp_interval < 0 || c->dec_interval < 0)
+      why = "dcqcn intervals: must be >= 0";
   }
   if (!why && c->kind == CC_HPCC) {
-    if (!(c->eta > 0 && c->eta <= 1)) why = "hpcc_eta: must be in (0, 1]";
-    else if (c->max_stage < 0) why = "hpcc_max_stage: must be >= 0";
+    if (!(c->eta > 0 && c->eta <= 1))
+      why = "hpcc_eta: must be in (0, 1]";
+    else if (c->max_stage < 0)
+      why = "hpcc_max_stage: must be >= 0";
   }
   if (!why && c->kind == CC_DCTCP) {
-    if (!(c->dctcp_g > 0 && c->dctcp_g <= 1)) why = "dctcp_g: must be in (0, 1]";
-    else if (c->init_cwnd < 1) why = "dctcp_init_cwnd_kb: must be > 0";
+    if (!(c->dctcp_g > 0 && c->dctcp_g <= 1))
+      why = "dctcp_g: must be in (0, 1]";
+    else if (c->init_cwnd < 1)
+      why = "dctcp_init_cwnd_kb: must be > 0";
   }
   if (why) {
     snprintf(err, errlen, "%s", why);
@@ -389,7 +437,7 @@ int eng_params_canonical(const eng_params_t *p, char *buf, size_t len) {
       n += (size_t)snprintf(at, room, "%s\"%s\":\"%s\"", sep, keys[i].name,
                             *(const eng_lb_t *)base == ENG_LB_SPRAY      ? "spray"
                             : *(const eng_lb_t *)base == ENG_LB_ADAPTIVE ? "adaptive"
-                                                                          : "ecmp");
+                                                                         : "ecmp");
       break;
     case KIND_CC:
       n += (size_t)snprintf(at, room, "%s\"%s\":\"%s\"", sep, keys[i].name,
@@ -400,16 +448,17 @@ int eng_params_canonical(const eng_params_t *p, char *buf, size_t len) {
       n += (size_t)snprintf(at, room, "%s\"%s\":%.17g", sep, keys[i].name, *(const double *)base);
       break;
     default: /* stored as int64 bytes or ps: exact */
-      n += (size_t)snprintf(at, room, "%s\"%s\":%lld", sep, keys[i].name, (long long)*(const int64_t *)base);
+      n += (size_t)snprintf(at, room, "%s\"%s\":%lld", sep, keys[i].name,
+                            (long long)*(const int64_t *)base);
       break;
     }
     if (strcmp(keys[i].name, "ecn_pmax") == 0) { /* the table, in its sorted place */
       n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, ",\"ecn_table\":[");
       for (int r = 0; r < p->n_ecn_rows; r++)
-        n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s[%lld,%lld,%lld,%.17g]",
-                              r ? "," : "", (long long)p->ecn_table[r].gbps,
-                              (long long)p->ecn_table[r].kmin, (long long)p->ecn_table[r].kmax,
-                              p->ecn_table[r].pmax);
+        n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+                              "%s[%lld,%lld,%lld,%.17g]", r ? "," : "",
+                              (long long)p->ecn_table[r].gbps, (long long)p->ecn_table[r].kmin,
+                              (long long)p->ecn_table[r].kmax, p->ecn_table[r].pmax);
       n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "]");
     }
   }
@@ -417,7 +466,8 @@ int eng_params_canonical(const eng_params_t *p, char *buf, size_t len) {
   return (int)n;
 }
 
-void eng_params_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t *kmax, double *pmax) {
+void eng_params_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t *kmax,
+                        double *pmax) {
   const eng_ecn_row_t *row = p->n_ecn_rows ? &p->ecn_table[0] : NULL;
   for (int i = 0; i < p->n_ecn_rows; i++)
     if (p->ecn_table[i].gbps * 1000000000LL <= rate_bps) row = &p->ecn_table[i];

@@ -174,7 +174,8 @@ ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
   int32_t p0 = k->c->node_port_off[k->x], np = k->c->node_n_ports[k->x];
-  for (int32_t lp = 0; lp < np; lp++) k->c->port_key[p0 + lp] = eng_port_key(k, lp);
+  for (int32_t lp = 0; lp < np; lp++)
+    k->c->port_key[p0 + lp] = eng_port_key(k, lp);
 }
 
 /* Between two steps of a node only its incoming links change (the peers
@@ -188,14 +189,15 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
     int64_t key = c->port_key[p0 + lp];
     uint32_t h = c->port_ring_head[in];
     if (h != c->port_ring_pub[in]) {
-      int64_t a = eng_key(c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t,
-                          ENG_EV_ARRIVE);
+      int64_t a =
+          eng_key(c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t,
+                  ENG_EV_ARRIVE);
       if (a < key) key = a;
     }
     h = c->port_pfc_head[in];
     if (h != c->port_pfc_pub[in]) {
-      int64_t f = eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])],
-                          ENG_EV_PFC);
+      int64_t f =
+          eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])], ENG_EV_PFC);
       if (f < key) key = f;
     }
     k->c->port_key[p0 + lp] = key;
@@ -295,7 +297,9 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
   case ENG_TR_CC: {
     const cc_state_t *st = &c->flow_cc[r];
     int32_t kind = c->exp_ccp[e].kind;
-    v = kind == CC_DCTCP ? st->cwnd : kind == CC_HPCC ? st->w * 8e12 / (double)st->base_rtt : st->rc;
+    v = kind == CC_DCTCP  ? st->cwnd
+        : kind == CC_HPCC ? st->w * 8e12 / (double)st->base_rtt
+                          : st->rc;
     break;
   }
   default:

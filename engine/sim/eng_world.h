@@ -40,9 +40,9 @@ typedef struct eng_rxmap_t {
 
 /* A relay's flowlet entry (adaptive load balancing). */
 typedef struct eng_flowlet_t {
-  int64_t last;  /* ps of the flow's last packet here */
-  uint32_t key;  /* flow index * 2 + direction */
-  int32_t port;  /* local port of the current flowlet; -1: empty */
+  int64_t last; /* ps of the flow's last packet here */
+  uint32_t key; /* flow index * 2 + direction */
+  int32_t port; /* local port of the current flowlet; -1: empty */
 } eng_flowlet_t;
 
 typedef enum eng_pkt_type_t {
@@ -76,149 +76,149 @@ typedef enum eng_fail_t {
 
 /* X(table, type, name): tables are exp, node, port, flow, pool, ring, pfc,
  * route, set, setport (each has its own row count in eng_world_t.n). */
-#define ENG_COLUMNS(X)                                                                           \
-  /* experiment table */                                                                         \
-  X(exp, uint64_t, seed)      /* counter-based RNG key */                                        \
-  X(exp, int64_t, window)     /* ps: smallest link delay */                                      \
-  X(exp, int64_t, t)          /* ps: start of the current window */                              \
-  X(exp, int64_t, t_end)      /* ps: end of the current window */                                \
-  X(exp, int64_t, next_t)     /* ps: earliest pending event (reduced with atomic min) */         \
-  X(exp, int64_t, max_time)   /* ps */                                                           \
-  X(exp, int32_t, status)     /* eng_status_t */                                                 \
-  X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */               \
-  X(exp, int64_t, flows_done) /* reduced with atomic add */                                      \
-  X(exp, int32_t, n_flows)                                                                       \
-  X(exp, int32_t, flow_off)                                                                      \
-  X(exp, int32_t, node_off)                                                                      \
-  X(exp, int32_t, n_nodes)                                                                       \
-  X(exp, int64_t, windows)    /* windows stepped */                                              \
-  X(exp, int32_t, mtu)        /* payload bytes */                                                \
-  X(exp, int32_t, header)     /* bytes */                                                        \
-  X(exp, int32_t, ctrl_bytes) /* bytes */                                                        \
-  X(exp, int64_t, buffer)     /* bytes per switch */                                             \
-  X(exp, int32_t, pfc)                                                                           \
-  X(exp, int64_t, pfc_xoff)   /* bytes; 0: dynamic */                                            \
-  X(exp, int64_t, pfc_a16)    /* dynamic threshold factor * 2^16 */                              \
-  X(exp, int64_t, pfc_resume) /* bytes */                                                        \
-  X(exp, int32_t, ecn)                                                                           \
-  X(exp, int32_t, lb)         /* eng_lb_t */                                                     \
-  X(exp, cc_params_t, ccp)    /* congestion control */                                           \
-  X(exp, int32_t, ack_every)                                                                     \
-  X(exp, int32_t, reorder)    /* re-order tolerant receivers */                                  \
-  X(exp, int64_t, flowlet_gap) /* ps: adaptive load balancing's flowlet timeout */               \
-  X(exp, int64_t, rto)        /* ps */                                                           \
-  /* node table (hosts and switches) */                                                          \
-  X(node, int32_t, exp)                                                                          \
-  X(node, int32_t, id)        /* node id within its experiment */                                \
-  X(node, uint8_t, is_switch)                                                                    \
-  X(node, int32_t, port_off)  /* first port row */                                               \
-  X(node, int32_t, n_ports)                                                                      \
-  X(node, int64_t, now)       /* ps: time of the last event processed */                         \
-  X(node, uint8_t, keys_ok)   /* its ports' cached event keys are current */                     \
-  X(node, int64_t, next)      /* ps: its next own event when its step ended */                   \
-  X(node, uint8_t, woken)     /* a link into it published something since its step */           \
-  X(node, int32_t, free_head) /* first returned descriptor (pool row), -1 if none */             \
-  X(node, int32_t, pool_next) /* next never-used pool row (descriptors are touched lazily) */    \
-  X(node, int32_t, sw_free)   /* free relay descriptors */                                       \
-  X(node, int32_t, host_free) /* free descriptors for the host's own control packets */          \
-  X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                 \
-  X(node, int32_t, flow_off)  /* first flow row this host sends */                               \
-  X(node, int32_t, n_flows)                                                                      \
-  X(node, int32_t, rr)        /* rank of the flow served last */                                 \
-  X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */             \
-  X(node, int32_t, set_base)  /* first set row of this node */                                   \
-  X(node, int32_t, group)     /* host: its destination group */                                  \
-  X(node, int32_t, edge_node) /* host: node row of its edge switch, -1 if none */                \
-  X(node, int32_t, edge_port) /* host: that switch's local port towards it */                    \
-  X(node, int32_t, flet_off)  /* first flowlet entry (relays) */                                 \
-  X(node, int64_t, c_drops)                                                                      \
-  X(node, int64_t, c_pauses)                                                                     \
-  X(node, int64_t, c_ecn)                                                                        \
-  X(node, int64_t, c_hops)                                                                       \
-  X(node, int64_t, c_retx)                                                                       \
-  X(node, int64_t, c_timeouts)                                                                   \
-  X(node, int64_t, c_cnps)    /* CNPs sent */                                                    \
-  X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                  \
-  X(node, uint8_t, tier)      /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */      \
-  /* port table (egress ports; port p's peer reads p's rings) */                                 \
-  X(port, int32_t, node)                                                                         \
-  X(port, int32_t, peer)      /* port row at the other end of the link */                        \
-  X(port, int64_t, rate)      /* bit/s */                                                        \
-  X(port, int64_t, delay)     /* ps */                                                           \
-  X(port, int64_t, busy_until)/* ps */                                                           \
-  X(port, int64_t, key)       /* key of the port's next event (eng_key), cached by its node */    \
-  X(port, int64_t, busy_ps)   /* time spent transmitting, ps */                                  \
-  X(port, int64_t, q_max)     /* largest data queue seen, bytes */                               \
-  X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                \
-  X(port, int64_t, paused_ps) /* time spent paused, ps */                                        \
-  X(port, uint8_t, paused)    /* by a PAUSE from the peer */                                     \
-  X(port, uint8_t, pause_sent)/* as an ingress: PAUSE outstanding towards the peer */            \
-  X(port, int32_t, cq_head)   /* control queue (pool rows), -1 empty */                          \
-  X(port, int32_t, cq_tail)                                                                      \
-  X(port, int32_t, dq_head)   /* data queue */                                                   \
-  X(port, int32_t, dq_tail)                                                                      \
-  X(port, int64_t, q_bytes)   /* data bytes queued at this egress */                             \
-  X(port, int64_t, in_bytes)  /* as an ingress: data bytes it brought that are queued */         \
-  X(port, int64_t, kmin)      /* bytes */                                                        \
-  X(port, int64_t, kmax)      /* bytes */                                                        \
-  X(port, uint64_t, pmax_q32) /* floor(pmax * 2^32) */                                           \
-  X(port, uint64_t, err_q32)  /* floor(loss rate * 2^32) */                                      \
-  X(port, uint64_t, deq_count)/* data packets dequeued (RED draw counter) */                     \
-  X(port, uint64_t, tx_count) /* transmissions (loss draw counter) */                            \
-  X(port, int32_t, ring_off)  /* first ring row */                                               \
-  X(port, uint32_t, ring_mask)/* capacity - 1 (power of two) */                                  \
-  X(port, uint32_t, ring_tail)/* written by the owner */                                         \
-  X(port, uint32_t, ring_pub) /* tail as of the last commit: what the peer may read */           \
-  X(port, uint32_t, ring_head)/* written by the peer as it consumes */                           \
-  X(port, uint32_t, ring_hsnap)/* head as of the last commit: what the owner may reuse */        \
-  X(port, int32_t, pfc_off)   /* first PFC-ring row */                                           \
-  X(port, uint32_t, pfc_mask) /* capacity - 1 (power of two) */                                  \
-  X(port, uint32_t, pfc_tail)                                                                    \
-  X(port, uint32_t, pfc_pub)                                                                     \
-  X(port, uint32_t, pfc_head)                                                                    \
-  X(port, uint32_t, pfc_hsnap)                                                                   \
-  /* flow table: sender columns written by src, receiver columns by dst */                       \
-  X(flow, int32_t, idx)       /* index in its experiment's flow file */                          \
-  X(flow, int32_t, src)       /* node row */                                                     \
-  X(flow, int32_t, dst)       /* node row */                                                     \
-  X(flow, uint32_t, sport)                                                                       \
-  X(flow, uint32_t, dport)                                                                       \
-  X(flow, uint64_t, bytes)                                                                       \
-  X(flow, uint32_t, npkts)                                                                       \
-  X(flow, int64_t, start)     /* ps */                                                           \
-  X(flow, uint32_t, snd_nxt)                                                                     \
-  X(flow, uint32_t, snd_una)                                                                     \
-  X(flow, uint32_t, max_sent)                                                                    \
-  X(flow, int64_t, rto_at)    /* ps; ENG_INF: disarmed */                                        \
-  X(flow, int64_t, finish)    /* ps; -1 until done */                                            \
-  X(flow, uint32_t, rcv_nxt)                                                                     \
-  X(flow, uint32_t, nack_for) /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                \
-  X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */            \
-  X(flow, cc_state_t, cc)     /* sender: congestion-control state */                            \
-  X(flow, int64_t, cnp_last)  /* receiver: ps of its last CNP, -1: none */                       \
-  /* storage */                                                                                  \
-  X(pool, eng_pkt_t, pkt)     /* descriptors, per node */                                        \
-  X(ring, eng_pkt_t, pkt)     /* in-flight packets, per port */                                  \
-  X(pfc, int64_t, t)          /* PFC frame arrival, ps; per port */                              \
-  X(pfc, uint8_t, pause)      /* 1 PAUSE, 0 RESUME */                                            \
-  X(route, uint32_t, set)     /* set id local to the node (TOPO_NO_ROUTE: none) */               \
-  X(set, uint32_t, off)       /* CSR into setport */                                             \
-  X(setport, uint16_t, port)  /* local port */                                                   \
-  X(flet, eng_flowlet_t, entry) /* ENG_FLOWLETS per relaying node */                             \
-  /* time series of a traced experiment (eng_trace_desc_t) */                                    \
-  X(exp, int64_t, tr_every)   /* ps between samples; 0: not traced */                            \
-  X(exp, int64_t, tr_next)    /* ps: the next window end at or after this is sampled */          \
-  X(exp, int32_t, tr_count)   /* samples taken */                                                \
-  X(exp, int32_t, tr_cap)     /* samples it has room for */                                      \
-  X(exp, int32_t, tr_ser)     /* first series row */                                             \
-  X(exp, int32_t, tr_nser)    /* series, the sample time included */                             \
-  X(exp, int32_t, tr_off)     /* first value row */                                              \
-  X(tser, int32_t, exp)                                                                          \
-  X(tser, int32_t, kind)      /* eng_trace_kind_t */                                             \
-  X(tser, int32_t, row)       /* flow or port row */                                             \
-  X(tval, double, v)          /* (tr_cap, tr_nser) per traced experiment */                      \
-  X(pint, cc_int_t, v)        /* telemetry of pool descriptors (only if some experiment runs HPCC) */ \
-  X(rint, cc_int_t, v)        /* telemetry of link-ring slots (likewise) */                      \
+#define ENG_COLUMNS(X)                                                                             \
+  /* experiment table */                                                                           \
+  X(exp, uint64_t, seed)      /* counter-based RNG key */                                          \
+  X(exp, int64_t, window)     /* ps: smallest link delay */                                        \
+  X(exp, int64_t, t)          /* ps: start of the current window */                                \
+  X(exp, int64_t, t_end)      /* ps: end of the current window */                                  \
+  X(exp, int64_t, next_t)     /* ps: earliest pending event (reduced with atomic min) */           \
+  X(exp, int64_t, max_time)   /* ps */                                                             \
+  X(exp, int32_t, status)     /* eng_status_t */                                                   \
+  X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */                 \
+  X(exp, int64_t, flows_done) /* reduced with atomic add */                                        \
+  X(exp, int32_t, n_flows)                                                                         \
+  X(exp, int32_t, flow_off)                                                                        \
+  X(exp, int32_t, node_off)                                                                        \
+  X(exp, int32_t, n_nodes)                                                                         \
+  X(exp, int64_t, windows)    /* windows stepped */                                                \
+  X(exp, int32_t, mtu)        /* payload bytes */                                                  \
+  X(exp, int32_t, header)     /* bytes */                                                          \
+  X(exp, int32_t, ctrl_bytes) /* bytes */                                                          \
+  X(exp, int64_t, buffer)     /* bytes per switch */                                               \
+  X(exp, int32_t, pfc)                                                                             \
+  X(exp, int64_t, pfc_xoff)   /* bytes; 0: dynamic */                                              \
+  X(exp, int64_t, pfc_a16)    /* dynamic threshold factor * 2^16 */                                \
+  X(exp, int64_t, pfc_resume) /* bytes */                                                          \
+  X(exp, int32_t, ecn)                                                                             \
+  X(exp, int32_t, lb)      /* eng_lb_t */                                                          \
+  X(exp, cc_params_t, ccp) /* congestion control */                                                \
+  X(exp, int32_t, ack_every)                                                                       \
+  X(exp, int32_t, reorder)     /* re-order tolerant receivers */                                   \
+  X(exp, int64_t, flowlet_gap) /* ps: adaptive load balancing's flowlet timeout */                 \
+  X(exp, int64_t, rto)         /* ps */                                                            \
+  /* node table (hosts and switches) */                                                            \
+  X(node, int32_t, exp)                                                                            \
+  X(node, int32_t, id) /* node id within its experiment */                                         \
+  X(node, uint8_t, is_switch)                                                                      \
+  X(node, int32_t, port_off) /* first port row */                                                  \
+  X(node, int32_t, n_ports)                                                                        \
+  X(node, int64_t, now)       /* ps: time of the last event processed */                           \
+  X(node, uint8_t, keys_ok)   /* its ports' cached event keys are current */                       \
+  X(node, int64_t, next)      /* ps: its next own event when its step ended */                     \
+  X(node, uint8_t, woken)     /* a link into it published something since its step */              \
+  X(node, int32_t, free_head) /* first returned descriptor (pool row), -1 if none */               \
+  X(node, int32_t, pool_next) /* next never-used pool row (descriptors are touched lazily) */      \
+  X(node, int32_t, sw_free)   /* free relay descriptors */                                         \
+  X(node, int32_t, host_free) /* free descriptors for the host's own control packets */            \
+  X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                   \
+  X(node, int32_t, flow_off)  /* first flow row this host sends */                                 \
+  X(node, int32_t, n_flows)                                                                        \
+  X(node, int32_t, rr)        /* rank of the flow served last */                                   \
+  X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */               \
+  X(node, int32_t, set_base)  /* first set row of this node */                                     \
+  X(node, int32_t, group)     /* host: its destination group */                                    \
+  X(node, int32_t, edge_node) /* host: node row of its edge switch, -1 if none */                  \
+  X(node, int32_t, edge_port) /* host: that switch's local port towards it */                      \
+  X(node, int32_t, flet_off)  /* first flowlet entry (relays) */                                   \
+  X(node, int64_t, c_drops)                                                                        \
+  X(node, int64_t, c_pauses)                                                                       \
+  X(node, int64_t, c_ecn)                                                                          \
+  X(node, int64_t, c_hops)                                                                         \
+  X(node, int64_t, c_retx)                                                                         \
+  X(node, int64_t, c_timeouts)                                                                     \
+  X(node, int64_t, c_cnps)       /* CNPs sent */                                                   \
+  X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                    \
+  X(node, uint8_t, tier)         /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */     \
+  /* port table (egress ports; port p's peer reads p's rings) */                                   \
+  X(port, int32_t, node)                                                                           \
+  X(port, int32_t, peer)         /* port row at the other end of the link */                       \
+  X(port, int64_t, rate)         /* bit/s */                                                       \
+  X(port, int64_t, delay)        /* ps */                                                          \
+  X(port, int64_t, busy_until)   /* ps */                                                          \
+  X(port, int64_t, key)          /* key of the port's next event (eng_key), cached by its node */  \
+  X(port, int64_t, busy_ps)      /* time spent transmitting, ps */                                 \
+  X(port, int64_t, q_max)        /* largest data queue seen, bytes */                              \
+  X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                  \
+  X(port, int64_t, paused_ps)    /* time spent paused, ps */                                       \
+  X(port, uint8_t, paused)       /* by a PAUSE from the peer */                                    \
+  X(port, uint8_t, pause_sent)   /* as an ingress: PAUSE outstanding towards the peer */           \
+  X(port, int32_t, cq_head)      /* control queue (pool rows), -1 empty */                         \
+  X(port, int32_t, cq_tail)                                                                        \
+  X(port, int32_t, dq_head) /* data queue */                                                       \
+  X(port, int32_t, dq_tail)                                                                        \
+  X(port, int64_t, q_bytes)     /* data bytes queued at this egress */                             \
+  X(port, int64_t, in_bytes)    /* as an ingress: data bytes it brought that are queued */         \
+  X(port, int64_t, kmin)        /* bytes */                                                        \
+  X(port, int64_t, kmax)        /* bytes */                                                        \
+  X(port, uint64_t, pmax_q32)   /* floor(pmax * 2^32) */                                           \
+  X(port, uint64_t, err_q32)    /* floor(loss rate * 2^32) */                                      \
+  X(port, uint64_t, deq_count)  /* data packets dequeued (RED draw counter) */                     \
+  X(port, uint64_t, tx_count)   /* transmissions (loss draw counter) */                            \
+  X(port, int32_t, ring_off)    /* first ring row */                                               \
+  X(port, uint32_t, ring_mask)  /* capacity - 1 (power of two) */                                  \
+  X(port, uint32_t, ring_tail)  /* written by the owner */                                         \
+  X(port, uint32_t, ring_pub)   /* tail as of the last commit: what the peer may read */           \
+  X(port, uint32_t, ring_head)  /* written by the peer as it consumes */                           \
+  X(port, uint32_t, ring_hsnap) /* head as of the last commit: what the owner may reuse */         \
+  X(port, int32_t, pfc_off)     /* first PFC-ring row */                                           \
+  X(port, uint32_t, pfc_mask)   /* capacity - 1 (power of two) */                                  \
+  X(port, uint32_t, pfc_tail)                                                                      \
+  X(port, uint32_t, pfc_pub)                                                                       \
+  X(port, uint32_t, pfc_head)                                                                      \
+  X(port, uint32_t, pfc_hsnap)                                                                     \
+  /* flow table: sender columns written by src, receiver columns by dst */                         \
+  X(flow, int32_t, idx) /* index in its experiment's flow file */                                  \
+  X(flow, int32_t, src) /* node row */                                                             \
+  X(flow, int32_t, dst) /* node row */                                                             \
+  X(flow, uint32_t, sport)                                                                         \
+  X(flow, uint32_t, dport)                                                                         \
+  X(flow, uint64_t, bytes)                                                                         \
+  X(flow, uint32_t, npkts)                                                                         \
+  X(flow, int64_t, start) /* ps */                                                                 \
+  X(flow, uint32_t, snd_nxt)                                                                       \
+  X(flow, uint32_t, snd_una)                                                                       \
+  X(flow, uint32_t, max_sent)                                                                      \
+  X(flow, int64_t, rto_at) /* ps; ENG_INF: disarmed */                                             \
+  X(flow, int64_t, finish) /* ps; -1 until done */                                                 \
+  X(flow, uint32_t, rcv_nxt)                                                                       \
+  X(flow, uint32_t, nack_for)  /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                 \
+  X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */              \
+  X(flow, cc_state_t, cc)      /* sender: congestion-control state */                              \
+  X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
+  /* storage */                                                                                    \
+  X(pool, eng_pkt_t, pkt)       /* descriptors, per node */                                        \
+  X(ring, eng_pkt_t, pkt)       /* in-flight packets, per port */                                  \
+  X(pfc, int64_t, t)            /* PFC frame arrival, ps; per port */                              \
+  X(pfc, uint8_t, pause)        /* 1 PAUSE, 0 RESUME */                                            \
+  X(route, uint32_t, set)       /* set id local to the node (TOPO_NO_ROUTE: none) */               \
+  X(set, uint32_t, off)         /* CSR into setport */                                             \
+  X(setport, uint16_t, port)    /* local port */                                                   \
+  X(flet, eng_flowlet_t, entry) /* ENG_FLOWLETS per relaying node */                               \
+  /* time series of a traced experiment (eng_trace_desc_t) */                                      \
+  X(exp, int64_t, tr_every) /* ps between samples; 0: not traced */                                \
+  X(exp, int64_t, tr_next)  /* ps: the next window end at or after this is sampled */              \
+  X(exp, int32_t, tr_count) /* samples taken */                                                    \
+  X(exp, int32_t, tr_cap)   /* samples it has room for */                                          \
+  X(exp, int32_t, tr_ser)   /* first series row */                                                 \
+  X(exp, int32_t, tr_nser)  /* series, the sample time included */                                 \
+  X(exp, int32_t, tr_off)   /* first value row */                                                  \
+  X(tser, int32_t, exp)                                                                            \
+  X(tser, int32_t, kind) /* eng_trace_kind_t */                                                    \
+  X(tser, int32_t, row)  /* flow or port row */                                                    \
+  X(tval, double, v)     /* (tr_cap, tr_nser) per traced experiment */                             \
+  X(pint, cc_int_t, v)   /* telemetry of pool descriptors (only if some experiment runs HPCC) */   \
+  X(rint, cc_int_t, v)   /* telemetry of link-ring slots (likewise) */                             \
   X(port, uint32_t, tx_bytes) /* bytes sent, modulo 2^32 (HPCC telemetry) */
 
 typedef enum eng_table_t {
@@ -270,7 +270,7 @@ typedef enum eng_trace_kind_t {
 /* Time series of one experiment: sampled at the end of the first window that
  * ends at or after every multiple of `every`. */
 typedef struct eng_trace_desc_t {
-  int64_t every;        /* ps */
+  int64_t every; /* ps */
   int32_t max_samples;
   int32_t n_flows;
   const int32_t *flows; /* file-order flow indices */

@@ -14,8 +14,8 @@
 /* A bidirectional link between nodes a and b. */
 typedef struct topo_link_t {
   int32_t a, b;
-  int64_t rate_bps; /* bit/s, > 0 */
-  int64_t delay_ps; /* one-way propagation, ps, > 0 */
+  int64_t rate_bps;  /* bit/s, > 0 */
+  int64_t delay_ps;  /* one-way propagation, ps, > 0 */
   double error_rate; /* per-packet loss probability in [0, 1) */
 } topo_link_t;
 
@@ -39,26 +39,26 @@ typedef struct topo_routes_t {
   int32_t *host_edge_port; /* (n_nodes) port of the host's edge switch towards it; -1 if none */
   int32_t *row;            /* (n_nodes) row of table for this node; -1 for single-port nodes */
   int32_t n_rows;
-  uint32_t *table;         /* (n_rows * n_groups) set id local to the node; TOPO_NO_ROUTE if none */
-  uint32_t *set_base;      /* (n_nodes) first set of this node in set_off */
+  uint32_t *table;    /* (n_rows * n_groups) set id local to the node; TOPO_NO_ROUTE if none */
+  uint32_t *set_base; /* (n_nodes) first set of this node in set_off */
   uint32_t n_sets;
-  uint32_t *set_off;       /* (n_sets + 1) CSR offsets into set_ports */
-  uint16_t *set_ports;     /* local port indices, ascending within a set */
+  uint32_t *set_off;   /* (n_sets + 1) CSR offsets into set_ports */
+  uint16_t *set_ports; /* local port indices, ascending within a set */
 } topo_routes_t;
 
 #define TOPO_NO_ROUTE UINT32_MAX
 
 typedef struct topo_t {
   int32_t n_nodes;
-  int32_t n_hosts;          /* nodes with is_switch == 0 */
-  uint8_t *is_switch;       /* (n_nodes) */
-  uint8_t *forwards;        /* (n_nodes) 1 for switches and for hosts that relay (torus) */
+  int32_t n_hosts;    /* nodes with is_switch == 0 */
+  uint8_t *is_switch; /* (n_nodes) */
+  uint8_t *forwards;  /* (n_nodes) 1 for switches and for hosts that relay (torus) */
   int32_t n_links;
-  topo_link_t *links;       /* (n_links) */
-  int32_t *port_off;        /* (n_nodes + 1) CSR offsets into ports */
-  topo_port_t *ports;       /* (2 * n_links) grouped by node, in link order */
+  topo_link_t *links; /* (n_links) */
+  int32_t *port_off;  /* (n_nodes + 1) CSR offsets into ports */
+  topo_port_t *ports; /* (2 * n_links) grouped by node, in link order */
   topo_routes_t routes;
-  char kind[32];            /* "file", "fat_tree", "rail_optimized", "torus" */
+  char kind[32]; /* "file", "fat_tree", "rail_optimized", "torus" */
 } topo_t;
 
 /* Reads an ns-3 HPCC topology file: first line `nodes switches links`, second line

@@ -9,18 +9,18 @@
 #include "topo/topo.h"
 
 typedef struct trf_flow_t {
-  int32_t src, dst;   /* host node ids */
-  uint32_t sport;     /* assigned as ns-3 does: 10000 + per-(src,dst) counter */
+  int32_t src, dst; /* host node ids */
+  uint32_t sport;   /* assigned as ns-3 does: 10000 + per-(src,dst) counter */
   uint32_t dport;
-  uint32_t prio;      /* as read; carried to the output only */
-  uint64_t bytes;     /* > 0 */
-  int64_t start_ps;   /* exact decimal conversion of start_seconds */
-  int32_t line;       /* line in the file, for messages */
+  uint32_t prio;    /* as read; carried to the output only */
+  uint64_t bytes;   /* > 0 */
+  int64_t start_ps; /* exact decimal conversion of start_seconds */
+  int32_t line;     /* line in the file, for messages */
 } trf_flow_t;
 
 typedef struct trf_flows_t {
   int32_t n;
-  trf_flow_t *f;      /* (n) in file order */
+  trf_flow_t *f; /* (n) in file order */
 } trf_flows_t;
 
 /* Reads `count` then `src dst priority dport size start_seconds` per line.

@@ -179,7 +179,8 @@ void ref_net_free(ref_sim_t *s) {
     for (int32_t x = 0; x < s->t->n_nodes; x++)
       free(s->nodes[x].flows);
   if (s->flows)
-    for (int32_t i = 0; i < s->fl->n; i++) free(s->flows[i].held);
+    for (int32_t i = 0; i < s->fl->n; i++)
+      free(s->flows[i].held);
   free(s->ports);
   free(s->nodes);
   free(s->flows);

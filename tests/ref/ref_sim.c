@@ -140,7 +140,8 @@ static void at_receiver_reorder(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, i
   }
   int64_t old = fs->rcv_nxt;
   fs->rcv_nxt++;
-  while (fs->rcv_nxt < fs->n && fs->held[fs->rcv_nxt]) fs->rcv_nxt++;
+  while (fs->rcv_nxt < fs->n && fs->held[fs->rcv_nxt])
+    fs->rcv_nxt++;
   if (fs->rcv_nxt / s->p->ack_every > old / s->p->ack_every || fs->rcv_nxt == fs->n)
     send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
 }

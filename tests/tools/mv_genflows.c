@@ -24,7 +24,8 @@ static void line(int src, int dst, uint64_t bytes, uint64_t start_ns) {
 
 int main(int argc, char **argv) {
   if (argc < 7) {
-    fprintf(stderr, "usage: mv_genflows random|incast|permutation HOSTS SEED FLOWS MAX_BYTES MAX_START_NS [FIRST_HOST]\n");
+    fprintf(stderr, "usage: mv_genflows random|incast|permutation HOSTS SEED FLOWS MAX_BYTES "
+                    "MAX_START_NS [FIRST_HOST]\n");
     return 2;
   }
   int hosts = atoi(argv[2]), flows = atoi(argv[4]), first = argc > 7 ? atoi(argv[7]) : 0;
@@ -40,10 +41,12 @@ int main(int argc, char **argv) {
     }
   } else if (strcmp(argv[1], "incast") == 0) {
     printf("%d\n", flows);
-    for (int i = 1; i <= flows; i++) line((first + i) % hosts, first, max_bytes, 0);
+    for (int i = 1; i <= flows; i++)
+      line((first + i) % hosts, first, max_bytes, 0);
   } else if (strcmp(argv[1], "permutation") == 0) {
     int *perm = malloc((size_t)hosts * sizeof *perm);
-    for (int i = 0; i < hosts; i++) perm[i] = i;
+    for (int i = 0; i < hosts; i++)
+      perm[i] = i;
     do { /* a derangement: shuffle until no host sends to itself */
       for (int i = hosts - 1; i > 0; i--) {
         int j = (int)(next() % (uint64_t)(i + 1)), t = perm[i];
@@ -51,10 +54,12 @@ int main(int argc, char **argv) {
         perm[j] = t;
       }
       flows = 0;
-      for (int i = 0; i < hosts; i++) flows += perm[i] == i;
+      for (int i = 0; i < hosts; i++)
+        flows += perm[i] == i;
     } while (flows);
     printf("%d\n", hosts);
-    for (int i = 0; i < hosts; i++) line(i, perm[i], max_bytes, 0);
+    for (int i = 0; i < hosts; i++)
+      line(i, perm[i], max_bytes, 0);
     free(perm);
   } else {
     return 2;

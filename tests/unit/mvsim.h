@@ -29,7 +29,8 @@ static inline topo_t mvsim_chain(int hops, const int64_t *rates, const int64_t *
   char err[256];
   if (topo_alloc(&t, hops + 1, hops, "file", err, sizeof err)) exit(2);
   /* ids: host 0, host 1, switches 2..hops */
-  for (int i = 2; i <= hops; i++) t.is_switch[i] = t.forwards[i] = 1;
+  for (int i = 2; i <= hops; i++)
+    t.is_switch[i] = t.forwards[i] = 1;
   t.n_hosts = 2;
   int32_t prev = 0;
   for (int i = 0; i < hops; i++) {

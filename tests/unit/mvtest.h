@@ -10,31 +10,31 @@
 
 static int mvtest_failures;
 
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
-      mvtest_failures++;                                                                 \
-    }                                                                                    \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+      mvtest_failures++;                                                                           \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_EQ_I64(a, b)                                                               \
-  do {                                                                                   \
-    int64_t a_ = (int64_t)(a), b_ = (int64_t)(b);                                        \
-    if (a_ != b_) {                                                                      \
-      fprintf(stderr, "%s:%d: %s == %" PRId64 ", expected %s == %" PRId64 "\n", __FILE__, \
-              __LINE__, #a, a_, #b, b_);                                                 \
-      mvtest_failures++;                                                                 \
-    }                                                                                    \
+#define CHECK_EQ_I64(a, b)                                                                         \
+  do {                                                                                             \
+    int64_t a_ = (int64_t)(a), b_ = (int64_t)(b);                                                  \
+    if (a_ != b_) {                                                                                \
+      fprintf(stderr, "%s:%d: %s == %" PRId64 ", expected %s == %" PRId64 "\n", __FILE__,          \
+              __LINE__, #a, a_, #b, b_);                                                           \
+      mvtest_failures++;                                                                           \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_STR_CONTAINS(hay, needle)                                                  \
-  do {                                                                                   \
-    if (!strstr((hay), (needle))) {                                                      \
-      fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,     \
-              (hay), (needle));                                                          \
-      mvtest_failures++;                                                                 \
-    }                                                                                    \
+#define CHECK_STR_CONTAINS(hay, needle)                                                            \
+  do {                                                                                             \
+    if (!strstr((hay), (needle))) {                                                                \
+      fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, (hay),        \
+              (needle));                                                                           \
+      mvtest_failures++;                                                                           \
+    }                                                                                              \
   } while (0)
 
 /* Path of a fixture under tests/data (MV_TEST_DATA, set by CTest). */

@@ -33,7 +33,8 @@ int main(void) {
   const int32_t dst[3] = {1, 16, 64 + 16 * 4 + 3};
   const int hops[3] = {2, 4, 6};
   trf_flow_t f[3];
-  for (int i = 0; i < 3; i++) f[i] = mvsim_flow(0, dst[i], (uint64_t)payload, (int64_t)i * 100 * US);
+  for (int i = 0; i < 3; i++)
+    f[i] = mvsim_flow(0, dst[i], (uint64_t)payload, (int64_t)i * 100 * US);
   trf_flows_t fl = {3, f};
   eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 3};
   eng_world_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);

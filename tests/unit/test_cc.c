@@ -65,7 +65,8 @@ static void dcqcn(void) {
   double rt = s.rt;
   rc = s.rc;
   for (int b = 0; b < 5; b++) {
-    for (int64_t sent = 0; sent < p->byte_counter; sent += 4158) cc_on_send(&s, p, t1, 4158);
+    for (int64_t sent = 0; sent < p->byte_counter; sent += 4158)
+      cc_on_send(&s, p, t1, 4158);
     if (b == 4) rt += p->rate_ai;
     rc = (rt + rc) / 2;
   }
@@ -95,7 +96,8 @@ static void dcqcn(void) {
   cc_state_t z;
   cc_init(&z, p, L, 0);
   cc_on_send(&z, p, 1000, 4158);
-  CHECK_EQ_I64(z.next_send, 1000 + (4158LL * 8 * 1000000000000LL + 40000000000LL - 1) / 40000000000LL);
+  CHECK_EQ_I64(z.next_send,
+               1000 + (4158LL * 8 * 1000000000000LL + 40000000000LL - 1) / 40000000000LL);
   /* The receiver sends at most one CNP per 50 us. */
   CHECK(cc_np_cnp(p, -1, 0) && !cc_np_cnp(p, 0, 49 * US) && cc_np_cnp(p, 0, 50 * US));
   /* The Mellanox preset does not clamp the target on consecutive cuts. */

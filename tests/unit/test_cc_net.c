@@ -21,7 +21,8 @@ static topo_t star(int n, int64_t rate) {
   if (topo_alloc(&t, n + 2, n + 1, "file", err, sizeof err)) exit(2);
   t.is_switch[n + 1] = t.forwards[n + 1] = 1;
   t.n_hosts = n + 1;
-  for (int i = 0; i <= n; i++) topo_add_link(&t, i, n + 1, rate, US, 0);
+  for (int i = 0; i <= n; i++)
+    topo_add_link(&t, i, n + 1, rate, US, 0);
   if (topo_finish(&t, err, sizeof err)) exit(2);
   return t;
 }
@@ -76,7 +77,8 @@ static void two_flows(void) {
     qsum += v;
     nq++;
   }
-  printf("DCQCN queue: mean %.1f KB, max %.1f KB (Kmin 5, Kmax 200)\n", qsum / nq / 1024, qmax / 1024);
+  printf("DCQCN queue: mean %.1f KB, max %.1f KB (Kmin 5, Kmax 200)\n", qsum / nq / 1024,
+         qmax / 1024);
   CHECK(qmax <= 1.1 * (double)p.ecn_kmax);
   CHECK(qsum / nq >= (double)p.ecn_kmin && qsum / nq <= (double)p.ecn_kmax);
   eng_result_t r;
@@ -94,7 +96,8 @@ static double incast(const char *cc) {
   if (eng_params_set(&p, cc, err, sizeof err)) exit(2);
   topo_t t = star(16, 100 * G);
   trf_flow_t f[16];
-  for (int i = 0; i < 16; i++) f[i] = mvsim_flow(i + 1, 0, 20000000, 0);
+  for (int i = 0; i < 16; i++)
+    f[i] = mvsim_flow(i + 1, 0, 20000000, 0);
   trf_flows_t fl = {16, f};
   int32_t port = t.port_off[17] + topo_port_to(&t, 17, 0);
   eng_trace_desc_t tr = {10 * US, 20000, 0, NULL, 1, &port};

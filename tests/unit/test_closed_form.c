@@ -43,7 +43,8 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
     wire[i] = (i + 1 < n ? p.mtu : (int64_t)bytes - (n - 1) * p.mtu) + p.header;
   int64_t data = tandem_last_arrival(n, wire, hops, rate, delay);
   int64_t ack = 0; /* the last ACK's way back: the reverse hops, same links */
-  for (int j = hops - 1; j >= 0; j--) ack += ser(p.ctrl_bytes, rate[j]) + delay[j];
+  for (int j = hops - 1; j >= 0; j--)
+    ack += ser(p.ctrl_bytes, rate[j]) + delay[j];
   int64_t fct = eng_flow_finish(w, 0, 0) - start;
   CHECK_EQ_I64(fct, data + ack);
   CHECK_EQ_I64(eng_standalone_fct(&t, &p, &f), fct);
@@ -80,9 +81,9 @@ int main(void) {
     topo_free(&t);
   }
   check_chain(2, r100, d1, 10 * 4096, 1, 0);
-  check_chain(2, r100, d1, 10 * 4096 + 100, 1, 0);   /* a short last packet */
-  check_chain(2, r100, d1, 1, 1, 0);                 /* a single 1-byte packet */
-  check_chain(2, r100, d1, 10 * 4096, 4, 0);         /* coalesced ACKs */
+  check_chain(2, r100, d1, 10 * 4096 + 100, 1, 0);         /* a short last packet */
+  check_chain(2, r100, d1, 1, 1, 0);                       /* a single 1-byte packet */
+  check_chain(2, r100, d1, 10 * 4096, 4, 0);               /* coalesced ACKs */
   check_chain(2, r100, d1, 10 * 4096, 1, 2000001000000LL); /* starts at 2.000001 s */
   /* 100G hosts, 400G fabric, 5 switches (a 3-tier fat-tree path), unequal delays. */
   int64_t r6[6] = {100 * G, 400 * G, 400 * G, 400 * G, 400 * G, 100 * G};

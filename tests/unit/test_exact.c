@@ -114,7 +114,8 @@ int main(void) {
     random_params(&par[e]);
     fl[e].n = random_flows(&topo[e], par[e].mtu, flows[e]);
     fl[e].f = flows[e];
-    ex[e] = (eng_exp_desc_t){.topo = &topo[e], .flows = &fl[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
+    ex[e] = (eng_exp_desc_t){
+        .topo = &topo[e], .flows = &fl[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
@@ -128,7 +129,8 @@ int main(void) {
     CHECK_EQ_I64(er.status == ENG_OK, rr.status == REF_OK);
     CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
     timed_out += er.status == ENG_TIMED_OUT;
-    for (int i = 0; i < fl[e].n; i++) CHECK_EQ_I64(eng_flow_finish(w, e, i), rr.finish_ps[i]);
+    for (int i = 0; i < fl[e].n; i++)
+      CHECK_EQ_I64(eng_flow_finish(w, e, i), rr.finish_ps[i]);
     CHECK_EQ_I64(er.drops, rr.drops);
     CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
     CHECK_EQ_I64(er.ecn_marks, rr.ecn_marks);
@@ -137,8 +139,9 @@ int main(void) {
     CHECK_EQ_I64(er.timeouts, rr.timeouts);
     CHECK_EQ_I64(er.cnps, rr.cnps);
     if (mvtest_failures != before) {
-      fprintf(stderr, "experiment %d (topology %s, %d flows, pfc %d, lb %d, cc %d) differs: %s %s\n",
-              e, topo[e].kind, fl[e].n, par[e].pfc, par[e].lb, par[e].ccp.kind,
+      fprintf(stderr,
+              "experiment %d (topology %s, %d flows, pfc %d, lb %d, cc %d) differs: %s %s\n", e,
+              topo[e].kind, fl[e].n, par[e].pfc, par[e].lb, par[e].ccp.kind,
               eng_status_name(er.status), eng_fail_text(er.fail));
       mismatched++;
     }
@@ -152,17 +155,20 @@ int main(void) {
     by_cc[par[e].ccp.kind]++;
     ref_result_free(&rr);
   }
-  printf("%d experiments (%lld sprayed, %lld timed out; cc none/dcqcn/dctcp/hpcc %lld/%lld/%lld/%lld): "
+  printf("%d experiments (%lld sprayed, %lld timed out; cc none/dcqcn/dctcp/hpcc "
+         "%lld/%lld/%lld/%lld): "
          "%lld packet-hops, %lld drops, %lld pauses, %lld ECN marks, %lld CNPs, %lld timeouts; "
          "%lld differ\n",
          N_EXP, (long long)spray, (long long)timed_out, (long long)by_cc[0], (long long)by_cc[1],
-         (long long)by_cc[2], (long long)by_cc[3], (long long)hops, (long long)drops, (long long)pauses,
-         (long long)marks, (long long)cnps, (long long)timeouts, (long long)mismatched);
+         (long long)by_cc[2], (long long)by_cc[3], (long long)hops, (long long)drops,
+         (long long)pauses, (long long)marks, (long long)cnps, (long long)timeouts,
+         (long long)mismatched);
   /* The random cases must exercise what they claim to. */
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
   CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0 && by_cc[3] > 0);
   eng_world_destroy(w);
-  for (int e = 0; e < N_EXP; e++) topo_free(&topo[e]);
+  for (int e = 0; e < N_EXP; e++)
+    topo_free(&topo[e]);
   return mvtest_end();
 }

@@ -14,7 +14,8 @@ static topo_t star(int n) {
   if (topo_alloc(&t, n + 2, n + 1, "file", err, sizeof err)) exit(2);
   t.is_switch[n + 1] = t.forwards[n + 1] = 1;
   t.n_hosts = n + 1;
-  for (int i = 0; i <= n; i++) topo_add_link(&t, i, n + 1, 100 * G, 1000000, 0);
+  for (int i = 0; i <= n; i++)
+    topo_add_link(&t, i, n + 1, 100 * G, 1000000, 0);
   if (topo_finish(&t, err, sizeof err)) exit(2);
   return t;
 }
@@ -28,7 +29,8 @@ typedef struct incast_t {
 static incast_t run(eng_params_t *p, uint64_t bytes) {
   topo_t t = star(N);
   trf_flow_t f[N];
-  for (int i = 0; i < N; i++) f[i] = mvsim_flow(i, N, bytes, 0);
+  for (int i = 0; i < N; i++)
+    f[i] = mvsim_flow(i, N, bytes, 0);
   trf_flows_t fl = {N, f};
   eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = p, .seed = 7};
   eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);

@@ -46,7 +46,8 @@ int main(void) {
    * so this is a permutation; 37 mod 128 != 0 and 4 i + 37 is odd, so no host
    * sends to itself). */
   trf_flow_t f[HOSTS];
-  for (int i = 0; i < HOSTS; i++) f[i] = mvsim_flow(i, (5 * i + 37) % HOSTS, 2000000, 0);
+  for (int i = 0; i < HOSTS; i++)
+    f[i] = mvsim_flow(i, (5 * i + 37) % HOSTS, 2000000, 0);
   trf_flows_t fl = {HOSTS, f};
 
   lb_run_t ecmp = run(&t, &fl, ENG_LB_ECMP, 0);

@@ -23,7 +23,7 @@ int main(void) {
   /* Defaults and their units. */
   CHECK_EQ_I64(p.mtu, 4096);
   CHECK_EQ_I64(p.buffer, 32LL << 20);
-  CHECK_EQ_I64(p.rto, 1048576000LL);      /* 1048.576 us in ps */
+  CHECK_EQ_I64(p.rto, 1048576000LL); /* 1048.576 us in ps */
   CHECK_EQ_I64(p.pfc_resume, 3 * 1024);
   CHECK_EQ_I64(p.flowlet_gap, 10000000LL); /* 10 us */
   CHECK(p.ccp.kind == CC_NONE && p.lb == ENG_LB_ECMP && p.pfc == 1 && p.reorder == 0);
