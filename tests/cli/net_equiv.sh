@@ -51,9 +51,14 @@ for b in a b c; do
         fi
         cat probe.err; exit 1
       fi
-      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cpu -o cpu-$b > /dev/null
-      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o gpu-$b > /dev/null
+      # Time series too: experiment 0's first flow, and the first switch's
+      # queue towards host 0 (switches are numbered after the hosts).
+      tr=(--trace-rates 0 --trace-queues "${hosts[$b]}:0" --trace-every-us 2)
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} "${tr[@]}" --backend cpu -o cpu-$b > /dev/null
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} "${tr[@]}" --backend cuda -o gpu-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
+      cmp cpu-$b/trace-0.csv gpu-$b/trace-0.csv
+      [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # The counters agree too (summary minus wall time and backend).
       strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
       diff <(strip cpu-$b/summary.jsonl) <(strip gpu-$b/summary.jsonl) ;;
