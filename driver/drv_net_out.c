@@ -33,10 +33,21 @@ static int out_cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int out_cmp_f64(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile q (0..100] of n sorted values. */
+static int32_t out_rank(int32_t n, int q) {
+  return (int32_t)((q * (int64_t)n + 99) / 100 - 1);
+}
+
 typedef struct out_stats_t {
   int32_t done;
   uint64_t bytes;
   int64_t max_fct, p99_fct, mean_fct; /* ns */
+  double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
 } out_stats_t;
 
 /* Writes the finished flows in finish order; fills the FCT statistics. */
@@ -45,10 +56,12 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
   const trf_flows_t *fl = r->flows;
   out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
   int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
+  double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
   FILE *f = fopen(path, "w");
-  if (!rows || !fcts || !f) {
+  if (!rows || !fcts || !slow || !f) {
     free(rows);
     free(fcts);
+    free(slow);
     if (f) fclose(f);
     return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
   }
@@ -69,14 +82,20 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
             alone / 1000);
     fcts[k] = fct / 1000;
     sum += (double)fcts[k];
+    slow[k] = alone > 0 ? (double)fct / (double)alone : 0;
+    st->mean_slow += slow[k] / n;
   }
   qsort(fcts, (size_t)n, sizeof *fcts, out_cmp_i64);
+  qsort(slow, (size_t)n, sizeof *slow, out_cmp_f64);
   st->done = n;
   st->max_fct = n ? fcts[n - 1] : 0;
-  st->p99_fct = n ? fcts[(99 * (int64_t)n + 99) / 100 - 1] : 0; /* nearest rank */
+  st->p99_fct = n ? fcts[out_rank(n, 99)] : 0;
   st->mean_fct = n ? (int64_t)(sum / n) : 0;
+  st->p50_slow = n ? slow[out_rank(n, 50)] : 0;
+  st->p99_slow = n ? slow[out_rank(n, 99)] : 0;
   free(rows);
   free(fcts);
+  free(slow);
   if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
   return 0;
 }
@@ -105,6 +124,9 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
       (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
       r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s",
       rate);
+  json_object_set_new(o, "p50_slowdown", json_real(st.p50_slow));
+  json_object_set_new(o, "p99_slowdown", json_real(st.p99_slow));
+  json_object_set_new(o, "mean_slowdown", json_real(st.mean_slow));
   json_object_set_new(o, "cnps", json_integer(res.cnps));
   json_object_set_new(o, "retx_bytes", json_integer(res.retx_bytes));
   json_object_set_new(o, "paused_ns", json_integer(res.paused_ps / 1000));
@@ -124,11 +146,11 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
     printf("%s\n", line);
   } else {
     printf("exp %d %s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
-           "ns drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64 " hops=%" PRId64
-           " wall=%.3fs (%.3g hops/s)%s%s\n",
+           "ns p99_slowdown=%.2f drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64
+           " hops=%" PRId64 " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
-           st.p99_fct, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps, res.packet_hops,
-           r->wall_s, rate, res.fail ? ": " : "", eng_fail_text(res.fail));
+           st.p99_fct, st.p99_slow, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps,
+           res.packet_hops, r->wall_s, rate, res.fail ? ": " : "", eng_fail_text(res.fail));
   }
   free(line);
   return res.status == ENG_OK ? 0 : 1;

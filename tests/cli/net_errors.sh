@@ -58,9 +58,13 @@ expect "bad cc preset" "cc: unknown congestion control 'tcp' (none, dcqcn_mlx" -
 "$mv" net --topology topo.txt --flows flows.txt --set cc=hpcc --trace-rates 0 --trace-queues 2:1 --trace-every-us 1 -o good > /dev/null 2> stderr.txt
 for key in experiment flows_file experiment_id status reason flows flows_done bytes max_fct_ns p99_fct_ns \
     mean_fct_ns drops pfc_pauses ecn_marks retransmits timeouts packet_hops sim_end_ns windows backend \
-    wall_s packet_hops_per_s cnps retx_bytes paused_ns tiers max_queue_bytes mean_util max_util; do
+    wall_s packet_hops_per_s cnps retx_bytes paused_ns tiers max_queue_bytes mean_util max_util \
+    p50_slowdown p99_slowdown mean_slowdown; do
   grep -q "\"$key\":" good/summary.jsonl || { echo "FAIL summary key $key missing"; fail=1; }
 done
+# A flow alone: its FCT is its standalone FCT.
+grep -q '"p50_slowdown":1.0,"p99_slowdown":1.0,"mean_slowdown":1.0' good/summary.jsonl ||
+  { echo "FAIL slowdown of a lone flow: $(cat good/summary.jsonl)"; fail=1; }
 if [ "$(head -1 good/trace-0.csv)" = "time_us,flow0_delivered_bytes,flow0_cc,queue_2_1_bytes" ] &&
    [ "$(tail -1 good/trace-0.csv | cut -d, -f2)" = 4096 ] &&
    [ "$(tail -1 good/trace-0.csv | cut -d, -f3)" = 100000000000 ]; then
