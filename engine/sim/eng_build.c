@@ -95,6 +95,18 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
   return 0;
 }
 
+/* A flow's place in its sender's rank order: by start time, then file order. */
+typedef struct build_rank_t {
+  int64_t start;
+  int32_t idx;
+} build_rank_t;
+
+static int build_by_start(const void *a, const void *b) {
+  const build_rank_t *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->idx - y->idx;
+}
+
 /* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */
 static void build_tiers(const topo_t *t, uint8_t *tier) {
   int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
@@ -184,7 +196,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_flowlet_gap[e] = p->flowlet_gap;
   c->exp_rto[e] = p->rto;
 
-  /* Flows grouped by sender, file order within a sender. */
+  /* Flows grouped by sender; a sender's flows ranked by start, then file order. */
   int32_t *first = calloc((size_t)t->n_nodes + 1, sizeof *first);
   for (int32_t i = 0; i < fl->n; i++)
     first[fl->f[i].src + 1]++;
@@ -193,7 +205,12 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   int32_t *fill = malloc(((size_t)t->n_nodes + 1) * sizeof *fill);
   memcpy(fill, first, ((size_t)t->n_nodes + 1) * sizeof *fill);
   int64_t t0 = INT64_MAX;
-  for (int32_t i = 0; i < fl->n; i++) {
+  build_rank_t *order = malloc(((size_t)fl->n + 1) * sizeof *order);
+  for (int32_t i = 0; i < fl->n; i++)
+    order[i] = (build_rank_t){fl->f[i].start_ps, i};
+  qsort(order, (size_t)fl->n, sizeof *order, build_by_start);
+  for (int32_t j = 0; j < fl->n; j++) {
+    int32_t i = order[j].idx;
     const trf_flow_t *tf = &fl->f[i];
     int32_t f = b->flow + fill[tf->src]++;
     w->exp_flow_file[b->flow + i] = f;
@@ -252,6 +269,7 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   }
   free(first);
   free(fill);
+  free(order);
 
   for (int32_t q = 0; q < 2 * t->n_links; q++) {
     const topo_port_t *tp = &t->ports[q];

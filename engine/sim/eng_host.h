@@ -25,27 +25,46 @@ ENG_INLINE int64_t eng_flow_ready(const eng_ctx_t *k, int32_t f, int32_t lp) {
   return t > k->now ? t : k->now;
 }
 
-/* Earliest time any own flow of host k->x could send by local port lp. */
+/* A host's flows are ranked by start time: ranks below flow_lo have finished;
+ * eng_host_started returns the first rank that has not started by k->now. */
+ENG_INLINE int32_t eng_host_started(const eng_ctx_t *k) {
+  const eng_cols_t *c = k->c;
+  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x], r = c->node_flow_lo[k->x];
+  while (r < nf && c->flow_start[f0 + r] <= k->now)
+    r++;
+  return r;
+}
+
+/* Earliest time any own flow of host k->x could send by local port lp. The
+ * first flow not yet started that leaves by lp bounds all later ones: nothing
+ * holds it back but its start, and later ranks start no earlier. */
 ENG_INLINE int64_t eng_host_ready(const eng_ctx_t *k, int32_t lp) {
-  int32_t f0 = k->c->node_flow_off[k->x], nf = k->c->node_n_flows[k->x];
+  const eng_cols_t *c = k->c;
+  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x];
   int64_t best = ENG_INF;
-  for (int32_t r = 0; r < nf; r++) {
+  for (int32_t r = c->node_flow_lo[k->x]; r < nf; r++) {
     int64_t t = eng_flow_ready(k, f0 + r, lp);
     if (t < best) best = t;
+    if (c->flow_start[f0 + r] > k->now && t != ENG_INF) break;
   }
   return best;
 }
 
-/* Round robin from the flow served last: the next flow eligible now at lp, or -1. */
+/* Round robin from the flow served last: the next flow eligible now at lp, or
+ * -1. Only started, unfinished ranks [flow_lo, started) can be eligible; they
+ * are visited in the cyclic order rr+1, rr+2, ... */
 ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x];
-  for (int32_t j = 1; j <= nf; j++) {
-    int32_t r = (c->node_rr[k->x] + j) % nf;
-    if (eng_flow_ready(k, f0 + r, lp) == k->now) {
-      c->node_rr[k->x] = r;
-      return f0 + r;
-    }
+  int32_t f0 = c->node_flow_off[k->x], rr = c->node_rr[k->x];
+  int32_t lo = c->node_flow_lo[k->x], hi = eng_host_started(k);
+  int32_t from = rr + 1 > lo ? rr + 1 : lo;
+  for (int32_t pass = 0; pass < 2; pass++) {
+    int32_t end = pass ? (rr + 1 < hi ? rr + 1 : hi) : hi;
+    for (int32_t r = pass ? lo : from; r < end; r++)
+      if (eng_flow_ready(k, f0 + r, lp) == k->now) {
+        c->node_rr[k->x] = r;
+        return f0 + r;
+      }
   }
   return -1;
 }

@@ -223,6 +223,8 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   const int32_t f0 = c->node_flow_off[x], nf = c->node_n_flows[x];
   const int is_host = !c->node_is_switch[x];
   int64_t best;
+  while (c->node_flow_lo[x] < nf && c->flow_finish[f0 + c->node_flow_lo[x]] >= 0)
+    c->node_flow_lo[x]++;
   if (c->node_keys_ok[x]) {
     eng_port_keys_inputs(&k);
   } else {
@@ -237,7 +239,8 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
         best = c->port_key[p0 + lp];
         idx = lp;
       }
-    for (int32_t r = 0; r < nf; r++) {
+    int32_t started = nf ? eng_host_started(&k) : 0; /* only flows that sent have timers */
+    for (int32_t r = c->node_flow_lo[x]; r < started; r++) {
       int64_t kt = eng_key(eng_flow_timer(c, e, f0 + r), ENG_EV_TIMER);
       if (kt < best) {
         best = kt;

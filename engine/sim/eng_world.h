@@ -125,6 +125,7 @@ typedef enum eng_fail_t {
   X(node, int32_t, flow_off)  /* first flow row this host sends */                                 \
   X(node, int32_t, n_flows)                                                                        \
   X(node, int32_t, rr)        /* rank of the flow served last */                                   \
+  X(node, int32_t, flow_lo)   /* ranks below this have finished */                                 \
   X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */               \
   X(node, int32_t, set_base)  /* first set row of this node */                                     \
   X(node, int32_t, group)     /* host: its destination group */                                    \

@@ -145,9 +145,23 @@ static int init_flows(ref_sim_t *s) {
   }
   for (int32_t i = 0; i < fl->n; i++) {
     ref_node_t *nd = &s->nodes[fl->f[i].src];
-    ref_flow_t *fs = &s->flows[i];
-    fs->rank = nd->n_flows;
     nd->flows[nd->n_flows++] = i;
+  }
+  /* A host ranks its flows by start time, then file order (insertion sort). */
+  for (int32_t x = 0; x < t->n_nodes; x++) {
+    ref_node_t *nd = &s->nodes[x];
+    for (int32_t a = 1; a < nd->n_flows; a++)
+      for (int32_t b = a; b > 0 && fl->f[nd->flows[b - 1]].start_ps > fl->f[nd->flows[b]].start_ps;
+           b--) {
+        int32_t tmp = nd->flows[b];
+        nd->flows[b] = nd->flows[b - 1];
+        nd->flows[b - 1] = tmp;
+      }
+    for (int32_t r = 0; r < nd->n_flows; r++)
+      s->flows[nd->flows[r]].rank = r;
+  }
+  for (int32_t i = 0; i < fl->n; i++) {
+    ref_flow_t *fs = &s->flows[i];
     fs->n = (int64_t)((fl->f[i].bytes + (uint64_t)s->p->mtu - 1) / (uint64_t)s->p->mtu);
     fs->rto_at = -1;
     fs->nack_for = -1;
