@@ -22,6 +22,7 @@ int drv_load_params(const char *path, const char *const *sets, int n_sets, eng_p
 typedef struct drv_net_report_t {
   int index;
   const char *flows_path;
+  const char *sweep; /* "cc=dcqcn lb=spray" of --sweep, or NULL */
   const topo_t *topo;
   const trf_flows_t *flows;
   const eng_params_t *params;

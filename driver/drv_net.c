@@ -13,16 +13,21 @@
 #include "sim/eng_world.h"
 
 #define DRV_MAX_SETS 256
+#define DRV_MAX_SWEEPS 16
+#define DRV_MAX_EXPS 1000000
 
 static const char net_usage[] =
     "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...] [--flows-from LIST]\n"
-    "                      [--set KEY=VALUE ...] [--backend cpu|cuda] [--threads N]\n"
+    "                      [--set KEY=VALUE ...] [--sweep KEY=V1,V2,... ...]\n"
+    "                      [--backend cpu|cuda] [--threads N]\n"
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file; each one is an experiment, all run as one batch\n"
     "  LIST   a file naming flow files, one per line (relative to its folder)\n"
     "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
+    "  --sweep KEY=V1,V2,...  every flow file runs once per value (several --sweep: every\n"
+    "         combination, the first varying slowest), all in the same batch\n"
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format) and OUTDIR/summary.jsonl;\n"
     "prints one summary line per experiment (one JSON object per line with --json);\n"
     "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
@@ -35,6 +40,8 @@ typedef struct net_args_t {
   int n_flows, cap_flows;
   const char *sets[DRV_MAX_SETS];
   int n_sets;
+  const char *sweeps[DRV_MAX_SWEEPS]; /* KEY=V1,V2,... */
+  int n_sweeps;
   eng_backend_t backend;
   int threads, json;
   const char *trace_rates, *trace_queues;
@@ -99,6 +106,11 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     else if (strcmp(o, "--set") == 0) {
       if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse net: too many --set\n");
       a->sets[a->n_sets++] = v;
+    } else if (strcmp(o, "--sweep") == 0) {
+      if (a->n_sweeps == DRV_MAX_SWEEPS) return drv_fail(2, "multiverse net: too many --sweep\n");
+      if (!strchr(v, '='))
+        return drv_fail(2, "multiverse net: --sweep %s: expected KEY=V1,V2,...\n", v);
+      a->sweeps[a->n_sweeps++] = v;
     } else if (strcmp(o, "--backend") == 0) {
       if (strcmp(v, "cpu") == 0)
         a->backend = ENG_BACKEND_CPU;
@@ -131,9 +143,6 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     }
     i++;
   }
-  if ((a->trace_rates || a->trace_queues) && (a->trace_exp < 0 || a->trace_exp >= a->n_flows))
-    return drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a->trace_exp,
-                    a->n_flows);
   if (!a->topo || !a->n_flows || !a->out)
     return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
                        "(multiverse net --help)\n");
@@ -169,18 +178,78 @@ static int net_mkdir(const char *dir) {
   return drv_fail(2, "multiverse net: cannot create %s: %s\n", dir, strerror(errno));
 }
 
+/* The parameter sets of --sweep: every combination of the swept values applied
+ * on top of `base` (the first --sweep varies slowest). Fills *n, *out (array of
+ * n parameter sets) and *labels ("cc=dcqcn lb=spray", n of them). */
+static int net_sweep(const net_args_t *a, const eng_params_t *base, int *n, eng_params_t **out,
+                     char ***labels) {
+  char vals[DRV_MAX_SWEEPS][1024];
+  int count[DRV_MAX_SWEEPS];
+  long total = 1;
+  for (int s = 0; s < a->n_sweeps; s++) {
+    snprintf(vals[s], sizeof vals[s], "%s", strchr(a->sweeps[s], '=') + 1);
+    count[s] = 1;
+    for (const char *p = vals[s]; *p; p++)
+      count[s] += *p == ',';
+    total *= count[s];
+    if (total > DRV_MAX_EXPS)
+      return drv_fail(2, "multiverse net: --sweep: over %d combinations\n", DRV_MAX_EXPS);
+  }
+  *n = (int)total;
+  *out = calloc((size_t)total, sizeof **out);
+  *labels = calloc((size_t)total, sizeof **labels);
+  if (!*out || !*labels) return drv_fail(2, "multiverse net: out of memory\n");
+  for (long c = 0; c < total; c++) {
+    eng_params_t *p = &(*out)[c];
+    char label[2048] = "", err[1024];
+    *p = *base;
+    long stride = total;
+    for (int s = 0; s < a->n_sweeps; s++) {
+      stride /= count[s];
+      int pick = (int)((c / stride) % count[s]);
+      const char *v = vals[s];
+      for (int k = 0; k < pick; k++)
+        v = strchr(v, ',') + 1;
+      int key_len = (int)(strchr(a->sweeps[s], '=') - a->sweeps[s]);
+      char kv[1200];
+      snprintf(kv, sizeof kv, "%.*s=%.*s", key_len, a->sweeps[s], (int)strcspn(v, ","), v);
+      if (eng_params_set(p, kv, err, sizeof err))
+        return drv_fail(2, "multiverse net: --sweep %s: %s\n", a->sweeps[s], err);
+      size_t used = strlen(label);
+      snprintf(label + used, sizeof label - used, "%s%s", used ? " " : "", kv);
+    }
+    if (eng_params_check(p, err, sizeof err))
+      return drv_fail(2, "multiverse net: --sweep %s: network parameters: %s\n", label, err);
+    (*labels)[c] = strdup(label);
+  }
+  return 0;
+}
+
 int drv_net(int argc, char **argv) {
   net_args_t a = {0};
   char err[1024];
   int rc = 2;
   topo_t topo = {0};
-  eng_params_t params;
+  eng_params_t params, *combo = NULL;
+  char **labels = NULL;
+  int n_combo = 0, n_exps = 0;
   trf_flows_t *fl = NULL;
   eng_exp_desc_t *ex = NULL;
   eng_world_t *w = NULL;
   eng_trace_desc_t trace = {0};
   if (net_parse(argc, argv, &a)) goto fail_args;
   if (drv_load_params(a.presets, a.sets, a.n_sets, &params)) goto fail_args;
+  if (net_sweep(&a, &params, &n_combo, &combo, &labels)) goto fail_args;
+  if ((long)a.n_flows * n_combo > DRV_MAX_EXPS) {
+    drv_fail(2, "multiverse net: %d flow files x %d combinations: over %d experiments\n", a.n_flows,
+             n_combo, DRV_MAX_EXPS);
+    goto fail_args;
+  }
+  n_exps = a.n_flows * n_combo;
+  if ((a.trace_rates || a.trace_queues) && (a.trace_exp < 0 || a.trace_exp >= n_exps)) {
+    drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a.trace_exp, n_exps);
+    goto fail_args;
+  }
   if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
     drv_fail(2, "multiverse net: --backend cuda: %s\n", eng_cuda_unavailable_reason());
     goto fail_args;
@@ -190,25 +259,26 @@ int drv_net(int argc, char **argv) {
     goto fail_topo;
   }
   fl = calloc((size_t)a.n_flows, sizeof *fl);
-  ex = calloc((size_t)a.n_flows, sizeof *ex);
+  ex = calloc((size_t)n_exps, sizeof *ex);
   for (int i = 0; i < a.n_flows; i++) {
     if (trf_read_ns3(a.flows[i], &topo, &fl[i], err, sizeof err)) {
       drv_fail(2, "multiverse net: %s\n", err);
       goto fail_flows;
     }
-    ex[i] = (eng_exp_desc_t){.topo = &topo,
-                             .flows = &fl[i],
-                             .params = &params,
-                             .seed = net_exp_id(&topo, &fl[i], &params)};
+    for (int c = 0; c < n_combo; c++)
+      ex[i * n_combo + c] = (eng_exp_desc_t){.topo = &topo,
+                                             .flows = &fl[i],
+                                             .params = &combo[c],
+                                             .seed = net_exp_id(&topo, &fl[i], &combo[c])};
   }
   if (net_mkdir(a.out)) goto fail_flows;
   if (a.trace_rates || a.trace_queues) {
-    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo, &fl[a.trace_exp],
-                        &trace))
+    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo,
+                        &fl[a.trace_exp / n_combo], &trace))
       goto fail_flows;
     ex[a.trace_exp].trace = &trace;
   }
-  eng_world_desc_t wd = {a.n_flows, ex};
+  eng_world_desc_t wd = {n_exps, ex};
   w = eng_world_create(&wd, err, sizeof err);
   if (!w) {
     drv_fail(2, "multiverse net: %s\n", err);
@@ -229,8 +299,11 @@ int drv_net(int argc, char **argv) {
     goto fail_run;
   }
   rc = 0;
-  for (int i = 0; i < a.n_flows; i++) {
-    drv_net_report_t r = {i, a.flows[i], &topo, &fl[i], &params, ex[i].seed, wall, a.backend};
+  for (int e = 0; e < n_exps; e++) {
+    int i = e / n_combo, c = e % n_combo;
+    drv_net_report_t r = {e,          a.flows[i], labels[c][0] ? labels[c] : NULL,
+                          &topo,      &fl[i],     &combo[c],
+                          ex[e].seed, wall,       a.backend};
     int wr = drv_net_write(w, &r, a.out, a.json, summary);
     if (wr > rc) rc = wr;
   }
@@ -251,5 +324,9 @@ fail_args:
   for (int i = 0; i < a.n_flows; i++)
     free(a.flows[i]);
   free(a.flows);
+  for (int c = 0; labels && c < n_combo; c++)
+    free(labels[c]);
+  free(labels);
+  free(combo);
   return rc;
 }

@@ -46,7 +46,7 @@ static int32_t out_rank(int32_t n, int q) {
 typedef struct out_stats_t {
   int32_t done;
   uint64_t bytes;
-  int64_t max_fct, p99_fct, mean_fct; /* ns */
+  int64_t max_fct, p99_fct, mean_fct;   /* ns */
   double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
 } out_stats_t;
 
@@ -124,6 +124,17 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
       (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
       r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s",
       rate);
+  if (r->sweep) { /* the swept values, as given */
+    json_t *sw = json_object();
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", r->sweep);
+    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+      char *eq = strchr(kv, '=');
+      *eq = 0;
+      json_object_set_new(sw, kv, json_string(eq + 1));
+    }
+    json_object_set_new(o, "sweep", sw);
+  }
   json_object_set_new(o, "p50_slowdown", json_real(st.p50_slow));
   json_object_set_new(o, "p99_slowdown", json_real(st.p99_slow));
   json_object_set_new(o, "mean_slowdown", json_real(st.mean_slow));
@@ -145,10 +156,11 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
   if (json) {
     printf("%s\n", line);
   } else {
-    printf("exp %d %s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
+    printf("exp %d %s%s%s%s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
            "ns p99_slowdown=%.2f drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64
            " hops=%" PRId64 " wall=%.3fs (%.3g hops/s)%s%s\n",
-           r->index, r->flows_path, eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
+           r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
+           r->sweep ? "]" : "", eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
            st.p99_fct, st.p99_slow, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps,
            res.packet_hops, r->wall_s, rate, res.fail ? ": " : "", eng_fail_text(res.fail));
   }
