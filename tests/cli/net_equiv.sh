@@ -59,6 +59,11 @@ for b in a b c; do
       for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
       cmp cpu-$b/trace-0.csv gpu-$b/trace-0.csv
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
+      # A batch mixing every CC and load balancer (--sweep) agrees as well.
+      sw=(--flows $b-0.txt --flows $b-1.txt --sweep cc=none,dcqcn,dctcp,hpcc --sweep lb=ecmp,spray,adaptive)
+      "$mv" net --topology "${topo[$b]}" "${sw[@]}" --backend cpu -o swc-$b > /dev/null
+      "$mv" net --topology "${topo[$b]}" "${sw[@]}" --backend cuda -o swg-$b > /dev/null
+      for i in $(seq 0 23); do cmp swc-$b/fct-$i.txt swg-$b/fct-$i.txt; done
       # The counters agree too (summary minus wall time and backend).
       strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
       diff <(strip cpu-$b/summary.jsonl) <(strip gpu-$b/summary.jsonl) ;;
