@@ -349,7 +349,9 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
     c->exp_fail[e] = ENG_FAIL_DEADLOCK;
     c->exp_status[e] = ENG_FAILED;
   } else if (next > c->exp_max_time[e]) {
-    c->exp_status[e] = ENG_TIMED_OUT;
+    /* Past the limit: timed out, unless only the drain after the last flow
+     * was left. */
+    c->exp_status[e] = c->exp_flows_done[e] == c->exp_n_flows[e] ? ENG_OK : ENG_TIMED_OUT;
   } else {
     int64_t t = c->exp_t_end[e];
     if (next > t) t = next;
