@@ -87,11 +87,13 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     hpcc |= d->exps[e].params->ccp.kind == CC_HPCC;
   w->n[ENG_T_pint] = hpcc ? w->n[ENG_T_pool] : 0;
   w->n[ENG_T_rint] = hpcc ? w->n[ENG_T_ring] : 0;
-  if (w->n[ENG_T_node] > INT32_MAX / 2 || w->n[ENG_T_pool] > INT32_MAX / 2 ||
-      w->n[ENG_T_ring] > INT32_MAX / 2 || w->n[ENG_T_flow] > INT32_MAX / 2) {
-    snprintf(err, errlen, "batch too large for one world (more than 2^30 rows in a table)");
-    return -1;
-  }
+  /* Rows are addressed with int32 offsets. */
+  for (int tab = 0; tab < ENG_T_COUNT; tab++)
+    if (w->n[tab] > INT32_MAX / 2) {
+      snprintf(err, errlen,
+               "batch too large for one world (more than 2^30 rows in one table): split it");
+      return -1;
+    }
   return 0;
 }
 
