@@ -45,6 +45,23 @@ static inline topo_t mvsim_chain(int hops, const int64_t *rates, const int64_t *
   return t;
 }
 
+/* A star: hosts 0..hosts-1 around switch `hosts`, every link at `rate` bit/s
+ * with `delay` ps. */
+static inline topo_t mvsim_star(int hosts, int64_t rate, int64_t delay) {
+  topo_t t = {0};
+  char err[256];
+  if (topo_alloc(&t, hosts + 1, hosts, "file", err, sizeof err)) exit(2);
+  t.is_switch[hosts] = t.forwards[hosts] = 1;
+  t.n_hosts = hosts;
+  for (int i = 0; i < hosts; i++)
+    topo_add_link(&t, i, hosts, rate, delay, 0);
+  if (topo_finish(&t, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    exit(2);
+  }
+  return t;
+}
+
 static inline trf_flow_t mvsim_flow(int32_t src, int32_t dst, uint64_t bytes, int64_t start_ps) {
   trf_flow_t f = {src, dst, 10000, 100, 3, bytes, start_ps, 0};
   return f;

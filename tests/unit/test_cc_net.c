@@ -14,19 +14,6 @@
 
 static const int64_t G = 1000000000LL, US = 1000000LL;
 
-/* n senders (hosts 1..n) and one receiver (host 0) around switch n+1. */
-static topo_t star(int n, int64_t rate) {
-  topo_t t = {0};
-  char err[256];
-  if (topo_alloc(&t, n + 2, n + 1, "file", err, sizeof err)) exit(2);
-  t.is_switch[n + 1] = t.forwards[n + 1] = 1;
-  t.n_hosts = n + 1;
-  for (int i = 0; i <= n; i++)
-    topo_add_link(&t, i, n + 1, rate, US, 0);
-  if (topo_finish(&t, err, sizeof err)) exit(2);
-  return t;
-}
-
 typedef struct series_t {
   eng_world_t *w;
   int32_t n, nser;
@@ -48,7 +35,7 @@ static void two_flows(void) {
   eng_params_t p = mvsim_params();
   char err[256];
   if (eng_params_set(&p, "cc=dcqcn_paper", err, sizeof err)) exit(2);
-  topo_t t = star(2, 40 * G);
+  topo_t t = mvsim_star(3, 40 * G, US); /* host 0 receives */
   trf_flow_t f[2] = {mvsim_flow(1, 0, 150000000, 0), mvsim_flow(2, 0, 150000000, 1000 * US)};
   trf_flows_t fl = {2, f};
   int32_t flows[2] = {0, 1}, port = t.port_off[3] + topo_port_to(&t, 3, 0);
@@ -94,7 +81,7 @@ static double incast(const char *cc) {
   eng_params_t p = mvsim_params();
   char err[256];
   if (eng_params_set(&p, cc, err, sizeof err)) exit(2);
-  topo_t t = star(16, 100 * G);
+  topo_t t = mvsim_star(17, 100 * G, US); /* host 0 receives */
   trf_flow_t f[16];
   for (int i = 0; i < 16; i++)
     f[i] = mvsim_flow(i + 1, 0, 20000000, 0);

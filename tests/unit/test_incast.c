@@ -7,19 +7,6 @@
 #define N 16
 static const int64_t G = 1000000000LL;
 
-/* Hosts 0..n (host n receives), switch n+1, 100 Gb/s, 1 us links. */
-static topo_t star(int n) {
-  topo_t t = {0};
-  char err[256];
-  if (topo_alloc(&t, n + 2, n + 1, "file", err, sizeof err)) exit(2);
-  t.is_switch[n + 1] = t.forwards[n + 1] = 1;
-  t.n_hosts = n + 1;
-  for (int i = 0; i <= n; i++)
-    topo_add_link(&t, i, n + 1, 100 * G, 1000000, 0);
-  if (topo_finish(&t, err, sizeof err)) exit(2);
-  return t;
-}
-
 typedef struct incast_t {
   int64_t first, last; /* finish times, ps */
   double util;         /* data wire bytes / (rate * last finish) */
@@ -27,7 +14,7 @@ typedef struct incast_t {
 } incast_t;
 
 static incast_t run(eng_params_t *p, uint64_t bytes) {
-  topo_t t = star(N);
+  topo_t t = mvsim_star(N + 1, 100 * G, 1000000); /* host N receives */
   trf_flow_t f[N];
   for (int i = 0; i < N; i++)
     f[i] = mvsim_flow(i, N, bytes, 0);
@@ -64,7 +51,7 @@ int main(void) {
   CHECK_EQ_I64(a.r.drops, 0);
   CHECK_EQ_I64(a.r.retransmits, 0);
 
-  /* PFC on, 4 MiB buffer: more pausing, still lossless and fair. */
+  /* PFC on, 4 MiB buffer, 1 MB flows: pausing, lossless and fair. */
   p.buffer = 4 << 20;
   incast_t b = run(&p, 1000000);
   printf("pfc, 4 MiB: first %.1f us last %.1f us util %.4f pauses %lld drops %lld\n",
