@@ -74,6 +74,7 @@ static const param_key_t keys[] = {
     {"reorder", KIND_BOOL, OFF(reorder)},
     {"ring_cap", KIND_INT, OFF(ring_cap)},
     {"rto_us", KIND_PS_US, OFF(rto)},
+    {"sync_us", KIND_PS_US, OFF(sync)},
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
@@ -378,6 +379,8 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     why = "ack_every: must be >= 1";
   else if (p->rto < 1)
     why = "rto_us: must be > 0";
+  else if (p->sync < 1 || p->sync > 1000000000000LL)
+    why = "sync_us: must be in (0, 1e6] us";
   else if (p->flowlet_gap < 0)
     why = "flowlet_gap_us: must be >= 0";
   else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)

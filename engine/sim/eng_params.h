@@ -63,6 +63,7 @@ typedef struct eng_params_t {
   int64_t rto;         /* ps, retransmission timeout */
   int64_t max_time;    /* ps of simulated time before the experiment is timed_out */
   int32_t ring_cap;    /* in-flight packets per link direction (power of 2; 0: derived) */
+  int64_t sync;        /* ps: an event of one host's task becomes known to another's */
 } eng_params_t;
 
 /* Loads defaults from the presets file `path` (jobs/presets/network.json).

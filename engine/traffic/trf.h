@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tg/tg.h"
 #include "topo/topo.h"
 
 typedef struct trf_flow_t {
@@ -32,6 +33,10 @@ int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err,
 /* Parses a non-negative decimal number of seconds ("2", "2.000001", "1e-3") into
  * ps exactly (digits past the ps are an error); -1 on error. */
 int64_t trf_parse_seconds(const char *s);
+
+/* Appends one flow task per flow, in file order (task i is line i's flow), with
+ * its ports, priority, line and start; 0 or -1 when out of memory. */
+int trf_to_tg(const trf_flows_t *fl, tg_t *g);
 
 void trf_free(trf_flows_t *fl);
 
