@@ -234,6 +234,7 @@ int drv_net(int argc, char **argv) {
   char **labels = NULL;
   int n_combo = 0, n_exps = 0;
   trf_flows_t *fl = NULL;
+  tg_t *tgs = NULL;
   eng_exp_desc_t *ex = NULL;
   eng_world_t *w = NULL;
   eng_trace_desc_t trace = {0};
@@ -259,15 +260,24 @@ int drv_net(int argc, char **argv) {
     goto fail_topo;
   }
   fl = calloc((size_t)a.n_flows, sizeof *fl);
+  tgs = calloc((size_t)a.n_flows, sizeof *tgs);
   ex = calloc((size_t)n_exps, sizeof *ex);
+  if (!fl || !tgs || !ex) {
+    drv_fail(2, "multiverse net: out of memory\n");
+    goto fail_flows;
+  }
   for (int i = 0; i < a.n_flows; i++) {
     if (trf_read_ns3(a.flows[i], &topo, &fl[i], err, sizeof err)) {
       drv_fail(2, "multiverse net: %s\n", err);
       goto fail_flows;
     }
+    if (trf_to_tg(&fl[i], &tgs[i])) {
+      drv_fail(2, "multiverse net: out of memory\n");
+      goto fail_flows;
+    }
     for (int c = 0; c < n_combo; c++)
       ex[i * n_combo + c] = (eng_exp_desc_t){.topo = &topo,
-                                             .flows = &fl[i],
+                                             .tasks = &tgs[i],
                                              .params = &combo[c],
                                              .seed = net_exp_id(&topo, &fl[i], &combo[c])};
   }
@@ -314,7 +324,10 @@ fail_run:
 fail_flows:
   for (int i = 0; fl && i < a.n_flows; i++)
     trf_free(&fl[i]);
+  for (int i = 0; tgs && i < a.n_flows; i++)
+    tg_free(&tgs[i]);
   free(fl);
+  free(tgs);
   free(ex);
   free((void *)trace.flows);
   free((void *)trace.ports);

@@ -68,7 +68,7 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
     st->bytes += fl->f[i].bytes;
-    int64_t fin = eng_flow_finish(w, r->index, i);
+    int64_t fin = eng_task_end(w, r->index, i);
     if (fin >= 0) rows[n++] = (out_row_t){fin, i};
   }
   qsort(rows, (size_t)n, sizeof *rows, out_cmp);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cc/cc.h"
-#include "sim/eng_net.h"
+#include "sim/eng_task.h"
 #include "sim/eng_standalone.h"
 #include "sim/eng_world_cols.h"
 
@@ -48,23 +48,52 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
   for (int32_t e = 0; e < d->n_exps; e++) {
     const topo_t *t = d->exps[e].topo;
     const eng_params_t *p = d->exps[e].params;
-    if (t->n_links == 0) {
-      snprintf(err, errlen, "experiment %d: the topology has no links", e);
-      return -1;
-    }
-    const trf_flows_t *fl = d->exps[e].flows;
-    for (int32_t i = 0; i < fl->n; i++)
-      if ((fl->f[i].bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
+    const tg_t *g = d->exps[e].tasks;
+    int64_t flows = 0;
+    for (int32_t i = 0; i < g->n; i++) {
+      if (g->t[i].kind != TG_FLOW) continue;
+      flows++;
+      if ((g->t[i].bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
+        char what[64];
+        if (g->t[i].line > 0)
+          snprintf(what, sizeof what, "flow on line %d", g->t[i].line);
+        else
+          snprintf(what, sizeof what, "flow (task %d)", i);
         snprintf(err, errlen,
-                 "experiment %d, flow on line %d: %llu bytes are more than 2^31 packets of mtu %d "
-                 "(raise mtu)",
-                 e, fl->f[i].line, (unsigned long long)fl->f[i].bytes, p->mtu);
+                 "experiment %d, %s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)", e,
+                 what, (unsigned long long)g->t[i].bytes, p->mtu);
         return -1;
       }
+    }
+    int64_t *tasks = calloc((size_t)t->n_nodes + 1, sizeof *tasks);
+    int64_t *nflows = calloc((size_t)t->n_nodes + 1, sizeof *nflows);
+    if (!tasks || !nflows) {
+      free(tasks);
+      free(nflows);
+      snprintf(err, errlen, "out of memory counting the world's rows");
+      return -1;
+    }
+    for (int32_t i = 0; i < g->n; i++) {
+      tasks[g->t[i].host]++;
+      nflows[g->t[i].host] += g->t[i].kind == TG_FLOW;
+    }
+    for (int32_t i = 0; i < t->n_nodes; i++) {
+      int32_t ports = t->port_off[i + 1] - t->port_off[i];
+      w->n[ENG_T_rbit] += (int64_t)ports * ((nflows[i] + 63) / 64);
+      w->n[ENG_T_poke] += 2 * ((tasks[i] + 31) / 32);
+    }
+    free(tasks);
+    free(nflows);
+    int64_t streamed = 0;
+    for (int32_t i = 0; i < g->n; i++)
+      streamed += g->t[i].stream >= 0;
     w->n[ENG_T_exp]++;
     w->n[ENG_T_node] += t->n_nodes;
     w->n[ENG_T_port] += 2 * (int64_t)t->n_links;
-    w->n[ENG_T_flow] += d->exps[e].flows->n;
+    w->n[ENG_T_flow] += flows;
+    w->n[ENG_T_task] += g->n;
+    w->n[ENG_T_pred] += g->n_edges + streamed; /* at most one stream edge per member */
+    w->n[ENG_T_succ] += g->n_edges + streamed;
     w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
     w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
     w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
@@ -81,6 +110,8 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
       w->n[ENG_T_tval] += nser * tr->max_samples;
     }
   }
+  w->n[ENG_T_heap] = w->n[ENG_T_task];
+  w->n[ENG_T_rank] = w->n[ENG_T_flow];
   w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
   int hpcc = 0;
   for (int32_t e = 0; e < d->n_exps; e++)
@@ -95,18 +126,6 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
       return -1;
     }
   return 0;
-}
-
-/* A flow's place in its sender's rank order: by start time, then file order. */
-typedef struct build_rank_t {
-  int64_t start;
-  int32_t idx;
-} build_rank_t;
-
-static int build_by_start(const void *a, const void *b) {
-  const build_rank_t *x = a, *y = b;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return x->idx - y->idx;
 }
 
 /* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */
@@ -131,7 +150,8 @@ static void build_tiers(const topo_t *t, uint8_t *tier) {
 
 /* Row offsets where experiment e's rows start in each table. */
 typedef struct build_base_t {
-  int32_t node, port, flow, route, set, setport, pool, ring, tser, tval, flet;
+  int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
+      tval, flet;
 } build_base_t;
 
 static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
@@ -151,7 +171,7 @@ static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, bui
     for (int32_t k = ENG_TR_DELIVERED; k <= ENG_TR_CC; k++) {
       c->tser_exp[s] = e;
       c->tser_kind[s] = k;
-      c->tser_row[s++] = w->exp_flow_file[b->flow + tr->flows[i]];
+      c->tser_row[s++] = c->task_flow[w->exp_task_row[b->task + tr->flows[i]]];
     }
   }
   for (int32_t i = 0; i < tr->n_ports; i++) {
@@ -163,23 +183,210 @@ static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, bui
   b->tval += nser * tr->max_samples;
 }
 
-static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
+/* Scratch arrays of one experiment's build. */
+typedef struct build_tmp_t {
+  int32_t *tfirst; /* (n_nodes + 1) first task slot of each owner */
+  int32_t *ffirst; /* (n_nodes + 1) first flow slot of each source */
+  int32_t *row;    /* (n_tasks) task row of task i */
+  int32_t *frow;   /* (n_tasks) flow row of task i, -1 */
+  int32_t *prev;   /* (n_tasks) previous member of its stream, -1 */
+  int32_t *npred, *nsucc;
+} build_tmp_t;
+
+static void build_tmp_free(build_tmp_t *m) {
+  free(m->tfirst);
+  free(m->ffirst);
+  free(m->row);
+  free(m->frow);
+  free(m->prev);
+  free(m->npred);
+  free(m->nsucc);
+}
+
+/* Rows of tasks (by owner, task order within one) and flows (by source),
+ * stream predecessors and edge counts. */
+static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
+  size_t nn = (size_t)t->n_nodes + 1, nt = (size_t)g->n + 1;
+  int32_t max_stream = -1;
+  m->tfirst = calloc(nn, sizeof *m->tfirst);
+  m->ffirst = calloc(nn, sizeof *m->ffirst);
+  m->row = malloc(nt * sizeof *m->row);
+  m->frow = malloc(nt * sizeof *m->frow);
+  m->prev = malloc(nt * sizeof *m->prev);
+  m->npred = calloc(nt, sizeof *m->npred);
+  m->nsucc = calloc(nt, sizeof *m->nsucc);
+  if (!m->tfirst || !m->ffirst || !m->row || !m->frow || !m->prev || !m->npred || !m->nsucc)
+    return -1;
+  for (int32_t i = 0; i < g->n; i++) {
+    m->tfirst[g->t[i].host + 1]++;
+    m->ffirst[g->t[i].host + 1] += g->t[i].kind == TG_FLOW;
+    if (g->t[i].stream > max_stream) max_stream = g->t[i].stream;
+  }
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    m->tfirst[i + 1] += m->tfirst[i];
+    m->ffirst[i + 1] += m->ffirst[i];
+  }
+  int32_t *tfill = malloc(nn * sizeof *tfill), *ffill = malloc(nn * sizeof *ffill);
+  int32_t *last = malloc(((size_t)max_stream + 2) * sizeof *last);
+  if (!tfill || !ffill || !last) {
+    free(tfill);
+    free(ffill);
+    free(last);
+    return -1;
+  }
+  memcpy(tfill, m->tfirst, nn * sizeof *tfill);
+  memcpy(ffill, m->ffirst, nn * sizeof *ffill);
+  for (int32_t s = 0; s <= max_stream; s++)
+    last[s] = -1;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *k = &g->t[i];
+    m->row[i] = tfill[k->host]++;
+    m->frow[i] = k->kind == TG_FLOW ? ffill[k->host]++ : -1;
+    m->prev[i] = k->stream >= 0 ? last[k->stream] : -1;
+    if (k->stream >= 0) last[k->stream] = i;
+    if (m->prev[i] >= 0) {
+      m->npred[i]++;
+      m->nsucc[m->prev[i]]++;
+    }
+  }
+  for (int32_t j = 0; j < g->n_edges; j++) {
+    m->npred[g->e[j].task]++;
+    m->nsucc[g->e[j].pred]++;
+  }
+  free(tfill);
+  free(ffill);
+  free(last);
+  return 0;
+}
+
+/* Flow task i of g as a row of the flow table (flow row f, node rows from nb). */
+static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, const tg_t *g,
+                       int32_t i, int32_t f, int32_t task_row, int32_t nb) {
+  const tg_task_t *k = &g->t[i];
+  c->flow_idx[f] = i;
+  c->flow_task[f] = task_row;
+  c->flow_rank[f] = -1;
+  c->flow_rport[f] = -1;
+  c->flow_src[f] = nb + k->host;
+  c->flow_dst[f] = nb + k->dst;
+  c->flow_sport[f] = k->sport;
+  c->flow_dport[f] = k->dport;
+  c->flow_bytes[f] = k->bytes;
+  c->flow_npkts[f] = (uint32_t)((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
+  c->flow_start[f] = -1;
+  c->flow_recv[f] = -1;
+  c->flow_rto_at[f] = ENG_INF;
+  c->flow_nack_for[f] = UINT32_MAX;
+  c->flow_cnp_last[f] = -1;
+  int64_t line = 0; /* the sender's fastest NIC port */
+  for (int32_t q = t->port_off[k->host]; q < t->port_off[k->host + 1]; q++)
+    if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
+  trf_flow_t tf = {k->host, k->dst, k->sport, k->dport, k->prio, k->bytes, k->start, k->line};
+  cc_init(&c->flow_cc[f], &p->ccp, (double)line,
+          cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, &tf) : 0);
+}
+
+/* Node row of the host where predecessor event (task i, on) of g happens. */
+static int32_t build_event_host(const tg_t *g, int32_t i, int32_t on) {
+  return on == TG_ON_RECV ? g->t[i].dst : g->t[i].host;
+}
+
+/* Task, flow, predecessor and successor rows of experiment e; tasks with no
+ * predecessor wait in their owner's heap. *t0 receives the earliest start,
+ * *cross whether an edge joins two hosts. */
+static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, const build_tmp_t *m,
+                       build_base_t *b, int64_t *t0, int *cross) {
+  eng_cols_t *c = &w->c;
+  const tg_t *g = xd->tasks;
+  const topo_t *t = xd->topo;
+  int32_t *pfill = malloc(((size_t)g->n + 1) * sizeof *pfill);
+  int32_t *sfill = malloc(((size_t)g->n + 1) * sizeof *sfill);
+  if (!pfill || !sfill) {
+    free(pfill);
+    free(sfill);
+    return -1;
+  }
+  int32_t po = b->pred, so = b->succ;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *k = &g->t[i];
+    int32_t r = b->task + m->row[i];
+    w->exp_task_row[b->task + i] = r;
+    c->task_exp[r] = e;
+    c->task_node[r] = b->node + k->host;
+    c->task_idx[r] = i;
+    c->task_kind[r] = (uint8_t)k->kind;
+    c->task_flow[r] = m->frow[i] >= 0 ? b->flow + m->frow[i] : -1;
+    c->task_tmin[r] = k->start;
+    c->task_delay[r] = k->delay;
+    c->task_dur[r] = k->dur;
+    c->task_need[r] = k->need;
+    c->task_npred[r] = m->npred[i];
+    c->task_pred_off[r] = po;
+    c->task_nsucc[r] = m->nsucc[i];
+    c->task_succ_off[r] = so;
+    c->task_start[r] = -1;
+    c->task_end[r] = -1;
+    c->task_hkey[r] = ENG_INF;
+    c->task_hpos[r] = -1;
+    pfill[i] = po;
+    sfill[i] = so;
+    po += m->npred[i];
+    so += m->nsucc[i];
+    if (k->kind == TG_FLOW)
+      build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node);
+  }
+  for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
+    if (m->prev[i] >= 0) {
+      int32_t pr = m->prev[i];
+      c->pred_e[pfill[i]++] = (b->task + m->row[pr]) * 2 + TG_ON_END;
+      c->succ_e[sfill[pr]++] = (b->task + m->row[i]) * 2 + TG_ON_END;
+    }
+  *cross = 0;
+  for (int32_t j = 0; j < g->n_edges; j++) {
+    const tg_edge_t *ed = &g->e[j];
+    c->pred_e[pfill[ed->task]++] = (b->task + m->row[ed->pred]) * 2 + ed->on;
+    c->succ_e[sfill[ed->pred]++] = (b->task + m->row[ed->task]) * 2 + ed->on;
+    *cross |= build_event_host(g, ed->pred, ed->on) != g->t[ed->task].host;
+  }
+  *t0 = ENG_INF;
+  for (int32_t r = b->task; r < b->task + g->n; r++) /* in row order: each owner's heap */
+    if (c->task_npred[r] == 0) {
+      int32_t x = c->task_node[r];
+      c->task_start[r] = c->task_tmin[r];
+      eng_heap_set(c, x, r, eng_key(c->task_tmin[r], ENG_EV_TASK), r - c->node_task_off[x]);
+      if (c->task_tmin[r] < *t0) *t0 = c->task_tmin[r];
+    }
+  b->pred = po;
+  b->succ = so;
+  free(pfill);
+  free(sfill);
+  return 0;
+}
+
+static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
   eng_cols_t *c = &w->c;
   const topo_t *t = xd->topo;
   const topo_routes_t *r = &t->routes;
   const eng_params_t *p = xd->params;
-  const trf_flows_t *fl = xd->flows;
+  const tg_t *g = xd->tasks;
+  build_tmp_t m = {0};
+  if (build_tmp(t, g, &m)) {
+    build_tmp_free(&m);
+    return -1;
+  }
 
-  int64_t window = INT64_MAX;
+  int64_t window = ENG_INF;
   for (int32_t l = 0; l < t->n_links; l++)
     if (t->links[l].delay_ps < window) window = t->links[l].delay_ps;
   c->exp_seed[e] = xd->seed;
-  c->exp_window[e] = window;
   c->exp_next_t[e] = ENG_INF;
   c->exp_max_time[e] = p->max_time;
   c->exp_fail[e] = ENG_INF;
-  c->exp_n_flows[e] = fl->n;
+  c->exp_n_tasks[e] = g->n;
+  c->exp_task_off[e] = b->task;
+  c->exp_n_flows[e] = m.ffirst[t->n_nodes];
   c->exp_flow_off[e] = b->flow;
+  c->exp_sync[e] = p->sync;
   c->exp_node_off[e] = b->node;
   c->exp_n_nodes[e] = t->n_nodes;
   c->exp_mtu[e] = p->mtu;
@@ -198,59 +405,27 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   c->exp_flowlet_gap[e] = p->flowlet_gap;
   c->exp_rto[e] = p->rto;
 
-  /* Flows grouped by sender; a sender's flows ranked by start, then file order. */
-  int32_t *first = calloc((size_t)t->n_nodes + 1, sizeof *first);
-  for (int32_t i = 0; i < fl->n; i++)
-    first[fl->f[i].src + 1]++;
-  for (int32_t i = 0; i < t->n_nodes; i++)
-    first[i + 1] += first[i];
-  int32_t *fill = malloc(((size_t)t->n_nodes + 1) * sizeof *fill);
-  memcpy(fill, first, ((size_t)t->n_nodes + 1) * sizeof *fill);
-  int64_t t0 = INT64_MAX;
-  build_rank_t *order = malloc(((size_t)fl->n + 1) * sizeof *order);
-  for (int32_t i = 0; i < fl->n; i++)
-    order[i] = (build_rank_t){fl->f[i].start_ps, i};
-  qsort(order, (size_t)fl->n, sizeof *order, build_by_start);
-  for (int32_t j = 0; j < fl->n; j++) {
-    int32_t i = order[j].idx;
-    const trf_flow_t *tf = &fl->f[i];
-    int32_t f = b->flow + fill[tf->src]++;
-    w->exp_flow_file[b->flow + i] = f;
-    c->flow_idx[f] = i;
-    c->flow_src[f] = b->node + tf->src;
-    c->flow_dst[f] = b->node + tf->dst;
-    c->flow_sport[f] = tf->sport;
-    c->flow_dport[f] = tf->dport;
-    c->flow_bytes[f] = tf->bytes;
-    c->flow_npkts[f] = (uint32_t)((tf->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
-    c->flow_start[f] = tf->start_ps;
-    c->flow_rto_at[f] = ENG_INF;
-    c->flow_finish[f] = -1;
-    c->flow_nack_for[f] = UINT32_MAX;
-    c->flow_cnp_last[f] = -1;
-    int64_t line = 0; /* the sender's fastest NIC port */
-    for (int32_t q = t->port_off[tf->src]; q < t->port_off[tf->src + 1]; q++)
-      if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&c->flow_cc[f], &p->ccp, (double)line,
-            cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, tf) : 0);
-    if (tf->start_ps < t0) t0 = tf->start_ps;
-  }
-  c->exp_status[e] = fl->n == 0 ? ENG_OK : ENG_RUNNING;
-  c->exp_t[e] = fl->n == 0 ? 0 : t0;
-  c->exp_t_end[e] = c->exp_t[e] + window > p->max_time + 1 ? p->max_time + 1 : c->exp_t[e] + window;
-
   build_tiers(t, &c->node_tier[b->node]);
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t x = b->node + i;
     int32_t np = t->port_off[i + 1] - t->port_off[i];
+    int32_t nf = m.ffirst[i + 1] - m.ffirst[i], nt = m.tfirst[i + 1] - m.tfirst[i];
     c->node_exp[x] = e;
     c->node_id[x] = i;
     c->node_is_switch[x] = t->is_switch[i];
     c->node_port_off[x] = b->port + t->port_off[i];
     c->node_n_ports[x] = np;
-    c->node_flow_off[x] = b->flow + first[i];
-    c->node_n_flows[x] = first[i + 1] - first[i];
-    c->node_rr[x] = c->node_n_flows[x] - 1;
+    c->node_flow_off[x] = b->flow + m.ffirst[i];
+    c->node_n_flows[x] = nf;
+    c->node_rr[x] = nf - 1;
+    c->node_task_off[x] = b->task + m.tfirst[i];
+    c->node_n_tasks[x] = nt;
+    c->node_rbit_off[x] = b->rbit;
+    c->node_rbit_words[x] = (nf + 63) / 64;
+    b->rbit += np * c->node_rbit_words[x];
+    c->node_poke_off[x] = b->poke;
+    c->node_poke_words[x] = (nt + 31) / 32;
+    b->poke += 2 * c->node_poke_words[x];
     c->node_route_row[x] = r->row[i] < 0 ? -1 : b->route + r->row[i] * r->n_groups;
     c->node_set_base[x] = b->set + (int32_t)r->set_base[i];
     c->node_group[x] = r->host_group[i];
@@ -269,9 +444,20 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
     c->node_pool_next[x] = b->pool;
     b->pool += c->node_sw_free[x] + c->node_host_free[x];
   }
-  free(first);
-  free(fill);
-  free(order);
+
+  int64_t t0;
+  int cross;
+  int rc = build_tasks(w, e, xd, &m, b, &t0, &cross);
+  build_tmp_free(&m);
+  if (rc) return -1;
+  /* The lookahead: nothing a node does reaches another node sooner. */
+  if ((cross || t->n_links == 0) && p->sync < window) window = p->sync;
+  c->exp_window[e] = window;
+  c->exp_status[e] = g->n == 0 ? ENG_OK : ENG_RUNNING;
+  c->exp_t[e] = g->n == 0 ? 0 : t0;
+  c->exp_t_end[e] = eng_time_add(c->exp_t[e], window) > p->max_time + 1
+                        ? p->max_time + 1
+                        : eng_time_add(c->exp_t[e], window);
 
   for (int32_t q = 0; q < 2 * t->n_links; q++) {
     const topo_port_t *tp = &t->ports[q];
@@ -308,10 +494,12 @@ static void build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build
   build_trace(w, e, xd, b);
   b->node += t->n_nodes;
   b->port += 2 * t->n_links;
-  b->flow += fl->n;
+  b->flow += c->exp_n_flows[e];
+  b->task += g->n;
   b->route += r->n_rows * r->n_groups;
   b->set += (int32_t)r->n_sets + 1;
   b->setport += (int32_t)r->set_off[r->n_sets];
+  return 0;
 }
 
 eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen) {
@@ -320,11 +508,11 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   if (build_count(w, d, err, errlen)) goto fail;
   w->n_exps = d->n_exps;
   eng_cols_alloc(w);
-  w->exp_flow_file = calloc((size_t)w->n[ENG_T_flow] + 1, sizeof(int32_t));
-  if (!eng_cols_ok(w) || !w->exp_flow_file) goto fail_oom;
+  w->exp_task_row = calloc((size_t)w->n[ENG_T_task] + 1, sizeof(int32_t));
+  if (!eng_cols_ok(w) || !w->exp_task_row) goto fail_oom;
   build_base_t b = {0};
   for (int32_t e = 0; e < d->n_exps; e++)
-    build_exp(w, e, &d->exps[e], &b);
+    if (build_exp(w, e, &d->exps[e], &b)) goto fail_oom;
   return w;
 fail_oom:
   snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)",

@@ -15,8 +15,8 @@
 
 #define ENG_INLINE static inline ENG_HD
 
-/* Commutative reductions only (next-event minimum, counters, wake-up flags):
- * never model state. */
+/* Commutative reductions only (next-event minimum, counters, wake-up flags and
+ * poke bits): never model state. */
 #ifdef __CUDA_ARCH__
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
   atomicMin((long long *)p, (long long)v);
@@ -27,6 +27,23 @@ ENG_INLINE void eng_atomic_add_i64(int64_t *p, int64_t v) {
 /* Raises a flag that several rows may raise at once (they all store 1). */
 ENG_INLINE void eng_flag_raise(uint8_t *p) {
   *(volatile uint8_t *)p = 1;
+}
+ENG_INLINE void eng_atomic_or_u32(uint32_t *p, uint32_t v) {
+  atomicOr((unsigned int *)p, (unsigned int)v);
+}
+/* A cell one row writes while rows of other nodes may read it in the same
+ * system: readers see the old or the new value, never a torn one. */
+ENG_INLINE int64_t eng_load_i64(const int64_t *p) {
+  return *(const volatile int64_t *)p;
+}
+ENG_INLINE void eng_store_i64(int64_t *p, int64_t v) {
+  *(volatile int64_t *)p = v;
+}
+ENG_INLINE int eng_ctz64(uint64_t v) {
+  return __ffsll((long long)v) - 1;
+}
+ENG_INLINE int eng_ctz32(uint32_t v) {
+  return __ffs((int)v) - 1;
 }
 #else
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
@@ -40,6 +57,21 @@ ENG_INLINE void eng_atomic_add_i64(int64_t *p, int64_t v) {
 }
 ENG_INLINE void eng_flag_raise(uint8_t *p) {
   __atomic_store_n(p, (uint8_t)1, __ATOMIC_RELAXED);
+}
+ENG_INLINE void eng_atomic_or_u32(uint32_t *p, uint32_t v) {
+  __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+ENG_INLINE int64_t eng_load_i64(const int64_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+ENG_INLINE void eng_store_i64(int64_t *p, int64_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+ENG_INLINE int eng_ctz64(uint64_t v) {
+  return __builtin_ctzll(v);
+}
+ENG_INLINE int eng_ctz32(uint32_t v) {
+  return __builtin_ctz(v);
 }
 #endif
 

@@ -1,10 +1,11 @@
-/* Host systems: choosing which flow sends next, the receiver (ACK, NACK), the
- * sender (go-back-N, retransmission timer, completion). docs/model.md. */
+/* Host systems: flows starting and becoming eligible, choosing which flow
+ * sends next, the receiver (ACK, NACK, reception complete), the sender
+ * (go-back-N, retransmission timer, completion), task events. docs/model.md. */
 #ifndef ENG_HOST_H
 #define ENG_HOST_H
 
 #include "cc/cc.h"
-#include "sim/eng_net.h"
+#include "sim/eng_task.h"
 
 /* Payload bytes of flow f sent but not acknowledged. */
 ENG_INLINE int64_t eng_inflight(const eng_cols_t *c, int32_t f, int32_t mtu) {
@@ -13,60 +14,77 @@ ENG_INLINE int64_t eng_inflight(const eng_cols_t *c, int32_t f, int32_t mtu) {
   return (int64_t)(hi - (uint64_t)c->flow_snd_una[f] * (uint64_t)mtu);
 }
 
-/* Earliest time flow f could send its next packet by local port lp, or ENG_INF. */
-ENG_INLINE int64_t eng_flow_ready(const eng_ctx_t *k, int32_t f, int32_t lp) {
-  const eng_cols_t *c = k->c;
-  if (c->flow_snd_nxt[f] >= c->flow_npkts[f]) return ENG_INF;
-  if (eng_route(c, k->x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]) != lp) return ENG_INF;
-  int64_t t = c->flow_start[f];
-  int64_t r = cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
-  if (r == CC_NEVER) return ENG_INF;
-  if (r > t) t = r;
-  return t > k->now ? t : k->now;
+/* Whether flow f has ended (its sender has every byte acknowledged). */
+ENG_INLINE int eng_flow_done(const eng_cols_t *c, int32_t f) {
+  return c->task_end[c->flow_task[f]] >= 0;
 }
 
-/* A host's flows are ranked by start time: ranks below flow_lo have finished;
- * eng_host_started returns the first rank that has not started by k->now. */
-ENG_INLINE int32_t eng_host_started(const eng_ctx_t *k) {
-  const eng_cols_t *c = k->c;
-  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x], r = c->node_flow_lo[k->x];
-  while (r < nf && c->flow_start[f0 + r] <= k->now)
-    r++;
-  return r;
+/* Time of flow f's next timer: retransmission or congestion control. */
+ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
+  int64_t t = cc_timer_at(&c->flow_cc[f], &c->exp_ccp[e]);
+  return c->flow_rto_at[f] < t ? c->flow_rto_at[f] : t;
 }
 
-/* Earliest time any own flow of host k->x could send by local port lp. The
- * first flow not yet started that leaves by lp bounds all later ones: nothing
- * holds it back but its start, and later ranks start no earlier. */
-ENG_INLINE int64_t eng_host_ready(const eng_ctx_t *k, int32_t lp) {
-  const eng_cols_t *c = k->c;
-  int32_t f0 = c->node_flow_off[k->x], nf = c->node_n_flows[k->x];
-  int64_t best = ENG_INF;
-  for (int32_t r = c->node_flow_lo[k->x]; r < nf; r++) {
-    int64_t t = eng_flow_ready(k, f0 + r, lp);
-    if (t < best) best = t;
-    if (c->flow_start[f0 + r] > k->now && t != ENG_INF) break;
+/* After any change to started flow f's sender state, at k->now: is it eligible
+ * now (model.md: it has a packet to send, congestion control lets it send, and
+ * that packet leaves by port lp), and when is its next timer (retransmission,
+ * congestion control, or the pacing time at which it becomes eligible)? */
+ENG_INLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x, t = c->flow_task[f], lp = -1;
+  int64_t wake = ENG_INF;
+  if (!eng_flow_done(c, f) && c->flow_snd_nxt[f] < c->flow_npkts[f]) {
+    int64_t r = cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
+    if (r <= k->now)
+      lp = eng_route(c, x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]);
+    else if (r != CC_NEVER)
+      wake = r;
   }
-  return best;
+  eng_ready_at(c, x, f, lp);
+  int64_t at = eng_flow_timer(c, k->e, f);
+  if (wake < at) at = wake;
+  eng_heap_set(c, x, t, eng_key(at, ENG_EV_TIMER), c->flow_rank[f]);
+}
+
+/* Flow f starts at k->now: it takes the next rank of its source. */
+ENG_INLINE void eng_flow_begin(eng_ctx_t *k, int32_t f) {
+  eng_cols_t *c = k->c;
+  int32_t r = c->node_n_ranks[k->x]++;
+  c->flow_rank[f] = r;
+  c->rank_flow[c->node_flow_off[k->x] + r] = f;
+  c->flow_start[f] = k->now;
+  eng_flow_eval(k, f);
 }
 
 /* Round robin from the flow served last: the next flow eligible now at lp, or
- * -1. Only started, unfinished ranks [flow_lo, started) can be eligible; they
- * are visited in the cyclic order rr+1, rr+2, ... */
+ * -1 (ranks visited in the cyclic order rr+1, rr+2, ...). */
 ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t f0 = c->node_flow_off[k->x], rr = c->node_rr[k->x];
-  int32_t lo = c->node_flow_lo[k->x], hi = eng_host_started(k);
-  int32_t from = rr + 1 > lo ? rr + 1 : lo;
-  for (int32_t pass = 0; pass < 2; pass++) {
-    int32_t end = pass ? (rr + 1 < hi ? rr + 1 : hi) : hi;
-    for (int32_t r = pass ? lo : from; r < end; r++)
-      if (eng_flow_ready(k, f0 + r, lp) == k->now) {
-        c->node_rr[k->x] = r;
-        return f0 + r;
-      }
+  int32_t r = eng_ready_next(c, k->x, lp, c->node_rr[k->x]);
+  if (r < 0) return -1;
+  c->node_rr[k->x] = r;
+  return c->rank_flow[c->node_flow_off[k->x] + r];
+}
+
+/* A task event (class TASK) of task t at k->now: its start (a flow begins, a
+ * compute or coll task runs for dur, a join ends) or its end. */
+ENG_INLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
+  eng_cols_t *c = k->c;
+  if (!c->task_started[t]) {
+    c->task_started[t] = 1;
+    c->task_start[t] = k->now;
+    if (c->task_kind[t] == TG_FLOW) {
+      eng_flow_begin(k, c->task_flow[t]);
+      return;
+    }
+    if (c->task_kind[t] != TG_JOIN && c->task_dur[t] > 0) {
+      eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, c->task_dur[t]), ENG_EV_TASK),
+                   c->task_hidx[t]);
+      return;
+    }
   }
-  return -1;
+  eng_heap_set(c, k->x, t, ENG_INF, 0);
+  eng_task_end_now(k, t);
 }
 
 /* Builds the next data packet of flow f and advances its sender state. */
@@ -165,6 +183,10 @@ ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
     c->node_c_cnps[k->x]++;
     eng_host_ctrl(k, f, ENG_PKT_CNP, 0, 0, NULL);
   }
+  if (c->flow_rcv_nxt[f] == c->flow_npkts[f] && c->flow_recv[f] < 0) { /* reception complete */
+    eng_store_i64(&c->flow_recv[f], k->now);
+    eng_task_notify(k, c->flow_task[f], TG_ON_RECV);
+  }
 }
 
 /* Sender: ACK, NACK or CNP pk (telemetry `in`) of flow f arrived at its source. */
@@ -172,7 +194,10 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
   if (pk->type == ENG_PKT_CNP) {
-    if (c->flow_finish[f] < 0) cc_on_cnp(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+    if (!eng_flow_done(c, f)) {
+      cc_on_cnp(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+      eng_flow_eval(k, f);
+    }
     return;
   }
   uint32_t a = pk->psn, una = c->flow_snd_una[f], n = c->flow_npkts[f];
@@ -191,21 +216,16 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
   if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
   cc_on_ack(&c->flow_cc[f], &c->exp_ccp[k->e], una2 - una, (pk->flags & ENG_F_ECE) != 0, una2,
             c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
-  if (una2 == n && c->flow_finish[f] < 0) {
-    c->flow_finish[f] = k->now;
+  if (una2 == n && !eng_flow_done(c, f)) {
     c->flow_rto_at[f] = ENG_INF;
     cc_on_finish(&c->flow_cc[f]);
-    eng_atomic_add_i64(&c->exp_flows_done[k->e], 1);
+    eng_task_end_now(k, c->flow_task[f]);
   }
+  eng_flow_eval(k, f);
 }
 
-/* Time of flow f's next timer: retransmission or congestion control. */
-ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
-  int64_t t = cc_timer_at(&c->flow_cc[f], &c->exp_ccp[e]);
-  return c->flow_rto_at[f] < t ? c->flow_rto_at[f] : t;
-}
-
-/* A timer of flow f fired: the retransmission timer first, then the CC's. */
+/* A timer of flow f fired: the retransmission timer first, then the CC's;
+ * or only its pacing time came. */
 ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   if (c->flow_rto_at[f] == k->now && c->flow_snd_una[f] < c->flow_npkts[f]) {
@@ -215,6 +235,7 @@ ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
   }
   if (cc_timer_at(&c->flow_cc[f], &c->exp_ccp[k->e]) == k->now)
     cc_on_timer(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+  eng_flow_eval(k, f);
 }
 
 #endif

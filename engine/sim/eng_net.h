@@ -19,6 +19,22 @@ typedef struct eng_ctx_t {
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
 } eng_ctx_t;
 
+/* Event classes, in their order at one node and instant (docs/model.md). */
+enum { ENG_EV_PFC = 0, ENG_EV_ARRIVE = 1, ENG_EV_TIMER = 2, ENG_EV_TASK = 3, ENG_EV_TX = 4 };
+
+/* Times saturate at ENG_TMAX (past any max_time, so such events never run);
+ * an event key packs (time, class) as time * 8 + class and stays below ENG_INF. */
+#define ENG_TMAX (((int64_t)1 << 60) - 2)
+
+ENG_INLINE int64_t eng_key(int64_t t, int32_t cls) {
+  return t == ENG_INF ? ENG_INF : t * 8 + cls;
+}
+
+/* a + b for times a, b >= 0, saturating at ENG_TMAX. */
+ENG_INLINE int64_t eng_time_add(int64_t a, int64_t b) {
+  return b >= ENG_TMAX - a ? ENG_TMAX : a + b;
+}
+
 ENG_INLINE int64_t eng_ser(int64_t bytes, int64_t rate) {
   return (int64_t)(((uint64_t)bytes * 8000000000000ULL + (uint64_t)rate - 1) / (uint64_t)rate);
 }

@@ -9,15 +9,6 @@
 
 #include "sim/eng_host.h"
 
-enum { ENG_EV_PFC = 0, ENG_EV_ARRIVE = 1, ENG_EV_TIMER = 2, ENG_EV_TX = 3 };
-
-/* An event key packs (time, class) as time * 4 + class, so keys order events as
- * model.md does; ties between ports or flows go to the lower index. Times stay
- * below 2^60 ps (max_time is checked). */
-ENG_INLINE int64_t eng_key(int64_t t, int32_t cls) {
-  return t == ENG_INF ? ENG_INF : t * 4 + cls;
-}
-
 /* A packet from ingress lp reached relaying node k->x: admit it to an egress
  * queue or drop it. */
 ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
@@ -104,10 +95,9 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   int32_t p = c->node_port_off[k->x] + lp;
   int64_t busy = c->port_busy_until[p];
   int64_t at = ENG_INF;
-  if (c->port_cq_head[p] >= 0 || (!c->port_paused[p] && c->port_dq_head[p] >= 0))
+  if (c->port_cq_head[p] >= 0 ||
+      (!c->port_paused[p] && (c->port_dq_head[p] >= 0 || c->port_n_ready[p] > 0)))
     at = k->now;
-  else if (!c->port_paused[p] && c->node_n_flows[k->x] > 0)
-    at = eng_host_ready(k, lp);
   if (at == ENG_INF) return ENG_INF;
   return busy > at ? busy : at;
 }
@@ -129,7 +119,10 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
     eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
   } else {
     int32_t f = eng_host_pick(k, lp);
-    if (f >= 0) eng_emit(k, p, eng_host_next_packet(k, f), NULL);
+    if (f >= 0) {
+      eng_emit(k, p, eng_host_next_packet(k, f), NULL);
+      eng_flow_eval(k, f);
+    }
   }
 }
 
@@ -205,26 +198,26 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 }
 
 /* System: node x processes all its events before its experiment's window end,
- * in key order. Each port caches the key of its next event; an event refreshes
- * only the ports it can change (a host's flows touch every port of the host). */
+ * in key order: first the tasks poked by other hosts in the previous window
+ * (the schedule part), then events of its ports (each caches the key of its
+ * next event; an event refreshes only the ports it can change, a host's every
+ * port) and of its heap (task starts and ends, flows' timers). */
 ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
   /* Nothing new came in and its own next event lies beyond this window: the
    * node has nothing to do but say when it will. */
-  if (!c->node_woken[x] && c->node_next[x] >= c->exp_t_end[e]) {
+  if (!c->node_woken[x] && !eng_node_poked(c, x, e) && c->node_next[x] >= c->exp_t_end[e]) {
     if (c->node_next[x] < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
   c->node_woken[x] = 0;
   eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF};
-  const int64_t key_end = c->exp_t_end[e] * 4;
+  eng_node_schedule(&k);
+  const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
-  const int32_t f0 = c->node_flow_off[x], nf = c->node_n_flows[x];
   const int is_host = !c->node_is_switch[x];
   int64_t best;
-  while (c->node_flow_lo[x] < nf && c->flow_finish[f0 + c->node_flow_lo[x]] >= 0)
-    c->node_flow_lo[x]++;
   if (c->node_keys_ok[x]) {
     eng_port_keys_inputs(&k);
   } else {
@@ -239,17 +232,14 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
         best = c->port_key[p0 + lp];
         idx = lp;
       }
-    int32_t started = nf ? eng_host_started(&k) : 0; /* only flows that sent have timers */
-    for (int32_t r = c->node_flow_lo[x]; r < started; r++) {
-      int64_t kt = eng_key(eng_flow_timer(c, e, f0 + r), ENG_EV_TIMER);
-      if (kt < best) {
-        best = kt;
-        idx = r;
-      }
+    int64_t hk = eng_heap_top(c, x);
+    if (hk < best) {
+      best = hk;
+      idx = c->heap_task[c->node_task_off[x]];
     }
     if (best >= key_end) break;
-    k.now = best >> 2;
-    int32_t cls = (int32_t)(best & 3), out = -1;
+    k.now = best >> 3;
+    int32_t cls = (int32_t)(best & 7), out = -1;
     if (cls == ENG_EV_PFC) {
       int32_t p = p0 + idx, in = c->port_peer[p];
       uint32_t h = c->port_pfc_head[in];
@@ -261,19 +251,21 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     } else if (cls == ENG_EV_ARRIVE) {
       out = eng_arrive(&k, idx);
     } else if (cls == ENG_EV_TIMER) {
-      eng_host_timer(&k, f0 + idx);
+      eng_host_timer(&k, c->task_flow[idx]);
+    } else if (cls == ENG_EV_TASK) {
+      eng_task_event(&k, idx);
     } else {
       eng_tx(&k, idx);
     }
     if (is_host) {
       eng_port_keys_all(&k);
-    } else {
+    } else if (cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {
       c->port_key[p0 + idx] = eng_port_key(&k, idx);
       if (out >= 0) c->port_key[p0 + out] = eng_port_key(&k, out);
     }
   }
   c->node_now[x] = k.now;
-  int64_t next = best == ENG_INF ? ENG_INF : best >> 2;
+  int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
   c->node_next[x] = next;
   if (k.emit_min < next) next = k.emit_min;
   if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
@@ -343,15 +335,15 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   c->exp_next_t[e] = ENG_INF;
   if (c->exp_fail[e] != ENG_INF) {
     c->exp_status[e] = ENG_FAILED;
-  } else if (c->exp_flows_done[e] == c->exp_n_flows[e] && next == ENG_INF) {
-    c->exp_status[e] = ENG_OK; /* every flow finished and the network drained */
+  } else if (c->exp_tasks_done[e] == c->exp_n_tasks[e] && next == ENG_INF) {
+    c->exp_status[e] = ENG_OK; /* every task ended and the network drained */
   } else if (next == ENG_INF) {
     c->exp_fail[e] = ENG_FAIL_DEADLOCK;
     c->exp_status[e] = ENG_FAILED;
   } else if (next > c->exp_max_time[e]) {
-    /* Past the limit: timed out, unless only the drain after the last flow
+    /* Past the limit: timed out, unless only the drain after the last task
      * was left. */
-    c->exp_status[e] = c->exp_flows_done[e] == c->exp_n_flows[e] ? ENG_OK : ENG_TIMED_OUT;
+    c->exp_status[e] = c->exp_tasks_done[e] == c->exp_n_tasks[e] ? ENG_OK : ENG_TIMED_OUT;
   } else {
     int64_t t = c->exp_t_end[e];
     if (next > t) t = next;

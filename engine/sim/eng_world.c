@@ -35,7 +35,7 @@ void eng_world_destroy(eng_world_t *w) {
 #define ENG_FREE(tab, type, name) free(w->c.tab##_##name);
   ENG_COLUMNS(ENG_FREE)
 #undef ENG_FREE
-  free(w->exp_flow_file);
+  free(w->exp_task_row);
   free(w);
 }
 
@@ -56,16 +56,16 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     r->cnps += c->node_c_cnps[x];
     r->retx_bytes += c->node_c_retx_bytes[x];
   }
-  int32_t f0 = c->exp_flow_off[e], nf = c->exp_n_flows[e];
   int64_t start = INT64_MAX, last = 0;
   r->end_ps = 0;
-  for (int32_t f = f0; f < f0 + nf; f++) {
-    if (c->flow_finish[f] > r->end_ps) r->end_ps = c->flow_finish[f];
-    if (c->flow_start[f] < start) start = c->flow_start[f];
+  for (int32_t i = 0; i < c->exp_n_tasks[e]; i++) {
+    int32_t t = w->exp_task_row[c->exp_task_off[e] + i];
+    if (c->task_end[t] > r->end_ps) r->end_ps = c->task_end[t];
+    if (c->task_started[t] && c->task_start[t] < start) start = c->task_start[t];
   }
   for (int32_t x = x0; x < x0 + nx; x++)
     if (c->node_now[x] > last) last = c->node_now[x];
-  r->duration_ps = nf && last > start ? last - start : 0;
+  r->duration_ps = start != INT64_MAX && last > start ? last - start : 0;
   for (int32_t x = x0; x < x0 + nx; x++) {
     int32_t tr = c->node_tier[x] < ENG_TIERS ? c->node_tier[x] : ENG_TIERS - 1;
     if (tr + 1 > r->n_tiers) r->n_tiers = tr + 1;
@@ -93,8 +93,22 @@ double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t serie
   return c->tval_v[c->exp_tr_off[e] + k * c->exp_tr_nser[e] + series];
 }
 
-int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i) {
-  return w->c.flow_finish[w->exp_flow_file[w->c.exp_flow_off[e] + i]];
+static int32_t eng_task_row(const eng_world_t *w, int32_t e, int32_t i) {
+  return w->exp_task_row[w->c.exp_task_off[e] + i];
+}
+
+int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i) {
+  int32_t t = eng_task_row(w, e, i);
+  return w->c.task_started[t] ? w->c.task_start[t] : -1;
+}
+
+int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i) {
+  return w->c.task_end[eng_task_row(w, e, i)];
+}
+
+int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i) {
+  int32_t f = w->c.task_flow[eng_task_row(w, e, i)];
+  return f >= 0 ? w->c.flow_recv[f] : -1;
 }
 
 const char *eng_status_name(eng_status_t s) {
@@ -119,7 +133,7 @@ const char *eng_fail_text(eng_fail_t f) {
   case ENG_FAIL_ROUTE:
     return "a packet reached a node with no route to its destination";
   case ENG_FAIL_DEADLOCK:
-    return "deadlock: nothing pending while flows are unfinished (PFC deadlock?)";
+    return "deadlock: nothing pending while tasks are unfinished (PFC deadlock?)";
   default:
     return "";
   }

@@ -11,8 +11,8 @@
 #include "cc/cc_types.h"
 #include "sim/eng_hd.h"
 #include "sim/eng_params.h"
+#include "tg/tg.h"
 #include "topo/topo.h"
-#include "traffic/trf.h"
 
 #define ENG_INF INT64_MAX
 
@@ -71,11 +71,10 @@ typedef enum eng_fail_t {
   ENG_FAIL_RING = 1,     /* a link ring overflowed (raise ring_cap) */
   ENG_FAIL_PFC_RING = 2, /* too many PFC frames in flight on one link */
   ENG_FAIL_ROUTE = 3,    /* a packet reached a node with no route onward */
-  ENG_FAIL_DEADLOCK = 4, /* nothing pending, flows unfinished */
+  ENG_FAIL_DEADLOCK = 4, /* nothing pending, tasks unfinished */
 } eng_fail_t;
 
-/* X(table, type, name): tables are exp, node, port, flow, pool, ring, pfc,
- * route, set, setport (each has its own row count in eng_world_t.n). */
+/* X(table, type, name): each table has its own row count in eng_world_t.n. */
 #define ENG_COLUMNS(X)                                                                             \
   /* experiment table */                                                                           \
   X(exp, uint64_t, seed)      /* counter-based RNG key */                                          \
@@ -86,9 +85,12 @@ typedef enum eng_fail_t {
   X(exp, int64_t, max_time)   /* ps */                                                             \
   X(exp, int32_t, status)     /* eng_status_t */                                                   \
   X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */                 \
-  X(exp, int64_t, flows_done) /* reduced with atomic add */                                        \
+  X(exp, int64_t, tasks_done) /* reduced with atomic add */                                        \
+  X(exp, int32_t, n_tasks)                                                                         \
+  X(exp, int32_t, task_off) /* first task row */                                                   \
   X(exp, int32_t, n_flows)                                                                         \
   X(exp, int32_t, flow_off)                                                                        \
+  X(exp, int64_t, sync) /* ps: task events of one host known to another this much later */        \
   X(exp, int32_t, node_off)                                                                        \
   X(exp, int32_t, n_nodes)                                                                         \
   X(exp, int64_t, windows)    /* windows stepped */                                                \
@@ -122,10 +124,19 @@ typedef enum eng_fail_t {
   X(node, int32_t, sw_free)   /* free relay descriptors */                                         \
   X(node, int32_t, host_free) /* free descriptors for the host's own control packets */            \
   X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                   \
-  X(node, int32_t, flow_off)  /* first flow row this host sends */                                 \
+  X(node, int32_t, flow_off)  /* first flow row this host sends (also its rank map) */              \
   X(node, int32_t, n_flows)                                                                        \
   X(node, int32_t, rr)        /* rank of the flow served last */                                   \
-  X(node, int32_t, flow_lo)   /* ranks below this have finished */                                 \
+  X(node, int32_t, n_ranks)   /* flows started so far (ranks given) */                             \
+  X(node, int32_t, task_off)  /* first task row it owns (also its heap) */                         \
+  X(node, int32_t, n_tasks)                                                                        \
+  X(node, int32_t, heap_n)    /* pending task and flow-timer events in its heap */                 \
+  X(node, int32_t, rbit_off)  /* ready-flow bitsets: n_ports x rbit_words words */                 \
+  X(node, int32_t, rbit_words)                                                                     \
+  X(node, int32_t, poke_off)  /* poke bits of its tasks: 2 banks x poke_words words */             \
+  X(node, int32_t, poke_words)                                                                     \
+  X(node, uint8_t, poked0)    /* a task of its was poked in a window of even / odd parity */       \
+  X(node, uint8_t, poked1)                                                                         \
   X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */               \
   X(node, int32_t, set_base)  /* first set row of this node */                                     \
   X(node, int32_t, group)     /* host: its destination group */                                    \
@@ -154,6 +165,7 @@ typedef enum eng_fail_t {
   X(port, int64_t, paused_ps)    /* time spent paused, ps */                                       \
   X(port, uint8_t, paused)       /* by a PAUSE from the peer */                                    \
   X(port, uint8_t, pause_sent)   /* as an ingress: PAUSE outstanding towards the peer */           \
+  X(port, int32_t, n_ready)      /* host: own flows eligible to send on this port now */           \
   X(port, int32_t, cq_head)      /* control queue (pool rows), -1 empty */                         \
   X(port, int32_t, cq_tail)                                                                        \
   X(port, int32_t, dq_head) /* data queue */                                                       \
@@ -179,24 +191,55 @@ typedef enum eng_fail_t {
   X(port, uint32_t, pfc_head)                                                                      \
   X(port, uint32_t, pfc_hsnap)                                                                     \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
-  X(flow, int32_t, idx) /* index in its experiment's flow file */                                  \
+  X(flow, int32_t, idx)  /* index of its task in the experiment's task graph */                    \
+  X(flow, int32_t, task) /* task row */                                                            \
+  X(flow, int32_t, rank) /* rank at its source once started, -1 before */                         \
+  X(flow, int32_t, rport) /* local port whose ready bitset holds it, -1: not eligible */          \
   X(flow, int32_t, src) /* node row */                                                             \
   X(flow, int32_t, dst) /* node row */                                                             \
   X(flow, uint32_t, sport)                                                                         \
   X(flow, uint32_t, dport)                                                                         \
   X(flow, uint64_t, bytes)                                                                         \
   X(flow, uint32_t, npkts)                                                                         \
-  X(flow, int64_t, start) /* ps */                                                                 \
+  X(flow, int64_t, start) /* ps: its start event; -1 before */                                    \
   X(flow, uint32_t, snd_nxt)                                                                       \
   X(flow, uint32_t, snd_una)                                                                       \
   X(flow, uint32_t, max_sent)                                                                      \
   X(flow, int64_t, rto_at) /* ps; ENG_INF: disarmed */                                             \
-  X(flow, int64_t, finish) /* ps; -1 until done */                                                 \
+  X(flow, int64_t, recv)   /* ps: the receiver held every byte; -1 until then */                  \
   X(flow, uint32_t, rcv_nxt)                                                                       \
   X(flow, uint32_t, nack_for)  /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                 \
   X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */              \
   X(flow, cc_state_t, cc)      /* sender: congestion-control state */                              \
   X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
+  /* task table: rows grouped by owner host, in task order within a host */                       \
+  X(task, int32_t, exp)                                                                            \
+  X(task, int32_t, node)     /* owner node row */                                                  \
+  X(task, int32_t, idx)      /* index in the experiment's task graph */                            \
+  X(task, uint8_t, kind)     /* tg_kind_t */                                                       \
+  X(task, int32_t, flow)     /* flow row, -1 */                                                    \
+  X(task, int64_t, tmin)     /* ps: earliest start */                                              \
+  X(task, int64_t, delay)    /* ps after the predecessors are known */                             \
+  X(task, int64_t, dur)      /* ps: compute and coll */                                            \
+  X(task, int32_t, need)     /* predecessors needed; 0: all */                                     \
+  X(task, int32_t, pred_off) /* its predecessors: pred rows [pred_off, pred_off + npred) */        \
+  X(task, int32_t, npred)                                                                          \
+  X(task, int32_t, pcur)     /* all-of: predecessors [0, pcur) are known */                        \
+  X(task, int64_t, kmax)     /* ps: the latest known time among them */                            \
+  X(task, int32_t, succ_off) /* its successors: succ rows [succ_off, succ_off + nsucc) */          \
+  X(task, int32_t, nsucc)                                                                          \
+  X(task, int64_t, start)    /* ps of its start event (planned until started); -1: none */         \
+  X(task, uint8_t, started)                                                                        \
+  X(task, int64_t, end)      /* ps; -1 until it ended (read by other hosts' tasks) */              \
+  X(task, int64_t, hkey)     /* key of its pending event in its owner's heap; ENG_INF: none */     \
+  X(task, int32_t, hidx)     /* tie-break of that event: its number at the owner, or its rank */   \
+  X(task, int32_t, hpos)     /* position in the owner's heap, -1: not there */                     \
+  X(pred, int32_t, e)        /* predecessor task row * 2 + tg_on_t */                              \
+  X(succ, int32_t, e)        /* successor task row * 2 + the tg_on_t it waits for */               \
+  X(heap, int32_t, task)     /* per host: binary heap of task rows by (hkey, hidx) */              \
+  X(rank, int32_t, flow)     /* per host: flow row of each rank */                                 \
+  X(rbit, uint64_t, w)       /* per host port: bit r set when the flow of rank r is eligible */    \
+  X(poke, uint32_t, w)       /* per host: bit i set when its task i must be re-evaluated */        \
   /* storage */                                                                                    \
   X(pool, eng_pkt_t, pkt)       /* descriptors, per node */                                        \
   X(ring, eng_pkt_t, pkt)       /* in-flight packets, per port */                                  \
@@ -227,6 +270,13 @@ typedef enum eng_table_t {
   ENG_T_node,
   ENG_T_port,
   ENG_T_flow,
+  ENG_T_task,
+  ENG_T_pred,
+  ENG_T_succ,
+  ENG_T_heap,
+  ENG_T_rank,
+  ENG_T_rbit,
+  ENG_T_poke,
   ENG_T_pool,
   ENG_T_ring,
   ENG_T_pfc,
@@ -258,7 +308,7 @@ typedef struct eng_world_t {
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
   int32_t threads;        /* CPU backend: OpenMP threads; 0 = as many as the work merits */
-  int32_t *exp_flow_file; /* (n_flows) flow row of each experiment's file-order flow */
+  int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
 } eng_world_t;
 
 typedef enum eng_trace_kind_t {
@@ -274,14 +324,14 @@ typedef struct eng_trace_desc_t {
   int64_t every; /* ps */
   int32_t max_samples;
   int32_t n_flows;
-  const int32_t *flows; /* file-order flow indices */
+  const int32_t *flows; /* task indices of traced flows */
   int32_t n_ports;
   const int32_t *ports; /* topology port indices (topo_t.ports) */
 } eng_trace_desc_t;
 
 typedef struct eng_exp_desc_t {
   const topo_t *topo;
-  const trf_flows_t *flows;
+  const tg_t *tasks; /* checked with tg_check against topo */
   const eng_params_t *params;
   uint64_t seed;                 /* from the experiment id */
   const eng_trace_desc_t *trace; /* NULL: no time series */
@@ -312,8 +362,8 @@ typedef struct eng_result_t {
   int64_t retx_bytes; /* payload bytes sent again */
   int64_t paused_ps;  /* summed over ports: time spent paused by PFC */
   int64_t windows;
-  int64_t end_ps;      /* last flow finish, ps */
-  int64_t duration_ps; /* first flow start to last event */
+  int64_t end_ps;      /* last task end, ps */
+  int64_t duration_ps; /* first task start to last event */
   int32_t n_tiers;
   eng_tier_stats_t tier[ENG_TIERS];
 } eng_result_t;
@@ -338,8 +388,11 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r);
 int32_t eng_trace_samples(const eng_world_t *w, int32_t e);
 double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series);
 
-/* Finish time (ps, -1 if unfinished) of flow `i` (file order) of experiment e. */
-int64_t eng_flow_finish(const eng_world_t *w, int32_t e, int32_t i);
+/* Times (ps, -1 if it never happened) of task `i` (task order) of experiment e:
+ * its start, its end (a flow's finish), and a flow's reception (else -1). */
+int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i);
+int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i);
+int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i);
 
 const char *eng_status_name(eng_status_t s);
 const char *eng_fail_text(eng_fail_t f);

@@ -3,7 +3,8 @@
  *   PATTERN random: FLOWS flows between random distinct hosts, random sizes in
  *                   [1, MAX_BYTES] and starts in [0, MAX_START_NS] ns
  *           incast: FLOWS senders (hosts 1..FLOWS after FIRST_HOST) into FIRST_HOST
- *           permutation: every host sends to a distinct random other host */
+ *           permutation: every host sends to a distinct random other host
+ *           alltoall: every host sends MAX_BYTES to every other host */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,9 @@ static void line(int src, int dst, uint64_t bytes, uint64_t start_ns) {
 
 int main(int argc, char **argv) {
   if (argc < 7) {
-    fprintf(stderr, "usage: mv_genflows random|incast|permutation HOSTS SEED FLOWS MAX_BYTES "
-                    "MAX_START_NS [FIRST_HOST]\n");
+    fprintf(stderr,
+            "usage: mv_genflows random|incast|permutation|alltoall HOSTS SEED FLOWS MAX_BYTES "
+            "MAX_START_NS [FIRST_HOST]\n");
     return 2;
   }
   int hosts = atoi(argv[2]), flows = atoi(argv[4]), first = argc > 7 ? atoi(argv[7]) : 0;
@@ -61,6 +63,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < hosts; i++)
       line(i, perm[i], max_bytes, 0);
     free(perm);
+  } else if (strcmp(argv[1], "alltoall") == 0) {
+    printf("%d\n", hosts * (hosts - 1));
+    for (int i = 0; i < hosts; i++)
+      for (int j = 0; j < hosts; j++)
+        if (i != j) line(i, j, max_bytes, 0);
   } else {
     return 2;
   }

@@ -67,6 +67,13 @@ static inline trf_flow_t mvsim_flow(int32_t src, int32_t dst, uint64_t bytes, in
   return f;
 }
 
+/* The task graph of a flow set: one dependency-free flow task per flow. */
+static inline tg_t mvsim_tg(const trf_flows_t *fl) {
+  tg_t g = {0};
+  if (trf_to_tg(fl, &g)) exit(2);
+  return g;
+}
+
 /* Runs experiments as one batch; finish[e][i] receives flow i's finish (ps). */
 static inline eng_world_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backend_t be) {
   char err[512];

@@ -40,7 +40,8 @@ static void two_flows(void) {
   trf_flows_t fl = {2, f};
   int32_t flows[2] = {0, 1}, port = t.port_off[3] + topo_port_to(&t, 3, 0);
   eng_trace_desc_t tr = {10 * US, 20000, 2, flows, 1, &port};
-  eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 5, .trace = &tr};
+  tg_t g = mvsim_tg(&fl);
+  eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 5, .trace = &tr};
   series_t q = {mvsim_run(1, &ex, ENG_BACKEND_CPU), 0, 6};
   q.n = eng_trace_samples(q.w, 0);
   const int64_t span[3] = {1000 * US, 11000 * US, 41000 * US};
@@ -73,6 +74,7 @@ static void two_flows(void) {
   CHECK_EQ_I64(r.pfc_pauses, 0);
   CHECK(r.cnps > 0);
   eng_world_destroy(q.w);
+  tg_free(&g);
   topo_free(&t);
 }
 
@@ -88,7 +90,8 @@ static double incast(const char *cc) {
   trf_flows_t fl = {16, f};
   int32_t port = t.port_off[17] + topo_port_to(&t, 17, 0);
   eng_trace_desc_t tr = {10 * US, 20000, 0, NULL, 1, &port};
-  eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 6, .trace = &tr};
+  tg_t g = mvsim_tg(&fl);
+  eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 6, .trace = &tr};
   eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
@@ -110,6 +113,7 @@ static double incast(const char *cc) {
     CHECK(qsum / nq > 0.5 * k && qsum / nq < 1.5 * k);
     CHECK(crossings >= 20);
   }
+  tg_free(&g);
   eng_world_destroy(w);
   topo_free(&t);
   return qsum / nq;

@@ -34,7 +34,8 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   topo_t t = mvsim_chain(hops, rate, delay);
   trf_flow_t f = mvsim_flow(0, 1, bytes, start);
   trf_flows_t fl = {1, &f};
-  eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 42};
+  tg_t g = mvsim_tg(&fl);
+  eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 42};
   eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
 
   int64_t n = (int64_t)((bytes + (uint64_t)p.mtu - 1) / (uint64_t)p.mtu);
@@ -45,7 +46,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   int64_t ack = 0; /* the last ACK's way back: the reverse hops, same links */
   for (int j = hops - 1; j >= 0; j--)
     ack += ser(p.ctrl_bytes, rate[j]) + delay[j];
-  int64_t fct = eng_flow_finish(w, 0, 0) - start;
+  int64_t fct = eng_task_end(w, 0, 0) - start;
   CHECK_EQ_I64(fct, data + ack);
   CHECK_EQ_I64(eng_standalone_fct(&t, &p, &f), fct);
 
@@ -58,6 +59,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   CHECK_EQ_I64(r.retransmits, 0);
   CHECK(r.status == ENG_OK);
   free(wire);
+  tg_free(&g);
   eng_world_destroy(w);
   topo_free(&t);
 }
@@ -73,11 +75,13 @@ int main(void) {
     topo_t t = mvsim_chain(2, r100, d1);
     trf_flow_t f = mvsim_flow(0, 1, 10 * (uint64_t)p.mtu, 0);
     trf_flows_t fl = {1, &f};
-    eng_exp_desc_t ex = {.topo = &t, .flows = &fl, .params = &p, .seed = 1};
+    tg_t g = mvsim_tg(&fl);
+    eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 1};
     eng_world_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
-    CHECK_EQ_I64(eng_flow_finish(wd, 0, 0), expect);
+    CHECK_EQ_I64(eng_task_end(wd, 0, 0), expect);
     CHECK_EQ_I64(expect, 7669600); /* 4158 B at 80 ps/B, 66 B ACK, 1 us links */
-    eng_world_destroy(wd);
+    tg_free(&g);
+  eng_world_destroy(wd);
     topo_free(&t);
   }
   check_chain(2, r100, d1, 10 * 4096, 1, 0);

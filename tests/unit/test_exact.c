@@ -96,6 +96,7 @@ int main(void) {
   static trf_flows_t fl[N_EXP];
   static eng_params_t par[N_EXP];
   eng_exp_desc_t ex[N_EXP];
+  static tg_t tgs[N_EXP];
   char err[512];
   for (int e = 0; e < N_EXP; e++) {
     int kind = (int)rnd(N_TOPO + 2);
@@ -114,8 +115,9 @@ int main(void) {
     random_params(&par[e]);
     fl[e].n = random_flows(&topo[e], par[e].mtu, flows[e]);
     fl[e].f = flows[e];
+    tgs[e] = mvsim_tg(&fl[e]);
     ex[e] = (eng_exp_desc_t){
-        .topo = &topo[e], .flows = &fl[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
+        .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
   }
   eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
@@ -130,7 +132,7 @@ int main(void) {
     CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
     timed_out += er.status == ENG_TIMED_OUT;
     for (int i = 0; i < fl[e].n; i++)
-      CHECK_EQ_I64(eng_flow_finish(w, e, i), rr.finish_ps[i]);
+      CHECK_EQ_I64(eng_task_end(w, e, i), rr.finish_ps[i]);
     CHECK_EQ_I64(er.drops, rr.drops);
     CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
     CHECK_EQ_I64(er.ecn_marks, rr.ecn_marks);
@@ -168,7 +170,9 @@ int main(void) {
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
   CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0 && by_cc[3] > 0);
   eng_world_destroy(w);
-  for (int e = 0; e < N_EXP; e++)
+  for (int e = 0; e < N_EXP; e++) {
+    tg_free(&tgs[e]);
     topo_free(&topo[e]);
+  }
   return mvtest_end();
 }

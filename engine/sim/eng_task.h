@@ -1,0 +1,267 @@
+/* Tasks at their owner host (docs/model.md, Tasks and dependencies): the
+ * host's event heap (task starts and ends, its flows' timers), the ready
+ * bitsets of its flows, the evaluation of a task's predecessors, and what a
+ * task's events do. A host writes only its own tasks and flows; an event that
+ * concerns another host's task sets a poke bit (an atomic OR) that the owner
+ * reads in the next window, when the event is known there. */
+#ifndef ENG_TASK_H
+#define ENG_TASK_H
+
+#include "sim/eng_net.h"
+
+/* ---- the host's event heap: task rows by (hkey, hidx) ------------------ */
+
+ENG_INLINE int eng_heap_less(const eng_cols_t *c, int32_t a, int32_t b) {
+  return c->task_hkey[a] < c->task_hkey[b] ||
+         (c->task_hkey[a] == c->task_hkey[b] && c->task_hidx[a] < c->task_hidx[b]);
+}
+
+ENG_INLINE void eng_heap_place(eng_cols_t *c, int32_t base, int32_t i, int32_t t) {
+  c->heap_task[base + i] = t;
+  c->task_hpos[t] = i;
+}
+
+ENG_INLINE void eng_heap_up(eng_cols_t *c, int32_t base, int32_t i) {
+  int32_t t = c->heap_task[base + i];
+  while (i > 0) {
+    int32_t up = (i - 1) / 2, u = c->heap_task[base + up];
+    if (!eng_heap_less(c, t, u)) break;
+    eng_heap_place(c, base, i, u);
+    i = up;
+  }
+  eng_heap_place(c, base, i, t);
+}
+
+ENG_INLINE void eng_heap_down(eng_cols_t *c, int32_t base, int32_t n, int32_t i) {
+  int32_t t = c->heap_task[base + i];
+  for (;;) {
+    int32_t l = 2 * i + 1, m = i;
+    int32_t best = t;
+    if (l < n && eng_heap_less(c, c->heap_task[base + l], best)) {
+      m = l;
+      best = c->heap_task[base + l];
+    }
+    if (l + 1 < n && eng_heap_less(c, c->heap_task[base + l + 1], best)) {
+      m = l + 1;
+      best = c->heap_task[base + l + 1];
+    }
+    if (m == i) break;
+    eng_heap_place(c, base, i, best);
+    i = m;
+  }
+  eng_heap_place(c, base, i, t);
+}
+
+/* Task t (owned by x) has its pending event at `key` with tie-break hidx;
+ * ENG_INF: it has none. */
+ENG_INLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, int32_t hidx) {
+  int32_t base = c->node_task_off[x], pos = c->task_hpos[t];
+  if (key == ENG_INF) {
+    c->task_hkey[t] = ENG_INF;
+    if (pos < 0) return;
+    int32_t n = --c->node_heap_n[x];
+    c->task_hpos[t] = -1;
+    if (pos == n) return;
+    int32_t moved = c->heap_task[base + n];
+    eng_heap_place(c, base, pos, moved);
+    eng_heap_up(c, base, pos);
+    eng_heap_down(c, base, n, c->task_hpos[moved]);
+    return;
+  }
+  c->task_hkey[t] = key;
+  c->task_hidx[t] = hidx;
+  if (pos < 0) {
+    pos = c->node_heap_n[x]++;
+    eng_heap_place(c, base, pos, t);
+  }
+  eng_heap_up(c, base, pos);
+  eng_heap_down(c, base, c->node_heap_n[x], c->task_hpos[t]);
+}
+
+/* Key of the earliest pending event in x's heap, ENG_INF if none. */
+ENG_INLINE int64_t eng_heap_top(const eng_cols_t *c, int32_t x) {
+  return c->node_heap_n[x] ? c->task_hkey[c->heap_task[c->node_task_off[x]]] : ENG_INF;
+}
+
+/* ---- ready bitsets: the host's flows eligible to send now, per port -------- */
+
+/* Flow f (of host x) is eligible at local port lp (-1: nowhere). */
+ENG_INLINE void eng_ready_at(eng_cols_t *c, int32_t x, int32_t f, int32_t lp) {
+  int32_t old = c->flow_rport[f];
+  if (old == lp) return;
+  int32_t r = c->flow_rank[f], nw = c->node_rbit_words[x], p0 = c->node_port_off[x];
+  uint64_t bit = 1ULL << (r % 64);
+  if (old >= 0) {
+    c->rbit_w[c->node_rbit_off[x] + old * nw + r / 64] &= ~bit;
+    c->port_n_ready[p0 + old]--;
+  }
+  if (lp >= 0) {
+    c->rbit_w[c->node_rbit_off[x] + lp * nw + r / 64] |= bit;
+    c->port_n_ready[p0 + lp]++;
+  }
+  c->flow_rport[f] = lp;
+}
+
+/* The first rank after `after`, cyclically, eligible at local port lp; -1 if
+ * none. */
+ENG_INLINE int32_t eng_ready_next(const eng_cols_t *c, int32_t x, int32_t lp, int32_t after) {
+  if (c->port_n_ready[c->node_port_off[x] + lp] == 0) return -1;
+  int32_t nr = c->node_n_ranks[x], nw = (nr + 63) / 64;
+  const uint64_t *b = &c->rbit_w[c->node_rbit_off[x] + lp * c->node_rbit_words[x]];
+  int32_t from = after + 1 < nr ? after + 1 : 0;
+  int32_t wi = from / 64;
+  uint64_t m = b[wi] & (~0ULL << (from % 64));
+  for (int32_t k = 0; k <= nw; k++) {
+    if (m) return wi * 64 + eng_ctz64(m);
+    wi = wi + 1 < nw ? wi + 1 : 0;
+    m = b[wi];
+  }
+  return -1;
+}
+
+/* ---- predecessors ------------------------------------------------------------ */
+
+/* When predecessor event pe (task row * 2 + tg_on_t) is known at node k->x (ps),
+ * or -1: it has not happened, or it happened at another host during this
+ * window (it becomes known there `sync` later, and its poke brings it in the
+ * next window). */
+ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
+  const eng_cols_t *c = k->c;
+  int32_t row = pe >> 1, at;
+  int64_t t;
+  if ((pe & 1) == TG_ON_RECV) {
+    int32_t f = c->task_flow[row];
+    at = c->flow_dst[f];
+    t = eng_load_i64(&c->flow_recv[f]);
+  } else {
+    at = c->task_node[row];
+    t = eng_load_i64(&c->task_end[row]);
+  }
+  if (t < 0) return -1;
+  if (at == k->x) return t;
+  if (t >= c->exp_t[k->e]) return -1;
+  return eng_time_add(t, c->exp_sync[k->e]);
+}
+
+/* The need-th smallest known time of task t's predecessors, or -1 if fewer are
+ * known: the least T with at least `need` known times <= T (bisection over the
+ * time, so memory stays constant). */
+ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
+  const eng_cols_t *c = k->c;
+  int32_t p0 = c->task_pred_off[t], n = c->task_npred[t], need = c->task_need[t], known = 0;
+  int64_t lo = ENG_INF, hi = -1;
+  for (int32_t i = 0; i < n; i++) {
+    int64_t kt = eng_pred_known(k, c->pred_e[p0 + i]);
+    if (kt < 0) continue;
+    known++;
+    if (kt < lo) lo = kt;
+    if (kt > hi) hi = kt;
+  }
+  if (known < need) return -1;
+  while (lo < hi) { /* invariant: the answer lies in [lo, hi] */
+    int64_t mid = lo + (hi - lo) / 2;
+    int32_t le = 0;
+    for (int32_t i = 0; i < n; i++) {
+      int64_t kt = eng_pred_known(k, c->pred_e[p0 + i]);
+      le += kt >= 0 && kt <= mid;
+    }
+    if (le >= need)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Task t (owned by k->x, not started) may be able to start: when its
+ * predecessors allow, its start event is placed in the heap, or moved earlier. */
+ENG_INLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
+  eng_cols_t *c = k->c;
+  if (c->task_started[t]) return;
+  int64_t known;
+  if (c->task_need[t] == 0) {
+    int32_t i = c->task_pcur[t], n = c->task_npred[t], p0 = c->task_pred_off[t];
+    int64_t km = c->task_kmax[t];
+    for (; i < n; i++) {
+      int64_t kt = eng_pred_known(k, c->pred_e[p0 + i]);
+      if (kt < 0) break;
+      if (kt > km) km = kt;
+    }
+    c->task_pcur[t] = i;
+    c->task_kmax[t] = km;
+    if (i < n) return;
+    known = km;
+  } else {
+    known = eng_kth_known(k, t);
+    if (known < 0) return;
+  }
+  int64_t s = eng_time_add(known, c->task_delay[t]);
+  if (s < c->task_tmin[t]) s = c->task_tmin[t];
+  if (c->task_start[t] >= 0 && c->task_start[t] <= s) return;
+  c->task_start[t] = s;
+  eng_heap_set(c, k->x, t, eng_key(s, ENG_EV_TASK), t - c->node_task_off[k->x]);
+}
+
+/* Another host's task s must be evaluated again in the next window. */
+ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
+  eng_cols_t *c = k->c;
+  int32_t y = c->task_node[s], i = s - c->node_task_off[y];
+  int32_t bank = (int32_t)(c->exp_windows[k->e] & 1);
+  eng_atomic_or_u32(&c->poke_w[c->node_poke_off[y] + bank * c->node_poke_words[y] + i / 32],
+                    1u << (i % 32));
+  eng_flag_raise(bank ? &c->node_poked1[y] : &c->node_poked0[y]);
+  /* The next window must start right after this one, when the owner learns. */
+  if (c->exp_t_end[k->e] < k->emit_min) k->emit_min = c->exp_t_end[k->e];
+}
+
+/* Event `on` of task t happened at k->now at this host: its successors that
+ * wait for it are evaluated (here) or poked (elsewhere). */
+ENG_INLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
+  eng_cols_t *c = k->c;
+  int32_t s0 = c->task_succ_off[t], n = c->task_nsucc[t];
+  for (int32_t i = 0; i < n; i++) {
+    int32_t se = c->succ_e[s0 + i];
+    if ((se & 1) != on) continue;
+    int32_t s = se >> 1;
+    if (c->task_node[s] == k->x)
+      eng_task_eval(k, s);
+    else
+      eng_task_poke(k, s);
+  }
+}
+
+/* Task t ended at k->now. */
+ENG_INLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
+  eng_store_i64(&k->c->task_end[t], k->now);
+  eng_atomic_add_i64(&k->c->exp_tasks_done[k->e], 1);
+  eng_task_notify(k, t, TG_ON_END);
+}
+
+/* System part "schedule": at the start of its step in a window, node x
+ * evaluates its tasks poked during the previous window. */
+ENG_INLINE void eng_node_schedule(eng_ctx_t *k) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x, bank = (int32_t)((c->exp_windows[k->e] + 1) & 1);
+  uint8_t *flag = bank ? &c->node_poked1[x] : &c->node_poked0[x];
+  if (!*flag) return;
+  *flag = 0;
+  int32_t nw = c->node_poke_words[x], base = c->node_poke_off[x] + bank * nw;
+  int32_t t0 = c->node_task_off[x];
+  for (int32_t w = 0; w < nw; w++) {
+    uint32_t m = c->poke_w[base + w];
+    if (!m) continue;
+    c->poke_w[base + w] = 0;
+    while (m) {
+      int32_t b = eng_ctz32(m);
+      m &= m - 1;
+      eng_task_eval(k, t0 + w * 32 + b);
+    }
+  }
+}
+
+/* Whether node x has pokes to read in the current window. */
+ENG_INLINE int eng_node_poked(const eng_cols_t *c, int32_t x, int32_t e) {
+  return ((c->exp_windows[e] + 1) & 1) ? c->node_poked1[x] : c->node_poked0[x];
+}
+
+#endif
