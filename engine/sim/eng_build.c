@@ -60,8 +60,8 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
         else
           snprintf(what, sizeof what, "flow (task %d)", i);
         snprintf(err, errlen,
-                 "experiment %d, %s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)", e,
-                 what, (unsigned long long)g->t[i].bytes, p->mtu);
+                 "experiment %d, %s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)",
+                 e, what, (unsigned long long)g->t[i].bytes, p->mtu);
         return -1;
       }
     }
@@ -263,14 +263,21 @@ static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
 static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, const tg_t *g,
                        int32_t i, int32_t f, int32_t task_row, int32_t nb) {
   const tg_task_t *k = &g->t[i];
-  c->flow_idx[f] = i;
+  const topo_routes_t *r = &t->routes;
+  eng_fhdr_t *h = &c->flow_hdr[f];
+  for (int end = 0; end < 2; end++) {
+    int32_t id = end ? k->dst : k->host;
+    h->end[end].node = nb + id;
+    h->end[end].id = id;
+    h->end[end].group = r->host_group[id];
+    h->end[end].edge_node = r->host_edge_port[id] >= 0 ? nb + r->group_node[r->host_group[id]] : -1;
+    h->end[end].edge_port = r->host_edge_port[id];
+    h->end[end].port = end ? k->dport : k->sport;
+  }
+  h->idx = i;
   c->flow_task[f] = task_row;
   c->flow_rank[f] = -1;
   c->flow_rport[f] = -1;
-  c->flow_src[f] = nb + k->host;
-  c->flow_dst[f] = nb + k->dst;
-  c->flow_sport[f] = k->sport;
-  c->flow_dport[f] = k->dport;
   c->flow_bytes[f] = k->bytes;
   c->flow_npkts[f] = (uint32_t)((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
   c->flow_start[f] = -1;
@@ -332,8 +339,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     sfill[i] = so;
     po += m->npred[i];
     so += m->nsucc[i];
-    if (k->kind == TG_FLOW)
-      build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node);
+    if (k->kind == TG_FLOW) build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node);
   }
   for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
     if (m->prev[i] >= 0) {
@@ -428,10 +434,6 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     b->poke += 2 * c->node_poke_words[x];
     c->node_route_row[x] = r->row[i] < 0 ? -1 : b->route + r->row[i] * r->n_groups;
     c->node_set_base[x] = b->set + (int32_t)r->set_base[i];
-    c->node_group[x] = r->host_group[i];
-    c->node_edge_node[x] =
-        r->host_edge_port[i] >= 0 ? b->node + r->group_node[r->host_group[i]] : -1;
-    c->node_edge_port[x] = r->host_edge_port[i];
     c->node_flet_off[x] = b->flet;
     if (t->forwards[i]) {
       for (int32_t j = 0; j < ENG_FLOWLETS; j++)

@@ -34,7 +34,8 @@ ENG_INLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
   int32_t x = k->x, t = c->flow_task[f], lp = -1;
   int64_t wake = ENG_INF;
   if (!eng_flow_done(c, f) && c->flow_snd_nxt[f] < c->flow_npkts[f]) {
-    int64_t r = cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
+    int64_t r =
+        cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
     if (r <= k->now)
       lp = eng_route(c, x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]);
     else if (r != CC_NEVER)

@@ -66,16 +66,27 @@ ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
   eng_atomic_min_i64(&k->c->exp_fail[k->e], (int64_t)why);
 }
 
-/* Equal-cost candidates of node x for a packet of flow f: writes the first
- * setport row and the count; returns a port directly (rules 1 and 2 of
+/* The end of flow f a packet heads for: the destination for data, the source
+ * for ACK/NACK/CNP. */
+ENG_INLINE const eng_fend_t *eng_flow_to(const eng_cols_t *c, int32_t f, int data) {
+  return &c->flow_hdr[f].end[data ? 1 : 0];
+}
+
+/* Node row of flow f's destination. */
+ENG_INLINE int32_t eng_flow_dst(const eng_cols_t *c, int32_t f) {
+  return c->flow_hdr[f].end[1].node;
+}
+
+/* Equal-cost candidates of node x for a packet heading for end d: writes the
+ * first setport row and the count; returns a port directly (rules 1 and 2 of
  * model.md), -1 when there is a set, -2 when there is no route. */
-ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, int32_t d, uint32_t *lo,
+ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_t *d, uint32_t *lo,
                                  uint32_t *n) {
   if (c->node_n_ports[x] == 1) return 0;
-  if (c->node_edge_node[d] == x) return c->node_edge_port[d];
+  if (d->edge_node == x) return d->edge_port;
   int32_t row = c->node_route_row[x];
   if (row < 0) return -2;
-  uint32_t sid = c->route_set[row + c->node_group[d]];
+  uint32_t sid = c->route_set[row + d->group];
   if (sid == TOPO_NO_ROUTE) return -2;
   int32_t set = c->node_set_base[x] + (int32_t)sid;
   *lo = c->set_off[set];
@@ -84,12 +95,9 @@ ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, int32_t d, uint
 }
 
 /* The flow's ECMP hash at node x in the packet's direction. */
-ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, int32_t f, int data) {
-  int32_t s = data ? c->flow_src[f] : c->flow_dst[f];
-  int32_t d = data ? c->flow_dst[f] : c->flow_src[f];
-  uint32_t sp = data ? c->flow_sport[f] : c->flow_dport[f];
-  uint32_t dp = data ? c->flow_dport[f] : c->flow_sport[f];
-  return eng_hash_ecmp(c->node_id[x], c->node_id[s], c->node_id[d], sp, dp);
+ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhdr_t *h, int data) {
+  const eng_fend_t *s = &h->end[data ? 0 : 1], *d = &h->end[data ? 1 : 0];
+  return eng_hash_ecmp(c->node_id[x], s->id, d->id, s->port, d->port);
 }
 
 /* Local egress port of node x for a packet of flow f (type, psn); -1: no
@@ -98,12 +106,13 @@ ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, int32_t f, in
 ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t type,
                              uint32_t psn) {
   int data = type == ENG_PKT_DATA;
+  const eng_fhdr_t *hd = &c->flow_hdr[f];
   uint32_t lo = 0, n = 0;
-  int32_t direct = eng_route_set(c, x, data ? c->flow_dst[f] : c->flow_src[f], &lo, &n);
+  int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
   uint32_t h = c->exp_lb[c->node_exp[x]] == ENG_LB_SPRAY
-                   ? eng_hash_spray(c->node_id[x], (uint32_t)c->flow_idx[f], psn, data ? 0u : 1u)
-                   : eng_route_hash(c, x, f, data);
+                   ? eng_hash_spray(c->node_id[x], (uint32_t)hd->idx, psn, data ? 0u : 1u)
+                   : eng_route_hash(c, x, hd, data);
   return (int32_t)c->setport_port[lo + h % n];
 }
 
@@ -117,11 +126,12 @@ ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t 
   int32_t e = c->node_exp[x];
   if (c->exp_lb[e] != ENG_LB_ADAPTIVE) return eng_route(c, x, f, type, psn);
   int data = type == ENG_PKT_DATA;
+  const eng_fhdr_t *hd = &c->flow_hdr[f];
   uint32_t lo = 0, n = 0;
-  int32_t direct = eng_route_set(c, x, data ? c->flow_dst[f] : c->flow_src[f], &lo, &n);
+  int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
-  uint32_t h = eng_route_hash(c, x, f, data);
-  uint32_t key = (uint32_t)c->flow_idx[f] * 2u + (data ? 0u : 1u);
+  uint32_t h = eng_route_hash(c, x, hd, data);
+  uint32_t key = (uint32_t)hd->idx * 2u + (data ? 0u : 1u);
   eng_flowlet_t *fl = &c->flet_entry[c->node_flet_off[x] + (int32_t)(h % ENG_FLOWLETS)];
   if (fl->key == key && fl->port >= 0 && now - fl->last <= c->exp_flowlet_gap[e]) {
     fl->last = now;

@@ -137,7 +137,7 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   const cc_int_t *tel = eng_int(c, k->e, c->rint_v, slot);
   c->port_ring_head[in] = h + 1;
   int32_t f = (int32_t)pk.flow;
-  int32_t dest = pk.type == ENG_PKT_DATA ? c->flow_dst[f] : c->flow_src[f];
+  int32_t dest = eng_flow_to(c, f, pk.type == ENG_PKT_DATA)->node;
   if (dest != k->x) return eng_relay(k, lp, pk, tel);
   if (pk.type == ENG_PKT_DATA)
     eng_host_recv_data(k, &pk, tel);

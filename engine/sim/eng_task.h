@@ -131,7 +131,7 @@ ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
   int64_t t;
   if ((pe & 1) == TG_ON_RECV) {
     int32_t f = c->task_flow[row];
-    at = c->flow_dst[f];
+    at = eng_flow_dst(c, f);
     t = eng_load_i64(&c->flow_recv[f]);
   } else {
     at = c->task_node[row];

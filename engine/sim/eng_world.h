@@ -38,6 +38,23 @@ typedef struct eng_rxmap_t {
   uint64_t w[ENG_RX_WORDS];
 } eng_rxmap_t;
 
+/* One end of a flow as a hop needs it to route and hash a packet heading there
+ * or coming from there: everything in one place, one cache line per flow. */
+typedef struct eng_fend_t {
+  int32_t node;      /* node row */
+  int32_t id;        /* node id within the experiment (hashes) */
+  int32_t group;     /* its destination group */
+  int32_t edge_node; /* node row of its edge switch, -1 if none */
+  int32_t edge_port; /* that switch's local port towards it */
+  uint32_t port;     /* its L4 port: sport at the source, dport at the destination */
+} eng_fend_t;
+
+typedef struct eng_fhdr_t {
+  eng_fend_t end[2]; /* 0: the source, 1: the destination */
+  int32_t idx;       /* index of its task in the experiment's task graph (spraying) */
+  int32_t pad;
+} eng_fhdr_t;
+
 /* A relay's flowlet entry (adaptive load balancing). */
 typedef struct eng_flowlet_t {
   int64_t last; /* ps of the flow's last packet here */
@@ -90,7 +107,7 @@ typedef enum eng_fail_t {
   X(exp, int32_t, task_off) /* first task row */                                                   \
   X(exp, int32_t, n_flows)                                                                         \
   X(exp, int32_t, flow_off)                                                                        \
-  X(exp, int64_t, sync) /* ps: task events of one host known to another this much later */        \
+  X(exp, int64_t, sync) /* ps: task events of one host known to another this much later */         \
   X(exp, int32_t, node_off)                                                                        \
   X(exp, int32_t, n_nodes)                                                                         \
   X(exp, int64_t, windows)    /* windows stepped */                                                \
@@ -124,24 +141,21 @@ typedef enum eng_fail_t {
   X(node, int32_t, sw_free)   /* free relay descriptors */                                         \
   X(node, int32_t, host_free) /* free descriptors for the host's own control packets */            \
   X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                   \
-  X(node, int32_t, flow_off)  /* first flow row this host sends (also its rank map) */              \
+  X(node, int32_t, flow_off)  /* first flow row this host sends (also its rank map) */             \
   X(node, int32_t, n_flows)                                                                        \
-  X(node, int32_t, rr)        /* rank of the flow served last */                                   \
-  X(node, int32_t, n_ranks)   /* flows started so far (ranks given) */                             \
-  X(node, int32_t, task_off)  /* first task row it owns (also its heap) */                         \
+  X(node, int32_t, rr)       /* rank of the flow served last */                                    \
+  X(node, int32_t, n_ranks)  /* flows started so far (ranks given) */                              \
+  X(node, int32_t, task_off) /* first task row it owns (also its heap) */                          \
   X(node, int32_t, n_tasks)                                                                        \
-  X(node, int32_t, heap_n)    /* pending task and flow-timer events in its heap */                 \
-  X(node, int32_t, rbit_off)  /* ready-flow bitsets: n_ports x rbit_words words */                 \
+  X(node, int32_t, heap_n)   /* pending task and flow-timer events in its heap */                  \
+  X(node, int32_t, rbit_off) /* ready-flow bitsets: n_ports x rbit_words words */                  \
   X(node, int32_t, rbit_words)                                                                     \
-  X(node, int32_t, poke_off)  /* poke bits of its tasks: 2 banks x poke_words words */             \
+  X(node, int32_t, poke_off) /* poke bits of its tasks: 2 banks x poke_words words */              \
   X(node, int32_t, poke_words)                                                                     \
-  X(node, uint8_t, poked0)    /* a task of its was poked in a window of even / odd parity */       \
+  X(node, uint8_t, poked0) /* a task of its was poked in a window of even / odd parity */          \
   X(node, uint8_t, poked1)                                                                         \
   X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */               \
   X(node, int32_t, set_base)  /* first set row of this node */                                     \
-  X(node, int32_t, group)     /* host: its destination group */                                    \
-  X(node, int32_t, edge_node) /* host: node row of its edge switch, -1 if none */                  \
-  X(node, int32_t, edge_port) /* host: that switch's local port towards it */                      \
   X(node, int32_t, flet_off)  /* first flowlet entry (relays) */                                   \
   X(node, int64_t, c_drops)                                                                        \
   X(node, int64_t, c_pauses)                                                                       \
@@ -191,28 +205,24 @@ typedef enum eng_fail_t {
   X(port, uint32_t, pfc_head)                                                                      \
   X(port, uint32_t, pfc_hsnap)                                                                     \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
-  X(flow, int32_t, idx)  /* index of its task in the experiment's task graph */                    \
-  X(flow, int32_t, task) /* task row */                                                            \
-  X(flow, int32_t, rank) /* rank at its source once started, -1 before */                         \
-  X(flow, int32_t, rport) /* local port whose ready bitset holds it, -1: not eligible */          \
-  X(flow, int32_t, src) /* node row */                                                             \
-  X(flow, int32_t, dst) /* node row */                                                             \
-  X(flow, uint32_t, sport)                                                                         \
-  X(flow, uint32_t, dport)                                                                         \
+  X(flow, eng_fhdr_t, hdr) /* its two ends and task index, as hops read them */                    \
+  X(flow, int32_t, task)   /* task row */                                                          \
+  X(flow, int32_t, rank)   /* rank at its source once started, -1 before */                        \
+  X(flow, int32_t, rport)  /* local port whose ready bitset holds it, -1: not eligible */          \
   X(flow, uint64_t, bytes)                                                                         \
   X(flow, uint32_t, npkts)                                                                         \
-  X(flow, int64_t, start) /* ps: its start event; -1 before */                                    \
+  X(flow, int64_t, start) /* ps: its start event; -1 before */                                     \
   X(flow, uint32_t, snd_nxt)                                                                       \
   X(flow, uint32_t, snd_una)                                                                       \
   X(flow, uint32_t, max_sent)                                                                      \
   X(flow, int64_t, rto_at) /* ps; ENG_INF: disarmed */                                             \
-  X(flow, int64_t, recv)   /* ps: the receiver held every byte; -1 until then */                  \
+  X(flow, int64_t, recv)   /* ps: the receiver held every byte; -1 until then */                   \
   X(flow, uint32_t, rcv_nxt)                                                                       \
   X(flow, uint32_t, nack_for)  /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                 \
   X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */              \
   X(flow, cc_state_t, cc)      /* sender: congestion-control state */                              \
   X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
-  /* task table: rows grouped by owner host, in task order within a host */                       \
+  /* task table: rows grouped by owner host, in task order within a host */                        \
   X(task, int32_t, exp)                                                                            \
   X(task, int32_t, node)     /* owner node row */                                                  \
   X(task, int32_t, idx)      /* index in the experiment's task graph */                            \
@@ -228,18 +238,18 @@ typedef enum eng_fail_t {
   X(task, int64_t, kmax)     /* ps: the latest known time among them */                            \
   X(task, int32_t, succ_off) /* its successors: succ rows [succ_off, succ_off + nsucc) */          \
   X(task, int32_t, nsucc)                                                                          \
-  X(task, int64_t, start)    /* ps of its start event (planned until started); -1: none */         \
+  X(task, int64_t, start) /* ps of its start event (planned until started); -1: none */            \
   X(task, uint8_t, started)                                                                        \
-  X(task, int64_t, end)      /* ps; -1 until it ended (read by other hosts' tasks) */              \
-  X(task, int64_t, hkey)     /* key of its pending event in its owner's heap; ENG_INF: none */     \
-  X(task, int32_t, hidx)     /* tie-break of that event: its number at the owner, or its rank */   \
-  X(task, int32_t, hpos)     /* position in the owner's heap, -1: not there */                     \
-  X(pred, int32_t, e)        /* predecessor task row * 2 + tg_on_t */                              \
-  X(succ, int32_t, e)        /* successor task row * 2 + the tg_on_t it waits for */               \
-  X(heap, int32_t, task)     /* per host: binary heap of task rows by (hkey, hidx) */              \
-  X(rank, int32_t, flow)     /* per host: flow row of each rank */                                 \
-  X(rbit, uint64_t, w)       /* per host port: bit r set when the flow of rank r is eligible */    \
-  X(poke, uint32_t, w)       /* per host: bit i set when its task i must be re-evaluated */        \
+  X(task, int64_t, end)  /* ps; -1 until it ended (read by other hosts' tasks) */                  \
+  X(task, int64_t, hkey) /* key of its pending event in its owner's heap; ENG_INF: none */         \
+  X(task, int32_t, hidx) /* tie-break of that event: its number at the owner, or its rank */       \
+  X(task, int32_t, hpos) /* position in the owner's heap, -1: not there */                         \
+  X(pred, int32_t, e)    /* predecessor task row * 2 + tg_on_t */                                  \
+  X(succ, int32_t, e)    /* successor task row * 2 + the tg_on_t it waits for */                   \
+  X(heap, int32_t, task) /* per host: binary heap of task rows by (hkey, hidx) */                  \
+  X(rank, int32_t, flow) /* per host: flow row of each rank */                                     \
+  X(rbit, uint64_t, w)   /* per host port: bit r set when the flow of rank r is eligible */        \
+  X(poke, uint32_t, w)   /* per host: bit i set when its task i must be re-evaluated */            \
   /* storage */                                                                                    \
   X(pool, eng_pkt_t, pkt)       /* descriptors, per node */                                        \
   X(ring, eng_pkt_t, pkt)       /* in-flight packets, per port */                                  \
@@ -307,7 +317,7 @@ typedef struct eng_world_t {
   int64_t n[ENG_T_COUNT]; /* rows per table */
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
-  int32_t threads;        /* CPU backend: OpenMP threads; 0 = as many as the work merits */
+  int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
   int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
 } eng_world_t;
 
