@@ -2,8 +2,9 @@
  * in ACKs the sender estimates each link's normalised inflight
  * u = min(qlen) / (B T) + txRate / B, keeps the largest as U (EWMA over tau/T),
  * and sets its window W = Wc / (U / eta) + W_AI (or Wc + W_AI for maxStage
- * additive stages while U < eta); the reference window Wc is updated once per
- * RTT, every ACK updates W (fast reaction). Packets are paced at W / T. */
+ * additive stages while U < eta), bounded to [MTU, line-rate BDP]; the
+ * reference window Wc takes the bounded W once per RTT, every ACK updates W
+ * (fast reaction). Packets are paced at W / T. docs/model.md has the details. */
 #ifndef CC_HPCC_H
 #define CC_HPCC_H
 
@@ -21,21 +22,21 @@ ENG_INLINE void cc_hpcc_init(cc_state_t *s, const cc_params_t *p, int64_t base_r
   s->last.nhop = 0;
 }
 
-/* The window for normalised inflight u; with `update` the reference too. */
-ENG_INLINE double cc_hpcc_window(cc_state_t *s, const cc_params_t *p, double u, int update) {
-  double w;
-  if (u >= p->eta || s->inc_stage >= p->max_stage) {
-    w = s->wc / (u / p->eta) + s->w_ai;
-    if (update) {
-      s->inc_stage = 0;
-      s->wc = w;
-    }
-  } else {
-    w = s->wc + s->w_ai;
-    if (update) {
-      s->inc_stage++;
-      s->wc = w;
-    }
+/* The window for normalised inflight u, bounded to [wmin, line rate x T]; with
+ * `update` it also becomes the reference window. The reference is bounded as
+ * the window is: unbounded, it grows by eta/U per RTT while the telemetry shows
+ * the path underused but something else (the flow's shared NIC) holds the flow
+ * back, and must later shrink through every one of those factors before the
+ * window falls below line rate again, starving any flow that joins it. */
+ENG_INLINE double cc_hpcc_window(cc_state_t *s, const cc_params_t *p, double u, int update,
+                                 double wmin) {
+  int mult = u >= p->eta || s->inc_stage >= p->max_stage;
+  double w = mult ? s->wc / (u / p->eta) + s->w_ai : s->wc + s->w_ai;
+  double wmax = s->line * (double)s->base_rtt / 8e12; /* bytes */
+  w = w > wmax ? wmax : (w < wmin ? wmin : w);
+  if (update) {
+    s->inc_stage = mult ? 0 : s->inc_stage + 1;
+    s->wc = w;
   }
   return w;
 }
@@ -64,11 +65,7 @@ ENG_INLINE void cc_hpcc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t ack
     if (tau > 0) {
       s->u = (1.0 - tau / T) * s->u + tau / T * u;
       int update = ack > s->last_update;
-      if (update || p->fast_react) {
-        double w = cc_hpcc_window(s, p, s->u, update);
-        double wmax = s->line * T / 8e12;
-        s->w = w > wmax ? wmax : (w < (double)mtu ? (double)mtu : w);
-      }
+      if (update || p->fast_react) s->w = cc_hpcc_window(s, p, s->u, update, (double)mtu);
       if (update) s->last_update = nxt;
     }
   }

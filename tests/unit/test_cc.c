@@ -2,7 +2,8 @@
  * the papers' formulas: DCQCN (Zhu et al., SIGCOMM'15) cut, alpha decay, fast
  * recovery, additive and hyper increase, byte counter, intervals; DCTCP
  * (Alizadeh et al., SIGCOMM'10) alpha per window, one cut per window, slow
- * start and congestion avoidance. */
+ * start and congestion avoidance; HPCC (Li et al., SIGCOMM'19) U, W, Wc and the
+ * pacing rate for given telemetry, the window bounds, maxStage. */
 #include <math.h>
 
 #include "cc/cc.h"
@@ -148,8 +149,110 @@ static void dctcp(void) {
   CHECK(s.cut == 0 && s.acked == 0 && s.marked == 0);
 }
 
+/* Telemetry of a 2-hop path: hop 0 a 400 Gb/s port, hop 1 a 100 Gb/s port. */
+static cc_int_t hpcc_int(int64_t ts, uint32_t q0, uint32_t tx0, uint32_t q1, uint32_t tx1) {
+  cc_int_t in = {.nhop = 2};
+  in.hop[0] = (cc_int_hop_t){.ts = ts, .qlen = q0, .tx = tx0, .rate_mbps = 400000};
+  in.hop[1] = (cc_int_hop_t){.ts = ts, .qlen = q1, .tx = tx1, .rate_mbps = 100000};
+  return in;
+}
+
+/* HPCC (Li et al., SIGCOMM'19, Algorithm 1) on a 100 Gb/s NIC with base RTT
+ * T = 10 us: line-rate window 125,000 bytes, W_AI = 40 Mb/s x T = 50 bytes.
+ * Per hop u = min(qlen, qlen_prev)/(B T) + (tx - tx_prev)/(B dt); U is the
+ * EWMA over dt/T of the largest u; W = Wc/(U/eta) + W_AI, Wc = W once per RTT. */
+static void hpcc(void) {
+  eng_params_t ep = mvsim_params();
+  char err[256];
+  CHECK(eng_params_set(&ep, "cc=hpcc", err, sizeof err) == 0);
+  const cc_params_t *p = &ep.ccp;
+  const double L = 100e9, eta = 0.95, WMAX = 125000, AI = 50;
+  const int64_t US = 1000000, T = 10 * US, t = 1000 * US;
+  const int32_t M = 4096;
+  CHECK(p->kind == CC_HPCC && p->eta == eta && p->max_stage == 0 && p->fast_react);
+  cc_state_t s;
+  cc_init(&s, p, L, T);
+  CHECK(near(s.w, WMAX) && near(s.wc, WMAX) && s.u == 1.0 && near(s.w_ai, AI));
+
+  /* The first telemetry is only recorded. */
+  cc_int_t in = hpcc_int(t, 0, 1000000, 30000, 5000000);
+  cc_on_ack(&s, p, 1, 0, 1, 20, M, 1, &in);
+  CHECK(near(s.w, WMAX) && near(s.wc, WMAX) && s.u == 1.0);
+  /* 2 us later. Hop 0: 50,000 bytes sent, no queue: u = 50000/(0.05 x 2e6) =
+   * 0.5. Hop 1: queue 30,000 then 60,000, 25,000 bytes sent: u = 30000/125000
+   * + 25000/(0.0125 x 2e6) = 1.24, the largest. ACK 2 > 0: a reference update. */
+  in = hpcc_int(t + 2 * US, 10000, 1050000, 60000, 5025000);
+  cc_on_ack(&s, p, 1, 0, 2, 22, M, 2, &in);
+  double u = 0.8 * 1.0 + 0.2 * 1.24, wc = WMAX / (u / eta) + AI;
+  CHECK(near(s.u, u) && near(s.wc, wc) && near(s.w, wc));
+  /* 1 us later, ACK 10 <= 22 (snd_nxt at the update): fast reaction, W only.
+   * Hop 1: queue 20,000 (min of 60,000 and 20,000), 12,000 bytes sent: u =
+   * 20000/125000 + 12000/12500 = 1.12; hop 0: 0.2. */
+  in = hpcc_int(t + 3 * US, 0, 1060000, 20000, 5037000);
+  cc_on_ack(&s, p, 1, 0, 10, 30, M, 10, &in);
+  u = 0.9 * u + 0.1 * 1.12;
+  CHECK(near(s.u, u) && near(s.wc, wc) && near(s.w, wc / (u / eta) + AI));
+  /* 3 us later, ACK 23 > 22: update with U < eta, which raises the window
+   * (maxStage 0: always Wc/(U/eta)). Hop 1: empty, 20,000 bytes: u = 0.5333. */
+  in = hpcc_int(t + 6 * US, 0, 1070000, 0, 5057000);
+  cc_on_ack(&s, p, 1, 0, 23, 40, M, 23, &in);
+  u = 0.7 * u + 0.3 * (20000.0 / 37500.0);
+  CHECK(u < eta);
+  wc = wc / (u / eta) + AI;
+  CHECK(near(s.u, u) && near(s.wc, wc) && near(s.w, wc));
+  /* Paced at W/T: the next packet of 4,158 wire bytes waits 4158 x 8 / (W/T). */
+  int64_t rate = (int64_t)(wc * 8e12 / (double)T); /* bit/s */
+  cc_on_send(&s, p, t, 4158);
+  CHECK_EQ_I64(s.next_send, t + (4158LL * 8 * 1000000000000LL + rate - 1) / rate);
+  CHECK_EQ_I64(cc_ready_at(&s, p, (int64_t)wc - 1), s.next_send);
+  CHECK_EQ_I64(cc_ready_at(&s, p, (int64_t)ceil(wc)), CC_NEVER);
+
+  /* 20 us (> T, so dt counts as T and U = u) of a nearly idle path: u = 0.1,
+   * Wc/(U/eta) is 9.5 Wc. The window and the reference stop at line rate. */
+  in = hpcc_int(t + 26 * US, 0, 1080000, 0, 5082000);
+  cc_on_ack(&s, p, 1, 0, 41, 50, M, 41, &in);
+  CHECK(near(s.u, 25000.0 / 250000.0) && s.w == WMAX && s.wc == WMAX);
+  cc_on_send(&s, p, t, 4158);
+  CHECK_EQ_I64(s.next_send,
+               t + (4158LL * 8 * 1000000000000LL + 100000000000LL - 1) / 100000000000LL);
+  /* A queue of 12.5 MB for a whole T (fast reaction, then an update): u = 101
+   * and W = 125000 x 0.95/101 + 50 = 1225.7 bytes, under the MTU: window and
+   * reference stop at one MTU. */
+  in = hpcc_int(t + 36 * US, 0, 1090000, 12500000, 5207000);
+  cc_on_ack(&s, p, 1, 0, 45, 60, M, 45, &in);
+  CHECK(near(s.u, 1.0) && near(s.w, WMAX * eta + AI) && s.wc == WMAX);
+  in = hpcc_int(t + 46 * US, 0, 1100000, 12500000, 5332000);
+  cc_on_ack(&s, p, 1, 0, 51, 61, M, 51, &in);
+  CHECK(near(s.u, 101.0) && s.w == M && s.wc == M);
+  cc_on_send(&s, p, t, 4158);
+  CHECK_EQ_I64(s.next_send, t + (4158LL * 8 * 1000000000000LL + 3276800000LL - 1) / 3276800000LL);
+  /* From that floor the reference grows multiplicatively: at U = 0.5 by
+   * eta/U = 1.9, Wc = 4096 x 1.9 + 50. */
+  in = hpcc_int(t + 56 * US, 0, 1110000, 0, 5394500);
+  cc_on_ack(&s, p, 1, 0, 62, 70, M, 62, &in);
+  CHECK(near(s.u, 0.5) && near(s.wc, M * eta / 0.5 + AI) && near(s.w, s.wc));
+
+  /* maxStage 2: while U < eta, two updates add W_AI to the reference (fast
+   * reaction in between uses Wc + W_AI too); the third multiplies. */
+  CHECK(eng_params_set(&ep, "hpcc_max_stage=2", err, sizeof err) == 0);
+  cc_init(&s, p, L, T);
+  s.w = s.wc = 60000;
+  in = hpcc_int(t, 0, 0, 0, 0);
+  cc_on_ack(&s, p, 1, 0, 1, 10, M, 1, &in);
+  const uint32_t ack[4] = {2, 5, 11, 21}, nxt[4] = {10, 12, 20, 30};
+  const double want[4] = {60050, 60100, 60100, 60100 * eta / 0.5 + AI};
+  for (int k = 0; k < 4; k++) {
+    /* every ACK: T later, 62,500 bytes through hop 1: U = 0.5 */
+    in = hpcc_int(t + (k + 1) * T, 0, 0, 0, 62500 * (uint32_t)(k + 1));
+    cc_on_ack(&s, p, 1, 0, ack[k], nxt[k], M, ack[k], &in);
+    CHECK(near(s.u, 0.5) && near(s.w, want[k]));
+  }
+  CHECK(near(s.wc, want[3]) && s.inc_stage == 0);
+}
+
 int main(void) {
   dcqcn();
   dctcp();
+  hpcc();
   return mvtest_end();
 }

@@ -6,11 +6,14 @@
  *   pause.
  * - 16:1 incast of 20 MB flows at 100 Gb/s: DCQCN (default preset) and DCTCP
  *   keep the bottleneck >= 95% busy; DCTCP's queue oscillates around K; HPCC
- *   (eta 0.95) keeps >= 90% and a standing queue under 10% of DCQCN's. */
+ *   (eta 0.95) keeps >= 90% and a standing queue under 10% of DCQCN's.
+ * - HPCC: a flow joining an elephant at its bottleneck is within 20% of its
+ *   fair share from 10 base RTTs on. */
 #include <math.h>
 
 #include "mvsim.h"
 #include "mvtest.h"
+#include "sim/eng_standalone.h"
 
 static const int64_t G = 1000000000LL, US = 1000000LL;
 
@@ -119,11 +122,60 @@ static double incast(const char *cc) {
   return qsum / nq;
 }
 
+/* HPCC: flow B joins elephant A at A's bottleneck (host 0's link, 100 Gb/s,
+ * base RTT T = 4.68 us). A's NIC first also carries flow C, so for 1 ms A's
+ * bottleneck sees U ~ 0.5 while A's window is at line rate, which lets an
+ * unbounded reference window grow by eta/U per RTT. Fair share: half of what A
+ * and B deliver together. Bound: B's first window (one BDP at line rate) queues
+ * up to one BDP; its telemetry returns after ~2 T; U (EWMA with time constant
+ * T) takes ~T to see the queue; the references update once per RTT, each cut
+ * multiplying by eta/U, and the queue drains in ~2 T. The cuts keep the ratio
+ * of the two windows, which B's start at line rate (A near eta x line) makes
+ * ~1, so B is at its fair share about 5 T after joining; we allow 10 T and
+ * require every 5 T window from then to 200 T to be within 20%. */
+static void hpcc_join(void) {
+  eng_params_t p = mvsim_params();
+  char err[256];
+  if (eng_params_set(&p, "cc=hpcc", err, sizeof err)) exit(2);
+  topo_t t = mvsim_star(4, 100 * G, US); /* host 0 receives */
+  const int64_t t0 = 1000 * US;
+  trf_flow_t f[3] = {mvsim_flow(1, 0, 40000000, 0), mvsim_flow(1, 2, 3000000, 0),
+                     mvsim_flow(3, 0, 20000000, t0)};
+  trf_flows_t fl = {3, f};
+  const int64_t T = eng_base_rtt(&t, &p, &f[2]);
+  int32_t flows[2] = {0, 2};
+  eng_trace_desc_t tr = {US, 20000, 2, flows, 0, NULL};
+  tg_t g = mvsim_tg(&fl);
+  eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 7, .trace = &tr};
+  series_t q = {mvsim_run(1, &ex, ENG_BACKEND_CPU), 0, 5};
+  q.n = eng_trace_samples(q.w, 0);
+  CHECK(eng_task_end(q.w, 0, 1) < t0);
+  const double cap = 100 * 4096.0 / 4158.0; /* Gb/s of payload */
+  int bad = 0;
+  for (int64_t a0 = t0 + 10 * T; a0 < t0 + 200 * T; a0 += 5 * T) {
+    double a = gbps(&q, a0, a0 + 5 * T, 1), b = gbps(&q, a0, a0 + 5 * T, 3);
+    double fair = (a + b) / 2;
+    if (fabs(b - fair) > 0.2 * fair || a + b < 0.9 * cap) {
+      printf("HPCC join, %.1f-%.1f T after: A %.2f Gb/s, B %.2f Gb/s (fair %.2f)\n",
+             (double)(a0 - t0) / (double)T, (double)(a0 + 5 * T - t0) / (double)T, a, b, fair);
+      bad++;
+    }
+  }
+  double a = gbps(&q, t0 + 10 * T, t0 + 200 * T, 1), b = gbps(&q, t0 + 10 * T, t0 + 200 * T, 3);
+  printf("HPCC join (T %.2f us), 10-200 T after B starts: A %.2f Gb/s, B %.2f Gb/s\n",
+         (double)T / (double)US, a, b);
+  CHECK(bad == 0);
+  eng_world_destroy(q.w);
+  tg_free(&g);
+  topo_free(&t);
+}
+
 int main(void) {
   two_flows();
   double q_dcqcn = incast("cc=dcqcn");
   incast("cc=dctcp");
   double q_hpcc = incast("cc=hpcc");
   CHECK(q_hpcc < 0.1 * q_dcqcn);
+  hpcc_join();
   return mvtest_end();
 }
