@@ -395,6 +395,8 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_sync[e] = p->sync;
   c->exp_node_off[e] = b->node;
   c->exp_n_nodes[e] = t->n_nodes;
+  c->exp_port_off[e] = b->port;
+  c->exp_n_ports[e] = 2 * t->n_links;
   c->exp_mtu[e] = p->mtu;
   c->exp_header[e] = p->header;
   c->exp_ctrl_bytes[e] = p->ctrl_bytes;

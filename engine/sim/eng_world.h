@@ -110,6 +110,8 @@ typedef enum eng_fail_t {
   X(exp, int64_t, sync) /* ps: task events of one host known to another this much later */         \
   X(exp, int32_t, node_off)                                                                        \
   X(exp, int32_t, n_nodes)                                                                         \
+  X(exp, int32_t, port_off)                                                                        \
+  X(exp, int32_t, n_ports)                                                                         \
   X(exp, int64_t, windows)    /* windows stepped */                                                \
   X(exp, int32_t, mtu)        /* payload bytes */                                                  \
   X(exp, int32_t, header)     /* bytes */                                                          \
