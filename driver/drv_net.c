@@ -288,13 +288,16 @@ int drv_net(int argc, char **argv) {
       goto fail_flows;
     ex[a.trace_exp].trace = &trace;
   }
-  eng_world_desc_t wd = {n_exps, ex};
+  eng_world_desc_t wd = {.n_exps = n_exps, .exps = ex};
   w = eng_world_create(&wd, err, sizeof err);
   if (!w) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_flows;
   }
   w->threads = a.threads;
+  if (getenv("MULTIVERSE_VERBOSE"))
+    fprintf(stderr, "world: %zu bytes, %.0f per experiment\n", eng_world_bytes(w),
+            (double)eng_world_bytes(w) / n_exps);
   double t0 = omp_get_wtime();
   if (eng_run(w, a.backend, err, sizeof err)) {
     drv_fail(2, "multiverse net: %s\n", err);

@@ -25,14 +25,25 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
   return n;
 }
 
-/* In-flight capacity of a link direction: everything sent during one delay plus
- * one window plus one serialisation, at the smallest packet size (model.md). */
-static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l) {
+/* In-flight capacity of a link direction (a power of two). Worst case:
+ * everything sent during one delay, plus one window, plus one serialisation,
+ * at the smallest packet size — it can never overflow. Compact (the default):
+ * the same span in MTU packets, twice over, plus 16 for control packets and
+ * short last packets; an overflow fails the experiment and eng_run runs it
+ * again with worst-case rings. */
+static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int worst) {
   if (p->ring_cap > 0) return (uint32_t)p->ring_cap;
   int64_t min_wire = p->ctrl_bytes < p->header + 1 ? p->ctrl_bytes : p->header + 1;
   int64_t max_wire = p->mtu + p->header > p->ctrl_bytes ? p->mtu + p->header : p->ctrl_bytes;
   int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
-  int64_t need = (span + eng_ser(min_wire, l->rate_bps) - 1) / eng_ser(min_wire, l->rate_bps) + 2;
+  int64_t need;
+  if (worst) {
+    int64_t unit = eng_ser(min_wire, l->rate_bps);
+    need = (span + unit - 1) / unit + 2;
+  } else {
+    int64_t unit = eng_ser(max_wire, l->rate_bps);
+    need = 2 * ((span + unit - 1) / unit) + 16;
+  }
   uint32_t cap = 1;
   while ((int64_t)cap < need)
     cap <<= 1;
@@ -102,7 +113,7 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
       w->n[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
     }
     for (int32_t l = 0; l < t->n_links; l++)
-      w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l]);
+      w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l], d->worst_rings);
     const eng_trace_desc_t *tr = d->exps[e].trace;
     if (tr && tr->every > 0) {
       int64_t nser = 1 + 2 * (int64_t)tr->n_flows + tr->n_ports;
@@ -369,7 +380,8 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
   return 0;
 }
 
-static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
+static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
+                     int worst_rings) {
   eng_cols_t *c = &w->c;
   const topo_t *t = xd->topo;
   const topo_routes_t *r = &t->routes;
@@ -478,7 +490,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
     c->port_pmax_q32[pr] = build_q32(pmax);
     c->port_err_q32[pr] = build_q32(l->error_rate);
-    uint32_t cap = build_ring_cap(p, l);
+    uint32_t cap = build_ring_cap(p, l, worst_rings);
     c->port_ring_off[pr] = b->ring;
     c->port_ring_mask[pr] = cap - 1;
     b->ring += (int32_t)cap;
@@ -511,12 +523,16 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   if (!w) goto fail_oom;
   if (build_count(w, d, err, errlen)) goto fail;
   w->n_exps = d->n_exps;
+  w->desc = *d;
+  w->desc.exps = malloc(((size_t)d->n_exps + 1) * sizeof *d->exps);
+  if (!w->desc.exps) goto fail_oom;
+  memcpy((eng_exp_desc_t *)w->desc.exps, d->exps, (size_t)d->n_exps * sizeof *d->exps);
   eng_cols_alloc(w);
   w->exp_task_row = calloc((size_t)w->n[ENG_T_task] + 1, sizeof(int32_t));
   if (!eng_cols_ok(w) || !w->exp_task_row) goto fail_oom;
   build_base_t b = {0};
   for (int32_t e = 0; e < d->n_exps; e++)
-    if (build_exp(w, e, &d->exps[e], &b)) goto fail_oom;
+    if (build_exp(w, e, &d->exps[e], &b, d->worst_rings)) goto fail_oom;
   return w;
 fail_oom:
   snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)",

@@ -1,5 +1,6 @@
 /* World memory (columns generated from ENG_COLUMNS), results, names. Filling
  * the tables is eng_build.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +37,23 @@ void eng_world_destroy(eng_world_t *w) {
   ENG_COLUMNS(ENG_FREE)
 #undef ENG_FREE
   free(w->exp_task_row);
+  free((void *)w->desc.exps);
+  eng_world_destroy(w->retry);
+  free(w->retry_of);
   free(w);
 }
 
+/* Where experiment e's results are: in w, or in the world that ran it again. */
+static const eng_world_t *eng_home(const eng_world_t *w, int32_t *e) {
+  if (w->retry && w->retry_of[*e] >= 0) {
+    *e = w->retry_of[*e];
+    return w->retry;
+  }
+  return w;
+}
+
 void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
+  w = eng_home(w, &e);
   const eng_cols_t *c = &w->c;
   memset(r, 0, sizeof *r);
   r->status = (eng_status_t)c->exp_status[e];
@@ -85,29 +99,35 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
 }
 
 int32_t eng_trace_samples(const eng_world_t *w, int32_t e) {
+  w = eng_home(w, &e);
   return w->c.exp_tr_count[e];
 }
 
 double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series) {
+  w = eng_home(w, &e);
   const eng_cols_t *c = &w->c;
   return c->tval_v[c->exp_tr_off[e] + k * c->exp_tr_nser[e] + series];
 }
 
-static int32_t eng_task_row(const eng_world_t *w, int32_t e, int32_t i) {
-  return w->exp_task_row[w->c.exp_task_off[e] + i];
+/* Task row of experiment e's task i, in the world *w that holds its results. */
+static int32_t eng_task_row(const eng_world_t **w, int32_t e, int32_t i) {
+  *w = eng_home(*w, &e);
+  return (*w)->exp_task_row[(*w)->c.exp_task_off[e] + i];
 }
 
 int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i) {
-  int32_t t = eng_task_row(w, e, i);
+  int32_t t = eng_task_row(&w, e, i);
   return w->c.task_started[t] ? w->c.task_start[t] : -1;
 }
 
 int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i) {
-  return w->c.task_end[eng_task_row(w, e, i)];
+  int32_t t = eng_task_row(&w, e, i);
+  return w->c.task_end[t];
 }
 
 int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i) {
-  int32_t f = w->c.task_flow[eng_task_row(w, e, i)];
+  int32_t t = eng_task_row(&w, e, i);
+  int32_t f = w->c.task_flow[t];
   return f >= 0 ? w->c.flow_recv[f] : -1;
 }
 
@@ -139,7 +159,39 @@ const char *eng_fail_text(eng_fail_t f) {
   }
 }
 
+/* Experiments whose compact rings overflowed run again in a world of their
+ * own with worst-case rings; their results are read from there. */
+static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
+  int32_t n = 0;
+  for (int32_t e = 0; e < w->n_exps; e++)
+    n += w->c.exp_status[e] == ENG_FAILED &&
+         (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
+         w->desc.exps[e].params->ring_cap == 0;
+  if (n == 0 || w->desc.worst_rings) return 0;
+  eng_exp_desc_t *ex = malloc((size_t)n * sizeof *ex);
+  w->retry_of = malloc((size_t)w->n_exps * sizeof *w->retry_of);
+  if (!ex || !w->retry_of) {
+    free(ex);
+    snprintf(err, errlen, "out of memory re-running %d experiments whose rings overflowed", n);
+    return -1;
+  }
+  n = 0;
+  for (int32_t e = 0; e < w->n_exps; e++) {
+    int again = w->c.exp_status[e] == ENG_FAILED &&
+                (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
+                w->desc.exps[e].params->ring_cap == 0;
+    w->retry_of[e] = again ? n : -1;
+    if (again) ex[n++] = w->desc.exps[e];
+  }
+  eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = 1};
+  w->retry = eng_world_create(&d, err, errlen);
+  free(ex);
+  if (!w->retry) return -1;
+  w->retry->threads = w->threads;
+  return eng_run(w->retry, backend, err, errlen);
+}
+
 int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
-  if (backend == ENG_BACKEND_CUDA) return eng_run_cuda(w, err, errlen);
-  return eng_run_cpu(w);
+  int rc = backend == ENG_BACKEND_CUDA ? eng_run_cuda(w, err, errlen) : eng_run_cpu(w);
+  return rc ? rc : eng_run_retry(w, backend, err, errlen);
 }

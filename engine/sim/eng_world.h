@@ -315,14 +315,6 @@ typedef struct eng_cols_t {
 #undef ENG_DECL
 } eng_cols_t;
 
-typedef struct eng_world_t {
-  int64_t n[ENG_T_COUNT]; /* rows per table */
-  eng_cols_t c;           /* host copies */
-  int32_t n_exps;
-  int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
-  int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
-} eng_world_t;
-
 typedef enum eng_trace_kind_t {
   ENG_TR_TIME = 0,      /* the sample's time, ps (the end of a window) */
   ENG_TR_DELIVERED = 1, /* a flow's bytes received in order */
@@ -351,8 +343,27 @@ typedef struct eng_exp_desc_t {
 
 typedef struct eng_world_desc_t {
   int32_t n_exps;
-  const eng_exp_desc_t *exps;
+  const eng_exp_desc_t *exps; /* what they point to must outlive the world */
+  /* 1: size every link's ring for back-to-back minimum-size packets, so it can
+   * never overflow. 0 (default): for MTU packets with room to spare (docs/
+   * engine.md); an experiment whose compact ring overflows is run again with
+   * worst-case rings by eng_run (same results: a ring's size changes nothing
+   * but whether it overflows). */
+  int32_t worst_rings;
 } eng_world_desc_t;
+
+typedef struct eng_world_t {
+  int64_t n[ENG_T_COUNT]; /* rows per table */
+  eng_cols_t c;           /* host copies */
+  int32_t n_exps;
+  int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
+  int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
+  eng_world_desc_t desc; /* what it was built from (exps copied) */
+  /* Experiments run again with worst-case rings after their compact rings
+   * overflowed: retry_of[e] is e's index in `retry`, -1 if not re-run. */
+  struct eng_world_t *retry;
+  int32_t *retry_of;
+} eng_world_t;
 
 typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_backend_t;
 
@@ -384,6 +395,8 @@ typedef struct eng_result_t {
  * (out of memory, a parameter a topology cannot use). */
 eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen);
 void eng_world_destroy(eng_world_t *w);
+/* Bytes of all its tables (what the CUDA backend allocates on the device). */
+size_t eng_world_bytes(const eng_world_t *w);
 
 /* Runs every experiment to its end on the chosen backend. 0, or -1 with a
  * message (no GPU, backend not built). */

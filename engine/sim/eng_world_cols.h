@@ -7,7 +7,5 @@
 /* Allocates every column with w->n rows (zeroed); check with eng_cols_ok. */
 void eng_cols_alloc(eng_world_t *w);
 int eng_cols_ok(const eng_world_t *w);
-/* Bytes of all columns. */
-size_t eng_world_bytes(const eng_world_t *w);
 
 #endif

@@ -77,7 +77,7 @@ static inline tg_t mvsim_tg(const trf_flows_t *fl) {
 /* Runs experiments as one batch; finish[e][i] receives flow i's finish (ps). */
 static inline eng_world_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backend_t be) {
   char err[512];
-  eng_world_desc_t d = {n, ex};
+  eng_world_desc_t d = {.n_exps = n, .exps = ex};
   eng_world_t *w = eng_world_create(&d, err, sizeof err);
   if (!w || eng_run(w, be, err, sizeof err)) {
     fprintf(stderr, "mvsim_run: %s\n", err);
