@@ -55,6 +55,14 @@ static uint64_t build_q32(double v) {
   return q >= 4294967296.0 ? 4294967296ULL : (uint64_t)q;
 }
 
+/* The first experiment of the batch with e's topology: routing tables are
+ * read-only, so experiments on one topology share one copy. */
+static int32_t build_routes_of(const eng_world_desc_t *d, int32_t e) {
+  for (int32_t j = 0; j < e; j++)
+    if (d->exps[j].topo == d->exps[e].topo) return j;
+  return e;
+}
+
 static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
   for (int32_t e = 0; e < d->n_exps; e++) {
     const topo_t *t = d->exps[e].topo;
@@ -105,9 +113,11 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     w->n[ENG_T_task] += g->n;
     w->n[ENG_T_pred] += g->n_edges + streamed; /* at most one stream edge per member */
     w->n[ENG_T_succ] += g->n_edges + streamed;
-    w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
-    w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
-    w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
+    if (build_routes_of(d, e) == e) { /* one copy of each topology's routes */
+      w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
+      w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
+      w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
+    }
     for (int32_t i = 0; i < t->n_nodes; i++) {
       w->n[ENG_T_pool] += build_node_slots(t, p, i);
       w->n[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
@@ -164,6 +174,11 @@ typedef struct build_base_t {
   int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
       tval, flet;
 } build_base_t;
+
+/* Where one copy of a topology's routing tables starts. */
+typedef struct build_routes_t {
+  int32_t route, set, setport;
+} build_routes_t;
 
 static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b) {
   eng_cols_t *c = &w->c;
@@ -381,7 +396,24 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
 }
 
 static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
-                     int worst_rings) {
+                     build_routes_t *rt) {
+  int worst_rings = w->desc.worst_rings;
+  int32_t owner = build_routes_of(&w->desc, e);
+  if (owner == e) {
+    rt[e] = (build_routes_t){b->route, b->set, b->setport};
+    const topo_routes_t *r = &xd->topo->routes;
+    for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++)
+      w->c.route_set[b->route + i] = r->table[i];
+    for (uint32_t s = 0; s <= r->n_sets; s++)
+      w->c.set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
+    for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++)
+      w->c.setport_port[b->setport + (int32_t)s] = r->set_ports[s];
+    b->route += r->n_rows * r->n_groups;
+    b->set += (int32_t)r->n_sets + 1;
+    b->setport += (int32_t)r->set_off[r->n_sets];
+  } else {
+    rt[e] = rt[owner];
+  }
   eng_cols_t *c = &w->c;
   const topo_t *t = xd->topo;
   const topo_routes_t *r = &t->routes;
@@ -446,8 +478,8 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->node_poke_off[x] = b->poke;
     c->node_poke_words[x] = (nt + 31) / 32;
     b->poke += 2 * c->node_poke_words[x];
-    c->node_route_row[x] = r->row[i] < 0 ? -1 : b->route + r->row[i] * r->n_groups;
-    c->node_set_base[x] = b->set + (int32_t)r->set_base[i];
+    c->node_route_row[x] = r->row[i] < 0 ? -1 : rt[e].route + r->row[i] * r->n_groups;
+    c->node_set_base[x] = rt[e].set + (int32_t)r->set_base[i];
     c->node_flet_off[x] = b->flet;
     if (t->forwards[i]) {
       for (int32_t j = 0; j < ENG_FLOWLETS; j++)
@@ -500,21 +532,11 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->port_pfc_mask[pr] = 2 * cap - 1;
   }
 
-  for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++)
-    c->route_set[b->route + i] = r->table[i];
-  for (uint32_t s = 0; s <= r->n_sets; s++)
-    c->set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
-  for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++)
-    c->setport_port[b->setport + (int32_t)s] = r->set_ports[s];
-
   build_trace(w, e, xd, b);
   b->node += t->n_nodes;
   b->port += 2 * t->n_links;
   b->flow += c->exp_n_flows[e];
   b->task += g->n;
-  b->route += r->n_rows * r->n_groups;
-  b->set += (int32_t)r->n_sets + 1;
-  b->setport += (int32_t)r->set_off[r->n_sets];
   return 0;
 }
 
@@ -531,8 +553,14 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   w->exp_task_row = calloc((size_t)w->n[ENG_T_task] + 1, sizeof(int32_t));
   if (!eng_cols_ok(w) || !w->exp_task_row) goto fail_oom;
   build_base_t b = {0};
+  build_routes_t *rt = malloc(((size_t)d->n_exps + 1) * sizeof *rt);
+  if (!rt) goto fail_oom;
   for (int32_t e = 0; e < d->n_exps; e++)
-    if (build_exp(w, e, &d->exps[e], &b, d->worst_rings)) goto fail_oom;
+    if (build_exp(w, e, &d->exps[e], &b, rt)) {
+      free(rt);
+      goto fail_oom;
+    }
+  free(rt);
   return w;
 fail_oom:
   snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)",
