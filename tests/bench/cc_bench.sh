@@ -28,5 +28,7 @@ for cc in none dcqcn dctcp hpcc; do
       "$cc" "$be" "$(awk -v x="$(f max_fct_ns)" 'BEGIN {print x / 1000}')" "$(awk -v x="$(f p99_fct_ns)" 'BEGIN {print x / 1000}')" \
       "$(awk -v x="$(f mean_fct_ns)" 'BEGIN {print x / 1000}')" "$(f drops)" "$(f pfc_pauses)" "$(f cnps)" "$(f ecn_marks)" "$(f packet_hops)" "$m"
   done
-  [ -e out-$cc-cuda/fct-0.txt ] && { cmp -s out-$cc-cpu/fct-0.txt out-$cc-cuda/fct-0.txt && echo "$cc: cpu and cuda fct files identical" || echo "$cc: cpu and cuda fct files DIFFER"; }
+  if [ -e out-$cc-cuda/fct-0.txt ]; then
+    cmp -s out-$cc-cpu/fct-0.txt out-$cc-cuda/fct-0.txt && echo "$cc: cpu and cuda fct files identical" || echo "$cc: cpu and cuda fct files DIFFER"
+  fi
 done
