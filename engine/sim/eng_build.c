@@ -540,6 +540,18 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   return 0;
 }
 
+size_t eng_world_estimate(const eng_world_desc_t *d) {
+  eng_world_t w;
+  char err[256];
+  memset(&w, 0, sizeof w);
+  if (build_count(&w, d, err, sizeof err)) return 0;
+  size_t b = 0;
+#define ENG_SIZE(tab, type, name) b += (size_t)w.n[ENG_T_##tab] * sizeof(type);
+  ENG_COLUMNS(ENG_SIZE)
+#undef ENG_SIZE
+  return b;
+}
+
 eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen) {
   eng_world_t *w = calloc(1, sizeof *w);
   if (!w) goto fail_oom;

@@ -1,28 +1,53 @@
-/* CPU backend, the reference: the systems of each window as loops over rows.
- * Results do not depend on the thread count or the order (nodes write only
- * their own rows; the only shared writes are commutative reductions). Two
- * ways to spread the work over threads:
+/* CPU backend, the reference: the systems of each window (ENG_SYSTEMS) as
+ * loops over rows. Results do not depend on the thread count or the order
+ * (nodes write only their own rows; the only shared writes are commutative
+ * reductions). Two ways to spread the work over threads:
  *   experiment-major: each thread takes whole experiments and steps each
  *     through all its windows alone: no barrier per window, one experiment's
  *     rows stay in cache (a batch of at least as many experiments as threads);
- *   window-major: every window, the nodes of all experiments in parallel, then
- *     the ports (few large experiments). */
+ *   window-major: every window, each phase over the rows of all experiments in
+ *     parallel (few large experiments). */
 #include <omp.h>
 
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 
+/* Rows [lo, hi) of experiment e in each table a system runs over. */
+static inline int32_t cpu_lo_node(const eng_cols_t *c, int32_t e) {
+  return c->exp_node_off[e];
+}
+static inline int32_t cpu_hi_node(const eng_cols_t *c, int32_t e) {
+  return c->exp_node_off[e] + c->exp_n_nodes[e];
+}
+static inline int32_t cpu_lo_port(const eng_cols_t *c, int32_t e) {
+  return c->exp_port_off[e];
+}
+static inline int32_t cpu_hi_port(const eng_cols_t *c, int32_t e) {
+  return c->exp_port_off[e] + c->exp_n_ports[e];
+}
+static inline int32_t cpu_lo_exp(const eng_cols_t *c, int32_t e) {
+  (void)c;
+  return e;
+}
+static inline int32_t cpu_hi_exp(const eng_cols_t *c, int32_t e) {
+  (void)c;
+  return e + 1;
+}
+
+/* One system over rows [lo, hi); an exp system's result ORs into `running`. */
+#define CPU_CALL_node(fn, r) fn(c, r)
+#define CPU_CALL_port(fn, r) fn(c, r)
+#define CPU_CALL_exp(fn, r) running |= fn(c, r)
+
 /* One window of experiment e; 1 while it is running. */
 static int cpu_window(eng_cols_t *c, int32_t e) {
-  int32_t x0 = c->exp_node_off[e], p0 = c->exp_port_off[e];
-  for (int32_t x = x0; x < x0 + c->exp_n_nodes[e]; x++)
-    eng_node_step(c, x);
-  for (int32_t p = p0; p < p0 + c->exp_n_ports[e]; p++)
-    eng_port_commit(c, p);
-  if (c->exp_tr_every[e])
-    for (int32_t s = c->exp_tr_ser[e]; s < c->exp_tr_ser[e] + c->exp_tr_nser[e]; s++)
-      eng_trace_sample(c, s);
-  return eng_exp_advance(c, e);
+  int running = 0;
+#define CPU_ONE(phase, tab, fn)                                                                    \
+  for (int32_t r = cpu_lo_##tab(c, e); r < cpu_hi_##tab(c, e); r++)                                \
+    CPU_CALL_##tab(fn, r);
+  ENG_SYSTEMS(CPU_ONE)
+#undef CPU_ONE
+  return running;
 }
 
 static void cpu_experiment_major(eng_world_t *w, int threads) {
@@ -40,25 +65,25 @@ static void cpu_experiment_major(eng_world_t *w, int threads) {
 
 static void cpu_window_major(eng_world_t *w, int threads) {
   eng_cols_t *c = &w->c;
-  const int32_t nn = (int32_t)w->n[ENG_T_node];
-  const int32_t np = (int32_t)w->n[ENG_T_port];
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
-  const int32_t ns = (int32_t)w->n[ENG_T_tser];
   int running = 1;
   eng_progress_t pg;
   eng_progress_begin(&pg);
   for (int64_t window = 1; running; window++) {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (int32_t x = 0; x < nn; x++)
-      eng_node_step(c, x);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int32_t p = 0; p < np; p++)
-      eng_port_commit(c, p);
-    for (int32_t s = 0; s < ns; s++)
-      eng_trace_sample(c, s);
     running = 0;
-    for (int32_t e = 0; e < ne; e++)
-      running |= eng_exp_advance(c, e);
+    for (int phase = 0; phase < ENG_PHASES; phase++) {
+// clang-format off
+#define CPU_ALL(ph, tab, fn)                                                                       \
+  if (ph == phase) {                                                                               \
+    const int32_t n_ = (int32_t)w->n[ENG_T_##tab];                                                 \
+    _Pragma("omp parallel for schedule(dynamic, 16) num_threads(threads) reduction(|: running)")   \
+    for (int32_t r = 0; r < n_; r++)                                                               \
+      CPU_CALL_##tab(fn, r);                                                                       \
+  }
+      // clang-format on
+      ENG_SYSTEMS(CPU_ALL)
+#undef CPU_ALL
+    }
     if ((window & 1023) == 0 && eng_progress_due(&pg))
       eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
   }

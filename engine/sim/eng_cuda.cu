@@ -1,9 +1,17 @@
-/* CUDA backend: the same systems as the CPU backend (eng_step.h), one kernel per
- * system per window, one thread per row. The world's columns are copied to the
- * GPU once, stepped there until every experiment ends, and copied back. */
+/* CUDA backend: the systems of ENG_SYSTEMS (eng_step.h), the same code as the
+ * CPU backend, one thread per row. The world's tables live in one device
+ * arena; the columns are copied up once, stepped there until every
+ * experiment ends, and copied back. Two launch modes:
+ *   persistent (default): one cooperative kernel runs every phase of many
+ *     windows, with a grid-wide barrier between phases, returning to the host
+ *     only when all experiments ended or a progress report is due;
+ *   systems (MULTIVERSE_CUDA_LAUNCH=systems): one kernel per system and
+ *     window, as an ablation. */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 extern "C" {
@@ -11,38 +19,83 @@ extern "C" {
 #include "sim/eng_step.h"
 }
 
-#define CUDA_CHECK(call)                                                                           \
+namespace cg = cooperative_groups;
+
+/* A failed CUDA call: its message (file:line) goes to err and the run unwinds. */
+#define CUDA_TRY(call)                                                                             \
   do {                                                                                             \
     cudaError_t err_ = (call);                                                                     \
     if (err_ != cudaSuccess) {                                                                     \
-      fprintf(stderr, "%s:%d: CUDA error: %s (%s)\n", __FILE__, __LINE__,                          \
-              cudaGetErrorString(err_), #call);                                                    \
-      abort();                                                                                     \
+      snprintf(err, errlen, "%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__,                      \
+               cudaGetErrorString(err_), #call);                                                   \
+      goto fail;                                                                                   \
     }                                                                                              \
   } while (0)
 
-static __global__ void k_node_step(eng_cols_t c, int32_t n) {
-  int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) eng_node_step(&c, i);
-}
+/* Rows per table, as the kernels need them. */
+typedef struct cu_rows_t {
+#define CU_N(ph, tab, fn) int32_t tab;
+  ENG_SYSTEMS(CU_N)
+#undef CU_N
+} cu_rows_t;
 
-static __global__ void k_port_commit(eng_cols_t c, int32_t n) {
-  int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) eng_port_commit(&c, i);
-}
+#define CU_CALL_node(fn, i) fn(&c, i)
+#define CU_CALL_port(fn, i) fn(&c, i)
+#define CU_CALL_exp(fn, i)                                                                         \
+  if (fn(&c, i)) *running = 1
 
-static __global__ void k_trace_sample(eng_cols_t c, int32_t n) {
-  int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) eng_trace_sample(&c, i);
-}
+/* Systems mode: one kernel per system. */
+#define CU_KERNEL(ph, tab, fn)                                                                     \
+  static __global__ void k_##fn(eng_cols_t c, int32_t n, int *running) {                           \
+    (void)running;                                                                                 \
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);                                  \
+    if (i < n) CU_CALL_##tab(fn, i);                                                               \
+  }
+ENG_SYSTEMS(CU_KERNEL)
+#undef CU_KERNEL
 
-static __global__ void k_exp_advance(eng_cols_t c, int32_t n, int *running) {
-  int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n && eng_exp_advance(&c, i)) *running = 1;
+/* Persistent mode: up to `windows` windows of every phase, grid-stride over
+ * rows, a grid barrier after each phase. flags[w & 1] collects "some
+ * experiment still runs" in window w; every thread reads it after the barrier
+ * and all leave together. *done receives the windows run. */
+static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, int32_t windows, int *flags,
+                                    int32_t *done) {
+  cg::grid_group g = cg::this_grid();
+  const int32_t tid = (int32_t)g.thread_rank(), stride = (int32_t)g.size();
+  for (int32_t w = 0; w < windows; w++) {
+    int *running = &flags[w & 1];
+    for (int phase = 0; phase < ENG_PHASES; phase++) {
+      /* Everyone has read flags[(w + 1) & 1] of window w - 1 by now. */
+      if (phase == 1 && tid == 0) flags[(w + 1) & 1] = 0;
+#define CU_PHASE(ph, tab, fn)                                                                      \
+  if (ph == phase)                                                                                 \
+    for (int32_t i = tid; i < n.tab; i += stride)                                                  \
+      CU_CALL_##tab(fn, i);
+      ENG_SYSTEMS(CU_PHASE)
+#undef CU_PHASE
+      g.sync();
+    }
+    if (!*(volatile int *)running) {
+      if (tid == 0) *done = w + 1;
+      return;
+    }
+  }
+  if (tid == 0) *done = windows;
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
   return elem * (size_t)(w->n[t] ? w->n[t] : 1);
+}
+
+/* Offsets of every column in one arena, 256-byte aligned; returns its size. */
+static size_t cu_layout(const eng_world_t *w, eng_cols_t *d, char *base) {
+  size_t off = 0;
+#define CU_PLACE(tab, type, name)                                                                  \
+  d->tab##_##name = (type *)(base + off);                                                          \
+  off += (col_bytes(w, ENG_T_##tab, sizeof(type)) + 255) & ~(size_t)255;
+  ENG_COLUMNS(CU_PLACE)
+#undef CU_PLACE
+  return off;
 }
 
 static double now_s(void) {
@@ -60,8 +113,110 @@ extern "C" int eng_cuda_available(void) {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+/* Free device memory, or MULTIVERSE_CUDA_BYTES if set and smaller (to share a
+ * GPU, and to test splitting). */
+extern "C" size_t eng_cuda_free_bytes(void) {
+  size_t free_b = 0, total = 0;
+  if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const char *cap = getenv("MULTIVERSE_CUDA_BYTES");
+  if (cap && strtoull(cap, NULL, 10) > 0 && strtoull(cap, NULL, 10) < free_b)
+    free_b = (size_t)strtoull(cap, NULL, 10);
+  return free_b;
+}
+
 extern "C" const char *eng_cuda_unavailable_reason(void) {
   return "no CUDA device is present";
+}
+
+/* Systems mode: `chunk` windows per check of the host-visible flag; the last
+ * window of the chunk decides (windows after every experiment ended do
+ * nothing). */
+static int cu_run_systems(eng_cols_t d, const cu_rows_t *n, int *d_flag, int64_t *windows,
+                          eng_world_t *w, char *err, size_t errlen) {
+  const unsigned T = 128;
+  int running = 1, chunk = 8;
+  eng_progress_t pg;
+  eng_progress_begin(&pg);
+  while (running) {
+    for (int i = 0; i < chunk; i++) {
+      if (i == chunk - 1) CUDA_TRY(cudaMemsetAsync(d_flag, 0, sizeof(int)));
+#define CU_LAUNCH(ph, tab, fn)                                                                     \
+  if (n->tab) k_##fn<<<blocks(n->tab, T), T>>>(d, n->tab, d_flag);
+      ENG_SYSTEMS(CU_LAUNCH)
+#undef CU_LAUNCH
+    }
+    *windows += chunk;
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(cudaMemcpy(&running, d_flag, sizeof(int), cudaMemcpyDeviceToHost));
+    if (running && eng_progress_due(&pg)) {
+      CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n->exp,
+                          cudaMemcpyDeviceToHost));
+      CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n->exp,
+                          cudaMemcpyDeviceToHost));
+      eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n->exp);
+    }
+    if (chunk < 256) chunk *= 2;
+  }
+  return 0;
+fail:
+  return -1;
+}
+
+/* Persistent mode: as many blocks as fit on the device at once (a cooperative
+ * launch requires it), each launch running windows until every experiment has
+ * ended or about half a second has passed (then progress, and again). */
+static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *windows,
+                             eng_world_t *w, char *err, size_t errlen) {
+  int dev = 0, sms = 0, per_sm = 0, coop = 0;
+  const int T = 128;
+  int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64;
+  eng_progress_t pg;
+  eng_progress_begin(&pg);
+  CUDA_TRY(cudaGetDevice(&dev));
+  CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  if (!coop) {
+    snprintf(err, errlen,
+             "the GPU does not support cooperative launches "
+             "(MULTIVERSE_CUDA_LAUNCH=systems runs without)");
+    return -1;
+  }
+  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, 0));
+  {
+    int64_t most = 0; /* no more threads than the largest table has rows */
+#define CU_MOST(ph, tab, fn)                                                                       \
+  if (n.tab > most) most = n.tab;
+    ENG_SYSTEMS(CU_MOST)
+#undef CU_MOST
+    int grid = sms * per_sm;
+    if ((int64_t)grid * T > most + T) grid = (int)((most + T - 1) / T);
+    if (grid < 1) grid = 1;
+    for (;;) {
+      CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
+      void *args[] = {&d, &n, &chunk, &d_flags, &d_done};
+      double t0 = now_s();
+      CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
+      CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
+      *windows += done;
+      if (done < chunk) break;
+      /* Aim for launches of about 0.1 s. */
+      double dt = now_s() - t0;
+      if (dt < 0.05 && chunk < (1 << 20)) chunk *= 2;
+      if (eng_progress_due(&pg)) {
+        CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n.exp,
+                            cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n.exp,
+                            cudaMemcpyDeviceToHost));
+        eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n.exp);
+      }
+    }
+  }
+  return 0;
+fail:
+  return -1;
 }
 
 extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
@@ -69,61 +224,55 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     snprintf(err, errlen, "--backend cuda: no CUDA device is present");
     return -1;
   }
+  const char *mode = getenv("MULTIVERSE_CUDA_LAUNCH");
+  int persistent = !mode || strcmp(mode, "systems") != 0;
   eng_cols_t d;
-  double t0 = now_s();
-  /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
-   * where the run wrote it first: it is allocated on the GPU, never copied. */
-#define ENG_UP(tab, type, name)                                                                    \
-  CUDA_CHECK(cudaMalloc((void **)&d.tab##_##name, col_bytes(w, ENG_T_##tab, sizeof(type))));       \
-  if (!eng_table_is_storage(ENG_T_##tab))                                                          \
-    CUDA_CHECK(cudaMemcpy(d.tab##_##name, w->c.tab##_##name,                                       \
-                          col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyHostToDevice));
-  ENG_COLUMNS(ENG_UP)
-#undef ENG_UP
-  double t1 = now_s();
+  char *arena = NULL;
+  int *d_flags = NULL;
+  int rc = -1;
   int64_t windows = 0;
-  int *d_running;
-  CUDA_CHECK(cudaMalloc((void **)&d_running, sizeof(int)));
-  const unsigned T = 128;
-  const int32_t nn = (int32_t)w->n[ENG_T_node], np = (int32_t)w->n[ENG_T_port];
-  const int32_t ne = (int32_t)w->n[ENG_T_exp];
-  const int32_t ns = (int32_t)w->n[ENG_T_tser];
-  int running = 1, chunk = 8;
-  eng_progress_t pg;
-  eng_progress_begin(&pg);
-  while (running) {
-    /* `chunk` windows per check of the host-visible flag; the last window of the
-     * chunk decides. Windows after every experiment ended do nothing. */
-    for (int i = 0; i < chunk; i++) {
-      k_node_step<<<blocks(nn, T), T>>>(d, nn);
-      k_port_commit<<<blocks(np, T), T>>>(d, np);
-      if (ns) k_trace_sample<<<blocks(ns, T), T>>>(d, ns);
-      if (i == chunk - 1) CUDA_CHECK(cudaMemsetAsync(d_running, 0, sizeof(int)));
-      k_exp_advance<<<blocks(ne, T), T>>>(d, ne, d_running);
-    }
-    windows += chunk;
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaMemcpy(&running, d_running, sizeof(int), cudaMemcpyDeviceToHost));
-    if (running && eng_progress_due(&pg)) {
-      CUDA_CHECK(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)ne,
-                            cudaMemcpyDeviceToHost));
-      CUDA_CHECK(
-          cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)ne, cudaMemcpyDeviceToHost));
-      eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, ne);
-    }
-    if (chunk < 256) chunk *= 2;
+  cu_rows_t n;
+#define CU_SET(ph, tab, fn) n.tab = (int32_t)w->n[ENG_T_##tab];
+  ENG_SYSTEMS(CU_SET)
+#undef CU_SET
+  double t0 = now_s(), t1 = t0, t2 = t0;
+  size_t bytes = cu_layout(w, &d, NULL);
+  cudaError_t ae = cudaMalloc((void **)&arena, bytes);
+  if (ae != cudaSuccess) {
+    snprintf(err, errlen, "cannot allocate the world's %zu bytes on the GPU: %s", bytes,
+             cudaGetErrorString(ae));
+    cudaGetLastError(); /* clear it: the process goes on (a smaller batch) */
+    return ae == cudaErrorMemoryAllocation ? ENG_NO_DEVICE_MEMORY : -1;
   }
-  double t2 = now_s();
-#define ENG_DOWN(tab, type, name)                                                                  \
+  cu_layout(w, &d, arena);
+  /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
+   * where the run wrote it first: it is never copied. */
+#define CU_UP(tab, type, name)                                                                     \
   if (!eng_table_is_storage(ENG_T_##tab))                                                          \
-    CUDA_CHECK(cudaMemcpy(w->c.tab##_##name, d.tab##_##name,                                       \
-                          col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyDeviceToHost));       \
-  CUDA_CHECK(cudaFree(d.tab##_##name));
-  ENG_COLUMNS(ENG_DOWN)
-#undef ENG_DOWN
-  CUDA_CHECK(cudaFree(d_running));
+    CUDA_TRY(cudaMemcpy(d.tab##_##name, w->c.tab##_##name,                                         \
+                        col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyHostToDevice));
+  ENG_COLUMNS(CU_UP)
+#undef CU_UP
+  CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
+  t1 = now_s();
+  if (persistent ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
+                 : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
+    goto fail;
+  CUDA_TRY(cudaGetLastError());
+  t2 = now_s();
+#define CU_DOWN(tab, type, name)                                                                   \
+  if (!eng_table_is_storage(ENG_T_##tab))                                                          \
+    CUDA_TRY(cudaMemcpy(w->c.tab##_##name, d.tab##_##name,                                         \
+                        col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyDeviceToHost));
+  ENG_COLUMNS(CU_DOWN)
+#undef CU_DOWN
   if (getenv("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "cuda: upload %.3f s, %lld windows launched %.3f s, download %.3f s\n", t1 - t0,
-            (long long)windows, t2 - t1, now_s() - t2);
-  return 0;
+    fprintf(stderr, "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s\n",
+            bytes, t1 - t0, (long long)windows, persistent ? "persistent" : "systems", t2 - t1,
+            now_s() - t2);
+  rc = 0;
+fail:
+  cudaFree(d_flags);
+  cudaFree(arena);
+  return rc;
 }

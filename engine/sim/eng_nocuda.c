@@ -11,6 +11,10 @@ int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   return -1;
 }
 
+size_t eng_cuda_free_bytes(void) {
+  return 0;
+}
+
 int eng_cuda_available(void) {
   return 0;
 }

@@ -1,7 +1,9 @@
 /* The systems of one window, written once for both backends:
  *   eng_node_step   each node processes its events of [t, t_end) in key order
  *   eng_port_commit each link publishes what was sent and consumed
- *   eng_exp_advance each experiment ends, fails or moves to its next window
+ *   eng_exp_advance each experiment samples its time series, then ends, fails
+ *                   or moves to its next window (ENG_SYSTEMS at the end gives
+ *                   the order)
  * Nodes touch only their own rows, their own flows' sender or receiver
  * columns, and the consumer side of their incoming links (pull). */
 #ifndef ENG_STEP_H
@@ -271,13 +273,10 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
 }
 
-/* System: series s of a traced experiment records its value at the end of a
- * window that reached the next sample time (before the window advances). */
+/* Series s of a traced experiment records its value at the end of a window
+ * that reached the next sample time (its experiment's advance calls it). */
 ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
   int32_t e = c->tser_exp[s];
-  if (c->exp_status[e] != ENG_RUNNING || c->exp_t_end[e] < c->exp_tr_next[e] ||
-      c->exp_tr_count[e] >= c->exp_tr_cap[e])
-    return;
   int32_t r = c->tser_row[s];
   double v = 0;
   switch (c->tser_kind[s]) {
@@ -321,13 +320,16 @@ ENG_INLINE int64_t eng_window_end(const eng_cols_t *c, int32_t e, int64_t t) {
   return end > c->exp_max_time[e] + 1 ? c->exp_max_time[e] + 1 : end;
 }
 
-/* System: experiment e ends, or moves to its next window (fast-forwarding over
- * idle time). Returns 1 while it is running. */
+/* System: experiment e samples its time series if due, then ends, or moves to
+ * its next window (fast-forwarding over idle time). Returns 1 while it is
+ * running. */
 ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   if (c->exp_status[e] != ENG_RUNNING) return 0;
   c->exp_windows[e]++;
   if (c->exp_tr_every[e] && c->exp_t_end[e] >= c->exp_tr_next[e] &&
       c->exp_tr_count[e] < c->exp_tr_cap[e]) {
+    for (int32_t s = c->exp_tr_ser[e]; s < c->exp_tr_ser[e] + c->exp_tr_nser[e]; s++)
+      eng_trace_sample(c, s);
     c->exp_tr_count[e]++;
     c->exp_tr_next[e] = (c->exp_t_end[e] / c->exp_tr_every[e] + 1) * c->exp_tr_every[e];
   }
@@ -353,5 +355,15 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   }
   return 0;
 }
+
+/* The systems of one window, in order: every backend and launch mode is
+ * generated from this list. X(phase, table, system): systems of one phase touch
+ * disjoint cells and run together; a barrier separates phases. The `exp`
+ * system returns whether its experiment is still running. */
+#define ENG_SYSTEMS(X)                                                                             \
+  X(0, node, eng_node_step)                                                                        \
+  X(1, port, eng_port_commit)                                                                      \
+  X(1, exp, eng_exp_advance)
+#define ENG_PHASES 2
 
 #endif

@@ -38,16 +38,19 @@ void eng_world_destroy(eng_world_t *w) {
 #undef ENG_FREE
   free(w->exp_task_row);
   free((void *)w->desc.exps);
-  eng_world_destroy(w->retry);
-  free(w->retry_of);
+  for (int32_t k = 0; k < w->n_parts; k++)
+    eng_world_destroy(w->parts[k]);
+  free(w->part_of);
+  free(w->part_idx);
   free(w);
 }
 
-/* Where experiment e's results are: in w, or in the world that ran it again. */
+/* Where experiment e's results are: in w, or in the world that ran it. */
 static const eng_world_t *eng_home(const eng_world_t *w, int32_t *e) {
-  if (w->retry && w->retry_of[*e] >= 0) {
-    *e = w->retry_of[*e];
-    return w->retry;
+  while (w->n_parts && w->part_of[*e] >= 0) {
+    int32_t k = w->part_of[*e];
+    *e = w->part_idx[*e];
+    w = w->parts[k];
   }
   return w;
 }
@@ -159,39 +162,82 @@ const char *eng_fail_text(eng_fail_t f) {
   }
 }
 
-/* Experiments whose compact rings overflowed run again in a world of their
- * own with worst-case rings; their results are read from there. */
-static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
-  int32_t n = 0;
-  for (int32_t e = 0; e < w->n_exps; e++)
-    n += w->c.exp_status[e] == ENG_FAILED &&
-         (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
-         w->desc.exps[e].params->ring_cap == 0;
-  if (n == 0 || w->desc.worst_rings) return 0;
-  eng_exp_desc_t *ex = malloc((size_t)n * sizeof *ex);
-  w->retry_of = malloc((size_t)w->n_exps * sizeof *w->retry_of);
-  if (!ex || !w->retry_of) {
+/* Runs experiments [lo, hi) of w's description in a world of their own,
+ * part k of w, and records where their results are. */
+static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t n, int worst_rings,
+                        eng_backend_t backend, char *err, size_t errlen) {
+  eng_exp_desc_t *ex = malloc(((size_t)n + 1) * sizeof *ex);
+  if (!w->part_of) {
+    w->part_of = malloc(((size_t)w->n_exps + 1) * sizeof *w->part_of);
+    w->part_idx = malloc(((size_t)w->n_exps + 1) * sizeof *w->part_idx);
+    for (int32_t e = 0; w->part_of && e < w->n_exps; e++)
+      w->part_of[e] = -1;
+  }
+  if (!ex || !w->part_of || !w->part_idx) {
     free(ex);
-    snprintf(err, errlen, "out of memory re-running %d experiments whose rings overflowed", n);
+    snprintf(err, errlen, "out of memory splitting a batch of %d experiments", w->n_exps);
     return -1;
   }
-  n = 0;
-  for (int32_t e = 0; e < w->n_exps; e++) {
-    int again = w->c.exp_status[e] == ENG_FAILED &&
-                (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
-                w->desc.exps[e].params->ring_cap == 0;
-    w->retry_of[e] = again ? n : -1;
-    if (again) ex[n++] = w->desc.exps[e];
+  for (int32_t i = 0; i < n; i++) {
+    ex[i] = w->desc.exps[which[i]];
+    w->part_of[which[i]] = k;
+    w->part_idx[which[i]] = i;
   }
-  eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = 1};
-  w->retry = eng_world_create(&d, err, errlen);
+  eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = worst_rings};
+  w->parts[k] = eng_world_create(&d, err, errlen);
+  w->n_parts = k + 1;
   free(ex);
-  if (!w->retry) return -1;
-  w->retry->threads = w->threads;
-  return eng_run(w->retry, backend, err, errlen);
+  if (!w->parts[k]) return -1;
+  w->parts[k]->threads = w->threads;
+  return eng_run(w->parts[k], backend, err, errlen);
+}
+
+static int eng_ring_overflow(const eng_world_t *w, int32_t e) {
+  return w->c.exp_status[e] == ENG_FAILED &&
+         (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
+         w->desc.exps[e].params->ring_cap == 0 && !w->desc.worst_rings;
+}
+
+/* Experiments whose compact rings overflowed run again in a world of their
+ * own with worst-case rings. */
+static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
+  int32_t n = 0, *which = malloc(((size_t)w->n_exps + 1) * sizeof *which);
+  if (!which) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (int32_t e = 0; e < w->n_exps; e++)
+    if (eng_ring_overflow(w, e)) which[n++] = e;
+  int rc = n ? eng_run_part(w, 0, which, n, 1, backend, err, errlen) : 0;
+  free(which);
+  return rc;
+}
+
+/* A batch too large for the device runs as two halves. */
+static int eng_run_split(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
+  int32_t half = w->n_exps / 2, *which = malloc(((size_t)w->n_exps + 1) * sizeof *which);
+  if (!which) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (int32_t e = 0; e < w->n_exps; e++)
+    which[e] = e;
+  int rc = eng_run_part(w, 0, which, half, w->desc.worst_rings, backend, err, errlen);
+  if (!rc)
+    rc = eng_run_part(w, 1, which + half, w->n_exps - half, w->desc.worst_rings, backend, err,
+                      errlen);
+  free(which);
+  return rc;
 }
 
 int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
-  int rc = backend == ENG_BACKEND_CUDA ? eng_run_cuda(w, err, errlen) : eng_run_cpu(w);
-  return rc ? rc : eng_run_retry(w, backend, err, errlen);
+  if (backend != ENG_BACKEND_CUDA)
+    return eng_run_cpu(w) ? -1 : eng_run_retry(w, backend, err, errlen);
+  /* Known not to fit: split before trying (the arena is the world's bytes). */
+  size_t free_bytes = eng_cuda_free_bytes();
+  int rc = w->n_exps > 1 && free_bytes && eng_world_bytes(w) > free_bytes
+               ? ENG_NO_DEVICE_MEMORY
+               : eng_run_cuda(w, err, errlen);
+  if (rc == ENG_NO_DEVICE_MEMORY && w->n_exps > 1) return eng_run_split(w, backend, err, errlen);
+  return rc ? -1 : eng_run_retry(w, backend, err, errlen);
 }

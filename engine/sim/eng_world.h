@@ -359,10 +359,13 @@ typedef struct eng_world_t {
   int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
   int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
   eng_world_desc_t desc; /* what it was built from (exps copied) */
-  /* Experiments run again with worst-case rings after their compact rings
-   * overflowed: retry_of[e] is e's index in `retry`, -1 if not re-run. */
-  struct eng_world_t *retry;
-  int32_t *retry_of;
+  /* Experiments whose results are in other worlds: run again with worst-case
+   * rings after their compact rings overflowed, or a batch split because it
+   * did not fit in device memory. Experiment e is experiment part_idx[e] of
+   * parts[part_of[e]] (part_of[e] = -1: here). */
+  int32_t n_parts;
+  struct eng_world_t *parts[2];
+  int32_t *part_of, *part_idx;
 } eng_world_t;
 
 typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_backend_t;
@@ -394,15 +397,24 @@ typedef struct eng_result_t {
 /* Builds the tables for all experiments of a batch. NULL with a message on error
  * (out of memory, a parameter a topology cannot use). */
 eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen);
+/* Bytes of the tables eng_world_create would build for d (0 if it would
+ * refuse it): what a GPU must hold, known before anything is built. */
+size_t eng_world_estimate(const eng_world_desc_t *d);
 void eng_world_destroy(eng_world_t *w);
 /* Bytes of all its tables (what the CUDA backend allocates on the device). */
 size_t eng_world_bytes(const eng_world_t *w);
 
-/* Runs every experiment to its end on the chosen backend. 0, or -1 with a
- * message (no GPU, backend not built). */
+/* Runs every experiment to its end on the chosen backend. A batch larger than
+ * the GPU's free memory is split in halves (recursively) and each half run in
+ * turn. 0, or -1 with a message (no GPU, backend not built, one experiment
+ * alone does not fit). */
 int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen);
 int eng_run_cpu(eng_world_t *w);
+/* As eng_run, one world as it is; ENG_NO_DEVICE_MEMORY when it did not fit. */
 int eng_run_cuda(eng_world_t *w, char *err, size_t errlen);
+#define ENG_NO_DEVICE_MEMORY (-2)
+/* Bytes of device memory free now (0 without CUDA). */
+size_t eng_cuda_free_bytes(void);
 /* 1 if this build has the CUDA backend and a device is present; else why not. */
 int eng_cuda_available(void);
 const char *eng_cuda_unavailable_reason(void);

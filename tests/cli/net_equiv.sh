@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Byte-identical FCT files whatever runs them: a batch of 64 experiments against
-# each run alone (batch), 1 against 2 OpenMP threads (threads), CPU against CUDA
+# each run alone (batch), 1 against 2 OpenMP threads, experiment-major and one
+# experiment window-major (threads), CPU against CUDA
 # (cuda; exit 77 = skipped when no GPU is present).
 # usage: net_equiv.sh MODE MULTIVERSE MV_GENFLOWS WORKDIR
 set -euo pipefail
@@ -43,7 +44,10 @@ for b in a b c; do
     threads)
       "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 1 -o t1-$b > /dev/null
       "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 2 -o t2-$b > /dev/null
-      for i in $(seq 0 $((n - 1))); do cmp t1-$b/fct-$i.txt t2-$b/fct-$i.txt; done ;;
+      for i in $(seq 0 $((n - 1))); do cmp t1-$b/fct-$i.txt t2-$b/fct-$i.txt; done
+      # Fewer experiments than threads: window-major, every phase in parallel.
+      "$mv" net --topology "${topo[$b]}" --flows $b-3.txt ${sets[$b]} --threads 2 -o w2-$b > /dev/null
+      cmp t1-$b/fct-3.txt w2-$b/fct-0.txt ;;
     cuda)
       if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe > /dev/null 2> probe.err; then
         if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then
@@ -58,6 +62,11 @@ for b in a b c; do
       "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} "${tr[@]}" --backend cuda -o gpu-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
       cmp cpu-$b/trace-0.csv gpu-$b/trace-0.csv
+      # Per-system launches (the ablation) and a device too small for the batch
+      # (split in halves until each part fits) give the same files.
+      MULTIVERSE_CUDA_LAUNCH=systems "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sys-$b > /dev/null
+      MULTIVERSE_CUDA_BYTES=$((3 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o split-$b > /dev/null
+      for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt sys-$b/fct-$i.txt; cmp cpu-$b/fct-$i.txt split-$b/fct-$i.txt; done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
       sw=(--flows $b-0.txt --flows $b-1.txt --sweep cc=none,dcqcn,dctcp,hpcc --sweep lb=ecmp,spray,adaptive)

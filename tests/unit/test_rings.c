@@ -22,7 +22,7 @@ int main(void) {
                           {.topo = &t, .tasks = &g, .params = &big, .seed = 5}};
   eng_world_t *w = mvsim_run(2, ex, ENG_BACKEND_CPU);
   /* The compact experiment overflowed and ran again; the large one did not. */
-  CHECK(w->retry != NULL && w->retry_of[0] == 0 && w->retry_of[1] == -1);
+  CHECK(w->n_parts == 1 && w->part_of[0] == 0 && w->part_of[1] == -1);
   CHECK(w->c.exp_fail[0] == ENG_FAIL_RING);
   ref_result_t rr;
   if (ref_run(&t, &fl, &p, 5, &rr)) return 2;
