@@ -370,6 +370,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
   for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
     if (m->prev[i] >= 0) {
       int32_t pr = m->prev[i];
+      c->task_spred[b->task + m->row[i]] = 1;
       c->pred_e[pfill[i]++] = (b->task + m->row[pr]) * 2 + TG_ON_END;
       c->succ_e[sfill[pr]++] = (b->task + m->row[i]) * 2 + TG_ON_END;
     }

@@ -143,12 +143,15 @@ ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
   return eng_time_add(t, c->exp_sync[k->e]);
 }
 
-/* The need-th smallest known time of task t's predecessors, or -1 if fewer are
+/* The need-th smallest known time of task t's predecessors by edges (its
+ * stream's previous member is a condition of its own), or -1 if fewer are
  * known: the least T with at least `need` known times <= T (bisection over the
  * time, so memory stays constant). */
 ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
   const eng_cols_t *c = k->c;
-  int32_t p0 = c->task_pred_off[t], n = c->task_npred[t], need = c->task_need[t], known = 0;
+  int32_t s = c->task_spred[t];
+  int32_t p0 = c->task_pred_off[t] + s, n = c->task_npred[t] - s, need = c->task_need[t];
+  int32_t known = 0;
   int64_t lo = ENG_INF, hi = -1;
   for (int32_t i = 0; i < n; i++) {
     int64_t kt = eng_pred_known(k, c->pred_e[p0 + i]);
@@ -194,6 +197,11 @@ ENG_INLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
   } else {
     known = eng_kth_known(k, t);
     if (known < 0) return;
+    if (c->task_spred[t]) { /* and the previous member of its stream has ended */
+      int64_t ks = eng_pred_known(k, c->pred_e[c->task_pred_off[t]]);
+      if (ks < 0) return;
+      if (ks > known) known = ks;
+    }
   }
   int64_t s = eng_time_add(known, c->task_delay[t]);
   if (s < c->task_tmin[t]) s = c->task_tmin[t];

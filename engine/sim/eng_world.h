@@ -234,6 +234,7 @@ typedef enum eng_fail_t {
   X(task, int64_t, delay)    /* ps after the predecessors are known */                             \
   X(task, int64_t, dur)      /* ps: compute and coll */                                            \
   X(task, int32_t, need)     /* predecessors needed; 0: all */                                     \
+  X(task, uint8_t, spred)    /* 1: its first predecessor is its stream's previous member */        \
   X(task, int32_t, pred_off) /* its predecessors: pred rows [pred_off, pred_off + npred) */        \
   X(task, int32_t, npred)                                                                          \
   X(task, int32_t, pcur)     /* all-of: predecessors [0, pcur) are known */                        \
