@@ -1,5 +1,5 @@
 /* ref internals: the simulation state, the event heap and the packet FIFOs
- * shared by ref_heap.c, ref_net.c and ref_sim.c. */
+ * shared by ref_heap.c, ref_net.c, ref_route.c, ref_task.c and ref_sim.c. */
 #ifndef REF_INT_H
 #define REF_INT_H
 
@@ -22,10 +22,10 @@
 enum { REF_DATA = 0, REF_ACK = 1, REF_NACK = 2, REF_CNP = 3 };
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
-enum { REF_EV_PFC = 0, REF_EV_ARRIVE = 1, REF_EV_TIMER = 2, REF_EV_TX = 3 };
+enum { REF_EV_PFC = 0, REF_EV_ARRIVE = 1, REF_EV_TIMER = 2, REF_EV_TASK = 3, REF_EV_TX = 4 };
 
 typedef struct ref_pkt_t {
-  int32_t flow;      /* index in file order */
+  int32_t flow;      /* the flow's task index */
   int32_t kind;      /* REF_DATA, REF_ACK, REF_NACK */
   int64_t seq;       /* psn (data) or the number carried (ACK/NACK) */
   int32_t wire;      /* bytes on the wire */
@@ -45,9 +45,9 @@ typedef struct ref_event_t {
   int64_t t;     /* ps */
   int32_t node;  /* only makes the global order total */
   int32_t cls;   /* REF_EV_* */
-  int32_t index; /* local port, or flow rank for timers */
+  int32_t index; /* local port, flow rank (timers), task number among the node's (tasks) */
   uint64_t seq;  /* insertion order: equal keys run in the order they were created */
-  int32_t pause; /* PFC: 1 PAUSE, 0 RESUME */
+  int32_t aux;   /* PFC: 1 PAUSE, 0 RESUME; TASK: 1 a compute or coll task's end, 0 a start */
   ref_pkt_t pkt; /* ARRIVE: the packet */
 } ref_event_t;
 
@@ -92,8 +92,10 @@ typedef struct ref_node_t {
   int64_t pool_free;        /* free forwarding descriptors */
   int64_t host_free;        /* free control descriptors for own ACK/NACK */
   int32_t rr;               /* rank of the flow served last */
-  int32_t n_flows;          /* flows this host sends */
-  int32_t *flows;           /* (n_flows) flow index by rank */
+  int32_t max_flows;        /* flow tasks this host owns: ranks are taken modulo this */
+  int32_t n_flows;          /* flows started so far: ranks 0..n_flows-1 */
+  int32_t *flows;           /* (max_flows) flow task index by rank */
+  int32_t task0, n_tasks;   /* its tasks: task_of[task0 + number] */
   ref_flowlet_t flowlets[ENG_FLOWLETS];
 } ref_node_t;
 
@@ -110,19 +112,45 @@ typedef struct ref_flow_t {
   uint8_t *held;    /* receiver, reorder on: held[psn] for packets beyond rcv_nxt */
 } ref_flow_t;
 
+/* A task's progress through docs/model.md "Tasks and dependencies". */
+typedef struct ref_task_t {
+  int32_t number;      /* among its owner's tasks, in task order: its TASK event index */
+  int32_t n_pred;      /* edges into it */
+  int32_t need;        /* events of those edges it waits for (need, or n_pred for 0) */
+  int32_t n_known;     /* edge events known so far */
+  int64_t k_max;       /* ps: latest known time (need == n_pred) */
+  int64_t *k_low;      /* (need) the smallest known times, ascending (need < n_pred) */
+  int32_t stream_prev; /* previous member of its stream, -1 */
+  int32_t stream_next; /* next member of its stream, -1 */
+  int64_t stream_at;   /* ps: end of stream_prev; -1 until it ends */
+  int64_t sched;       /* ps of its pending start event; -1 none */
+  uint8_t started, ended;
+} ref_task_t;
+
+typedef struct ref_edge_out_t {
+  int32_t task; /* successor */
+  int32_t on;   /* tg_on_t */
+} ref_edge_out_t;
+
 typedef struct ref_sim_t {
   const topo_t *t;
-  const trf_flows_t *fl;
+  const tg_t *g;
   const eng_params_t *p;
   uint64_t seed;
   int64_t pfc_a16; /* llround(pfc_alpha * 2^16) */
+  ref_routing_t rt;
   ref_node_t *nodes;
-  ref_port_t *ports; /* (2 * n_links) by global port index */
-  ref_flow_t *flows;
+  ref_port_t *ports; /* (2 * n_links) by global port index (rt.port0) */
+  ref_flow_t *flows; /* (g->n) by task index; used for flow tasks */
+  int32_t *flow_no;  /* (g->n) a flow's index among the experiment's flows, task order */
+  ref_task_t *tasks; /* (g->n) */
+  int32_t *task_of;  /* (g->n) task indices grouped by owner (ref_node_t.task0) */
+  int32_t *succ_off; /* (g->n + 1) into succ */
+  ref_edge_out_t *succ;
   ref_heap_t heap;
-  uint16_t *hops; /* scratch for topo_next_hops */
+  uint16_t *hops; /* scratch for ref_next_hops */
   int32_t max_ports;
-  int64_t unfinished;
+  int64_t unfinished; /* tasks that have not ended */
   ref_result_t *res;
 } ref_sim_t;
 
@@ -139,5 +167,22 @@ int ref_net_init(ref_sim_t *s);
 void ref_net_free(ref_sim_t *s);
 int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int64_t now);
 int32_t ref_wire(const ref_sim_t *s, int32_t flow, int64_t psn);
+
+/* ref_task.c */
+int ref_tasks_init(ref_sim_t *s);
+void ref_tasks_free(ref_sim_t *s);
+int ref_task_stale(const ref_sim_t *s, const ref_event_t *ev);
+void ref_task_event(ref_sim_t *s, const ref_event_t *ev);
+/* Event `on` of task i happened at host h at t: a flow's end (at its source) or
+ * recv (at its destination); records it and informs the successors. */
+void ref_task_happened(ref_sim_t *s, int32_t i, int32_t on, int32_t h, int64_t t);
+/* Task i ends at t (bookkeeping, then its successors). */
+void ref_task_end(ref_sim_t *s, int32_t i, int64_t t);
+
+/* ref_sim.c */
+void ref_push(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index, int32_t aux,
+              const ref_pkt_t *pkt);
+/* Flow task f starts at t: it takes its source's next rank and may send. */
+void ref_flow_start(ref_sim_t *s, int32_t f, int64_t t);
 
 #endif

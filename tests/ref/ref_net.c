@@ -1,10 +1,10 @@
-/* ref: set-up of nodes, ports and flows from the topology, routing (docs/model.md
- * "Routing"), serialisation time and ECN threshold resolution. */
+/* ref: set-up of nodes, ports and flows from the topology and the task graph,
+ * the choice among next hops (docs/model.md "Routing"), serialisation time and
+ * ECN threshold resolution. */
 #include <math.h>
 #include <string.h>
 
 #include "ref/ref_int.h"
-#include "sim/eng_standalone.h"
 #include "sim/eng_hash.h"
 
 int64_t ref_ser(int64_t wire_bytes, int64_t rate_bps) {
@@ -33,28 +33,25 @@ int ref_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t 
 }
 
 int32_t ref_wire(const ref_sim_t *s, int32_t flow, int64_t psn) {
-  uint64_t mtu = (uint64_t)s->p->mtu, left = s->fl->f[flow].bytes - (uint64_t)psn * mtu;
+  uint64_t mtu = (uint64_t)s->p->mtu, left = s->g->t[flow].bytes - (uint64_t)psn * mtu;
   return (int32_t)((left < mtu ? left : mtu) + (uint64_t)s->p->header);
 }
 
 /* Egress local port of node x for pkt (docs/model.md "Routing"). */
 int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int64_t now) {
-  const topo_t *t = s->t;
-  const trf_flow_t *f = &s->fl->f[pkt->flow];
+  const tg_task_t *f = &s->g->t[pkt->flow];
   int data = pkt->kind == REF_DATA;
-  int32_t d = data ? f->dst : f->src; /* the host the packet heads for */
-  if (s->nodes[x].n_ports == 1) return 0;
-  int32_t g = t->routes.host_group[d];
-  if (t->routes.host_edge_port[d] >= 0 && t->routes.group_node[g] == x)
-    return t->routes.host_edge_port[d];
-  int n = topo_next_hops(t, x, d, s->hops, s->max_ports);
+  int32_t d = data ? f->dst : f->host; /* the host the packet heads for */
+  int n = ref_next_hops(&s->rt, x, d, s->hops, s->max_ports);
   REF_CHECK(n > 0);
+  if (s->nodes[x].n_ports == 1 || (x == s->rt.anchor[d] && s->rt.edge_port[d] >= 0))
+    return s->hops[0]; /* rules 1 and 2: no choice, no flowlet */
   uint32_t h;
   if (s->p->lb != ENG_LB_SPRAY)
-    h = data ? eng_hash_ecmp(x, f->src, f->dst, f->sport, f->dport)
-             : eng_hash_ecmp(x, f->dst, f->src, f->dport, f->sport);
+    h = data ? eng_hash_ecmp(x, f->host, f->dst, f->sport, f->dport)
+             : eng_hash_ecmp(x, f->dst, f->host, f->dport, f->sport);
   else
-    h = eng_hash_spray(x, (uint32_t)pkt->flow, (uint32_t)pkt->seq, data ? 0u : 1u);
+    h = eng_hash_spray(x, (uint32_t)s->flow_no[pkt->flow], (uint32_t)pkt->seq, data ? 0u : 1u);
   if (s->p->lb != ENG_LB_ADAPTIVE || !relay) return s->hops[h % (uint32_t)n];
   /* Flowlets (model.md): slot h mod ENG_FLOWLETS of this relay's table. */
   ref_flowlet_t *fl = &s->nodes[x].flowlets[h % ENG_FLOWLETS];
@@ -78,19 +75,18 @@ int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int6
 static int init_ports(ref_sim_t *s) {
   const topo_t *t = s->t;
   const eng_params_t *p = s->p;
-  int32_t np = t->port_off[t->n_nodes];
+  int32_t np = 2 * t->n_links;
   s->ports = calloc((size_t)np ? (size_t)np : 1, sizeof *s->ports);
   if (!s->ports) return -1;
   for (int32_t g = 0; g < np; g++) {
     ref_port_t *pt = &s->ports[g];
-    const topo_port_t *tp = &t->ports[g];
-    const topo_link_t *l = &t->links[tp->link];
+    const topo_link_t *l = &t->links[s->rt.link[g]];
     pt->rate = l->rate_bps;
     pt->delay = l->delay_ps;
     double e = floor(l->error_rate * 4294967296.0);
     pt->loss_q32 = l->error_rate > 0 ? (uint64_t)e : 0;
-    pt->peer = tp->peer;
-    pt->peer_port = tp->peer_port;
+    pt->peer = s->rt.peer[g];
+    pt->peer_port = s->rt.peer_port[g];
     if (p->ecn) {
       double pmax = 0;
       pt->ecn_ok = ref_ecn_for(p, pt->rate, &pt->kmin, &pt->kmax, &pmax) == 0;
@@ -109,8 +105,8 @@ static int init_nodes(ref_sim_t *s) {
   int64_t wmax = (int64_t)p->mtu + p->header;
   for (int32_t x = 0; x < t->n_nodes; x++) {
     ref_node_t *nd = &s->nodes[x];
-    nd->port0 = t->port_off[x];
-    nd->n_ports = t->port_off[x + 1] - t->port_off[x];
+    nd->port0 = s->rt.port0[x];
+    nd->n_ports = s->rt.port0[x + 1] - s->rt.port0[x];
     if (nd->n_ports > s->max_ports) s->max_ports = nd->n_ports;
     nd->is_switch = t->is_switch[x];
     nd->relay = t->forwards[x] && !t->is_switch[x];
@@ -122,70 +118,74 @@ static int init_nodes(ref_sim_t *s) {
   return 0;
 }
 
-static int init_flows(ref_sim_t *s) {
+/* Checks task i of the graph; 0, or -1 with a message. */
+static int check_task(ref_sim_t *s, int32_t i) {
   const topo_t *t = s->t;
-  const trf_flows_t *fl = s->fl;
-  s->flows = calloc(fl->n ? (size_t)fl->n : 1, sizeof *s->flows);
-  if (!s->flows) return -1;
-  for (int32_t i = 0; i < fl->n; i++) { /* count, then fill each host's ranks */
-    const trf_flow_t *f = &fl->f[i];
-    if (f->src < 0 || f->src >= t->n_nodes || f->dst < 0 || f->dst >= t->n_nodes ||
-        t->is_switch[f->src] || t->is_switch[f->dst] || f->src == f->dst || f->bytes == 0) {
-      fprintf(stderr, "ref: flow %d (line %d): bad endpoints or size\n", i, f->line);
-      return -1;
-    }
-    s->nodes[f->src].n_flows++;
+  const tg_task_t *k = &s->g->t[i];
+  const char *why = NULL;
+  if (k->kind < TG_FLOW || k->kind > TG_JOIN)
+    why = "unknown kind";
+  else if (k->host < 0 || k->host >= t->n_nodes || t->is_switch[k->host])
+    why = "owner is not a host";
+  else if (k->start < 0 || k->delay < 0 || k->dur < 0)
+    why = "negative start, delay or duration";
+  else if (k->kind == TG_FLOW &&
+           (k->dst < 0 || k->dst >= t->n_nodes || t->is_switch[k->dst] || k->dst == k->host ||
+            k->bytes == 0 || ref_distance(&s->rt, k->host, k->dst) < 0))
+    why = "bad destination, size, or no route";
+  if (!why) return 0;
+  fprintf(stderr, "ref: task %d (line %d): %s\n", i, k->line, why);
+  return -1;
+}
+
+static int init_flows(ref_sim_t *s) {
+  const tg_t *g = s->g;
+  size_t n = g->n ? (size_t)g->n : 1;
+  s->flows = calloc(n, sizeof *s->flows);
+  s->flow_no = calloc(n, sizeof *s->flow_no);
+  if (!s->flows || !s->flow_no) return -1;
+  int32_t n_flows = 0;
+  for (int32_t i = 0; i < g->n; i++) {
+    if (check_task(s, i)) return -1;
+    if (g->t[i].kind != TG_FLOW) continue;
+    s->flow_no[i] = n_flows++;
+    s->nodes[g->t[i].host].max_flows++;
   }
-  for (int32_t x = 0; x < t->n_nodes; x++) {
+  for (int32_t x = 0; x < s->t->n_nodes; x++) {
     ref_node_t *nd = &s->nodes[x];
-    nd->flows = calloc(nd->n_flows ? (size_t)nd->n_flows : 1, sizeof *nd->flows);
+    nd->flows = calloc(nd->max_flows ? (size_t)nd->max_flows : 1, sizeof *nd->flows);
     if (!nd->flows) return -1;
-    nd->rr = nd->n_flows - 1;
-    nd->n_flows = 0;
+    nd->rr = nd->max_flows - 1; /* ranks are given as flows start (ref_flow_start) */
   }
-  for (int32_t i = 0; i < fl->n; i++) {
-    ref_node_t *nd = &s->nodes[fl->f[i].src];
-    nd->flows[nd->n_flows++] = i;
-  }
-  /* A host ranks its flows by start time, then file order (insertion sort). */
-  for (int32_t x = 0; x < t->n_nodes; x++) {
-    ref_node_t *nd = &s->nodes[x];
-    for (int32_t a = 1; a < nd->n_flows; a++)
-      for (int32_t b = a; b > 0 && fl->f[nd->flows[b - 1]].start_ps > fl->f[nd->flows[b]].start_ps;
-           b--) {
-        int32_t tmp = nd->flows[b];
-        nd->flows[b] = nd->flows[b - 1];
-        nd->flows[b - 1] = tmp;
-      }
-    for (int32_t r = 0; r < nd->n_flows; r++)
-      s->flows[nd->flows[r]].rank = r;
-  }
-  for (int32_t i = 0; i < fl->n; i++) {
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *k = &g->t[i];
+    if (k->kind != TG_FLOW) continue;
     ref_flow_t *fs = &s->flows[i];
-    fs->n = (int64_t)((fl->f[i].bytes + (uint64_t)s->p->mtu - 1) / (uint64_t)s->p->mtu);
+    fs->n = (int64_t)((k->bytes + (uint64_t)s->p->mtu - 1) / (uint64_t)s->p->mtu);
+    fs->rank = -1;
     fs->rto_at = -1;
     fs->nack_for = -1;
     fs->cnp_last = -1;
     fs->held = s->p->reorder ? calloc((size_t)fs->n + 1, 1) : NULL;
     if (s->p->reorder && !fs->held) return -1;
     int64_t line = 0; /* the sender's fastest port */
-    for (int32_t q = t->port_off[fl->f[i].src]; q < t->port_off[fl->f[i].src + 1]; q++)
-      if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
-    cc_init(&fs->cc, &s->p->ccp, (double)line,
-            cc_needs_rtt(&s->p->ccp) ? eng_base_rtt(t, s->p, &fl->f[i]) : 0);
+    for (int32_t q = s->rt.port0[k->host]; q < s->rt.port0[k->host + 1]; q++)
+      if (s->ports[q].rate > line) line = s->ports[q].rate;
+    int64_t rtt = cc_needs_rtt(&s->p->ccp) ? ref_base_rtt(&s->rt, s->p, k) : 0;
+    cc_init(&fs->cc, &s->p->ccp, (double)line, rtt);
   }
   return 0;
 }
 
 int ref_net_init(ref_sim_t *s) {
-  if (init_ports(s) || init_nodes(s) || init_flows(s)) return -1;
+  if (ref_routing_init(&s->rt, s->t) || init_ports(s) || init_nodes(s) || init_flows(s)) return -1;
   s->hops = calloc((size_t)s->max_ports + 1, sizeof *s->hops);
   return s->hops ? 0 : -1;
 }
 
 void ref_net_free(ref_sim_t *s) {
   if (s->ports)
-    for (int32_t g = 0; g < s->t->port_off[s->t->n_nodes]; g++) {
+    for (int32_t g = 0; g < 2 * s->t->n_links; g++) {
       ref_fifo_free(&s->ports[g].ctrl);
       ref_fifo_free(&s->ports[g].data);
     }
@@ -193,10 +193,12 @@ void ref_net_free(ref_sim_t *s) {
     for (int32_t x = 0; x < s->t->n_nodes; x++)
       free(s->nodes[x].flows);
   if (s->flows)
-    for (int32_t i = 0; i < s->fl->n; i++)
+    for (int32_t i = 0; i < s->g->n; i++)
       free(s->flows[i].held);
   free(s->ports);
   free(s->nodes);
   free(s->flows);
+  free(s->flow_no);
   free(s->hops);
+  ref_routing_free(&s->rt);
 }

@@ -1,34 +1,60 @@
-/* ref: the event handlers of docs/model.md (arrivals, PFC frames, timers,
- * transmissions) and the sequential run loop over the global event heap.
+/* ref: the event handlers of docs/model.md (arrivals, PFC frames, timers, task
+ * events, transmissions) and the sequential run loop over the global event heap.
  *
  * Readings of points model.md leaves open (the engine must agree):
- * - End (model.md): the run goes on after the last flow finishes until no event
- *   is pending (the network drains), so counters cover the late duplicates and
- *   their ACKs; end_ps is the last flow's finish. Stale timers and no-op TX
- *   events are not events: they do not decide the status (a pending stale timer
- *   past max_time does not make a run timed_out, nor keep a drained run from
- *   failing).
+ * - End (model.md): the run goes on after the last task ends until no event is
+ *   pending (the network drains), so counters cover the late duplicates and
+ *   their ACKs; last_end_ps is the latest task end. Stale timers, stale task
+ *   starts (a start moved earlier) and no-op TX events are not events: they do
+ *   not decide the status (a pending stale timer past max_time does not make a
+ *   run timed_out, nor keep a drained run from failing). Task starts and
+ *   compute ends are events: one past max_time with tasks unfinished times out.
  * - Equal keys at one node (t, class, index) run in creation order: a PAUSE and a
  *   RESUME sent on one port at one instant arrive together and apply in order.
  * - An event created at the current instant with a smaller key than the one
  *   being processed (a multi-port host's TX on port p making a lower port
- *   eligible, spraying) runs next, before the remaining events of the instant.
+ *   eligible, spraying; a task start made possible by a later task's end) runs
+ *   next, before the remaining events of the instant.
  * - A relaying host does a switch's job for relayed data: buffer accounting,
  *   ECN marking and PFC pause/resume, with its own pool (default as a switch's);
  *   its own flows' data is never buffered and it serves control, relayed data,
  *   then own flows.
  * - A NACK counts as sent for its rcv_nxt even when no host descriptor was free.
  * - Every CE marking decision counts in ecn_marks, even on a packet already CE.
- * - ECN with no thresholds (no explicit values, empty table) never marks. */
+ * - ECN with no thresholds (no explicit values, empty table) never marks.
+ * Tasks (ref_task.c):
+ * - A stream member also waits for the previous member's end, a condition of
+ *   its own outside `need` (need counts edges, as tg_check does); that end
+ *   enters K, so delay follows it: start = max(start, max(K_edges, prev end) +
+ *   delay). A member whose only predecessor is the previous one has
+ *   predecessors: its start field is a lower bound and delay applies. A task
+ *   with no edges and no previous member starts at its start (no delay).
+ * - Every edge is one event: two edges from one predecessor count twice in need
+ *   and in K.
+ * - need = k: K is the k-th smallest known time over the edge events. A start
+ *   only moves earlier, and an event known before K happens before the start,
+ *   so the start is max(start, K + delay) with K over all edge events.
+ * - Ranks: the round robin runs over ranks modulo F, the host's number of flow
+ *   tasks (rr starts at F-1); ranks not given yet (flows not started) are
+ *   skipped: after rr, the next given rank above it, else the lowest.
+ * - Spraying's `flow` is the flow's number among the experiment's flows in task
+ *   order (file order for a flow file).
+ * - A flow's recv is noted at the end of the ARRIVE that brings rcv_nxt to n
+ *   (after its ACK and CNP); with reorder, when rcv_nxt jumps to n.
+ * - HPCC's base RTT follows the flow's ECMP paths (the data's hash out, the
+ *   ACK's back) whatever lb: ser(mtu + header) + delay per hop out, ser(ctrl)
+ *   + delay per hop back.
+ * - Flows use their sport and dport as given (tg_assign_ports fills zeros).
+ * - A cyclic graph is not rejected: its tasks never start; the run fails. */
 #include <math.h>
 #include <string.h>
 
 #include "ref/ref_int.h"
 #include "sim/eng_hash.h"
 
-static void push_ev(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index,
-                    int32_t pause, const ref_pkt_t *pkt) {
-  ref_event_t e = {.t = t, .node = node, .cls = cls, .index = index, .pause = pause};
+void ref_push(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index, int32_t aux,
+              const ref_pkt_t *pkt) {
+  ref_event_t e = {.t = t, .node = node, .cls = cls, .index = index, .aux = aux};
   if (pkt) e.pkt = *pkt;
   ref_heap_push(&s->heap, &e);
 }
@@ -38,7 +64,7 @@ static void push_ev(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t 
  * no-op), so callers kick whenever in doubt. */
 static void kick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
   int64_t b = s->ports[s->nodes[x].port0 + lp].busy_until;
-  push_ev(s, t > b ? t : b, x, REF_EV_TX, lp, 0, NULL);
+  ref_push(s, t > b ? t : b, x, REF_EV_TX, lp, 0, NULL);
 }
 
 static void kick_all(ref_sim_t *s, int32_t x, int64_t t) {
@@ -57,7 +83,7 @@ static int64_t xoff(const ref_sim_t *s, int32_t x) { /* bytes */
  * serialisation. */
 static void send_pfc(ref_sim_t *s, int32_t x, int32_t lp, int32_t pause, int64_t t) {
   ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
-  push_ev(s, t + pt->delay, pt->peer, REF_EV_PFC, pt->peer_port, pause, NULL);
+  ref_push(s, t + pt->delay, pt->peer, REF_EV_PFC, pt->peer_port, pause, NULL);
 }
 
 static void pause_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
@@ -169,6 +195,10 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
     s->res->cnps++;
     send_ctrl(s, x, pkt->flow, REF_CNP, 0, 0, NULL, t);
   }
+  if (fs->rcv_nxt == fs->n && s->res->recv_ps[pkt->flow] < 0) { /* the flow's recv */
+    s->res->recv_ps[pkt->flow] = t;
+    ref_task_happened(s, pkt->flow, TG_ON_RECV, x, t);
+  }
 }
 
 /* Next timer of flow f: retransmission or congestion control (-1: none). */
@@ -183,7 +213,7 @@ static int64_t flow_timer(const ref_sim_t *s, int32_t f) {
  * timer moved are stale. */
 static void arm_timer(ref_sim_t *s, int32_t f) {
   int64_t at = flow_timer(s, f);
-  if (at >= 0) push_ev(s, at, s->fl->f[f].src, REF_EV_TIMER, s->flows[f].rank, 0, NULL);
+  if (at >= 0) ref_push(s, at, s->g->t[f].host, REF_EV_TIMER, s->flows[f].rank, 0, NULL);
 }
 
 static void set_timer(ref_sim_t *s, int32_t f, int64_t at) {
@@ -223,9 +253,7 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
     fs->finished = 1;
     fs->rto_at = -1;
     cc_on_finish(&fs->cc);
-    s->res->finish_ps[f] = t;
-    s->res->end_ps = t;
-    s->unfinished--;
+    ref_task_end(s, f, t); /* the flow's end, at its source */
   }
   kick_all(s, x, t); /* go-back-N may have made the flow eligible */
 }
@@ -233,10 +261,10 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
 static void arrive(ref_sim_t *s, const ref_event_t *ev) {
   int32_t x = ev->node;
   const ref_pkt_t *pkt = &ev->pkt;
-  const trf_flow_t *f = &s->fl->f[pkt->flow];
+  const tg_task_t *f = &s->g->t[pkt->flow];
   if (pkt->kind == REF_DATA && f->dst == x)
     at_receiver(s, x, pkt, ev->t);
-  else if (pkt->kind != REF_DATA && f->src == x)
+  else if (pkt->kind != REF_DATA && f->host == x)
     at_sender(s, x, pkt, ev->t);
   else {
     REF_CHECK(s->t->forwards[x] || s->t->is_switch[x]);
@@ -271,17 +299,21 @@ static void timer(ref_sim_t *s, const ref_event_t *ev) {
 static int64_t ref_inflight(const ref_sim_t *s, int32_t f) {
   const ref_flow_t *fs = &s->flows[f];
   int64_t hi = fs->snd_nxt * s->p->mtu;
-  if (hi > (int64_t)s->fl->f[f].bytes) hi = (int64_t)s->fl->f[f].bytes;
+  if (hi > (int64_t)s->g->t[f].bytes) hi = (int64_t)s->g->t[f].bytes;
   return hi - fs->snd_una * s->p->mtu;
 }
 
-/* Rank of the host's next eligible flow whose next packet leaves by lp, or -1. */
+/* Rank of the host's next eligible flow whose next packet leaves by lp, or -1:
+ * ranks rr+1, rr+2, ... modulo the host's flow task count; a rank not given yet
+ * (its flow has not started) is skipped. */
 static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
   const ref_node_t *nd = &s->nodes[x];
-  for (int32_t k = 1; k <= nd->n_flows; k++) {
-    int32_t r = (nd->rr + k) % nd->n_flows, f = nd->flows[r];
+  for (int32_t k = 1; k <= nd->max_flows; k++) {
+    int32_t r = (nd->rr + k) % nd->max_flows;
+    if (r >= nd->n_flows) continue;
+    int32_t f = nd->flows[r];
     const ref_flow_t *fs = &s->flows[f];
-    if (s->fl->f[f].start_ps > t || fs->snd_nxt >= fs->n) continue;
+    if (fs->snd_nxt >= fs->n) continue;
     int64_t ready = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
     if (ready == CC_NEVER || ready > t) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
@@ -292,8 +324,8 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
 
 enum { SRC_NONE, SRC_CTRL, SRC_QUEUE, SRC_FLOW };
 
-/* A host port with nothing to send at t: try again when the first of its flows
- * paced by congestion control (or not started) may send. */
+/* A host port with nothing to send at t: try again when the first of its
+ * started flows paced by congestion control may send. */
 static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
   const ref_node_t *nd = &s->nodes[x];
   int64_t best = INT64_MAX;
@@ -305,10 +337,9 @@ static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     if (nd->n_ports > 1 && ref_route(s, x, &probe, 0, t) != lp) continue;
     int64_t r = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
     if (r == CC_NEVER) continue;
-    if (r < s->fl->f[f].start_ps) r = s->fl->f[f].start_ps;
     if (r > t && r < best) best = r;
   }
-  if (best < INT64_MAX) push_ev(s, best, x, REF_EV_TX, lp, 0, NULL);
+  if (best < INT64_MAX) ref_push(s, best, x, REF_EV_TX, lp, 0, NULL);
 }
 
 /* What a TX of port lp of x at t would send (no side effects). */
@@ -368,8 +399,8 @@ static void transmit(ref_sim_t *s, int32_t x, int32_t lp, const ref_pkt_t *pkt, 
   if (pt->loss_q32 && eng_rng_u32(s->seed, (uint32_t)x, 0x10000u + (uint32_t)lp, k) < pt->loss_q32)
     s->res->drops++;
   else
-    push_ev(s, t + ser + pt->delay, pt->peer, REF_EV_ARRIVE, pt->peer_port, 0, pkt);
-  push_ev(s, pt->busy_until, x, REF_EV_TX, lp, 0, NULL);
+    ref_push(s, t + ser + pt->delay, pt->peer, REF_EV_ARRIVE, pt->peer_port, 0, pkt);
+  ref_push(s, pt->busy_until, x, REF_EV_TX, lp, 0, NULL);
 }
 
 static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t rank) {
@@ -407,8 +438,8 @@ static void process(ref_sim_t *s, const ref_event_t *ev, int src, int32_t rank) 
   switch (ev->cls) {
   case REF_EV_PFC: {
     ref_port_t *pt = &s->ports[s->nodes[ev->node].port0 + ev->index];
-    pt->paused = (uint8_t)ev->pause;
-    if (!ev->pause) kick(s, ev->node, ev->index, ev->t);
+    pt->paused = (uint8_t)ev->aux;
+    if (!ev->aux) kick(s, ev->node, ev->index, ev->t);
     break;
   }
   case REF_EV_ARRIVE:
@@ -417,14 +448,17 @@ static void process(ref_sim_t *s, const ref_event_t *ev, int src, int32_t rank) 
   case REF_EV_TIMER:
     timer(s, ev);
     break;
+  case REF_EV_TASK:
+    ref_task_event(s, ev);
+    break;
   default:
     tx(s, ev->node, ev->index, ev->t, src, rank);
   }
 }
 
-/* Pops events in key order until the heap empties (ok if every flow finished,
- * else failed) or the next event is past max_time. Stale timers and no-op TX
- * events are discarded: they do not decide the status. */
+/* Pops events in key order until the heap empties (ok if every task ended,
+ * else failed) or the next event is past max_time. Stale timers, stale task
+ * starts and no-op TX events are discarded: they do not decide the status. */
 static void run(ref_sim_t *s) {
   ref_result_t *r = s->res;
   while (s->heap.n > 0) {
@@ -433,6 +467,7 @@ static void run(ref_sim_t *s) {
     int src = SRC_NONE;
     int32_t rank = -1;
     if (ev.cls == REF_EV_TIMER && timer_stale(s, &ev)) continue;
+    if (ev.cls == REF_EV_TASK && ref_task_stale(s, &ev)) continue;
     if (ev.cls == REF_EV_TX && (src = tx_source(s, ev.node, ev.index, ev.t, &rank)) == SRC_NONE) {
       const ref_port_t *pt = &s->ports[s->nodes[ev.node].port0 + ev.index];
       if (pt->busy_until <= ev.t && !pt->paused && !s->nodes[ev.node].is_switch)
@@ -448,30 +483,44 @@ static void run(ref_sim_t *s) {
   r->status = s->unfinished == 0 ? REF_OK : REF_FAILED;
 }
 
-int ref_run(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p, uint64_t seed,
+void ref_flow_start(ref_sim_t *s, int32_t f, int64_t t) {
+  int32_t x = s->g->t[f].host;
+  ref_node_t *nd = &s->nodes[x];
+  REF_CHECK(nd->n_flows < nd->max_flows);
+  s->flows[f].rank = nd->n_flows;
+  nd->flows[nd->n_flows++] = f;
+  kick_all(s, x, t);
+}
+
+int ref_run(const topo_t *t, const tg_t *g, const eng_params_t *p, uint64_t seed,
             ref_result_t *out) {
   memset(out, 0, sizeof *out);
-  ref_sim_t s = {.t = t, .fl = fl, .p = p, .seed = seed, .res = out};
+  ref_sim_t s = {.t = t, .g = g, .p = p, .seed = seed, .res = out};
   s.pfc_a16 = (int64_t)llround(p->pfc_alpha * 65536.0);
-  out->finish_ps = malloc((fl->n ? (size_t)fl->n : 1) * sizeof *out->finish_ps);
-  if (!out->finish_ps || ref_net_init(&s)) {
-    ref_net_free(&s);
-    ref_result_free(out);
-    fprintf(stderr, "ref: set-up failed\n");
-    return -1;
-  }
-  for (int32_t i = 0; i < fl->n; i++)
-    out->finish_ps[i] = -1;
-  s.unfinished = fl->n;
-  for (int32_t i = 0; i < fl->n; i++)
-    kick_all(&s, fl->f[i].src, fl->f[i].start_ps);
-  run(&s);
+  size_t n = g->n ? (size_t)g->n : 1;
+  out->n_tasks = g->n;
+  out->start_ps = malloc(n * sizeof *out->start_ps);
+  out->end_ps = malloc(n * sizeof *out->end_ps);
+  out->recv_ps = malloc(n * sizeof *out->recv_ps);
+  int rc = !out->start_ps || !out->end_ps || !out->recv_ps ? -1 : 0;
+  for (int32_t i = 0; rc == 0 && i < g->n; i++)
+    out->start_ps[i] = out->end_ps[i] = out->recv_ps[i] = -1;
+  if (rc == 0) rc = ref_net_init(&s);
+  if (rc == 0) rc = ref_tasks_init(&s);
+  if (rc == 0) run(&s);
+  ref_tasks_free(&s);
   ref_net_free(&s);
   ref_heap_free(&s.heap);
-  return 0;
+  if (rc) {
+    ref_result_free(out);
+    fprintf(stderr, "ref: set-up failed\n");
+  }
+  return rc;
 }
 
 void ref_result_free(ref_result_t *r) {
-  free(r->finish_ps);
-  r->finish_ps = NULL;
+  free(r->start_ps);
+  free(r->end_ps);
+  free(r->recv_ps);
+  r->start_ps = r->end_ps = r->recv_ps = NULL;
 }

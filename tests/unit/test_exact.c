@@ -124,7 +124,7 @@ int main(void) {
   int64_t timed_out = 0, cnps = 0, by_cc[4] = {0};
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
-    if (ref_run(&topo[e], &fl[e], &par[e], ex[e].seed, &rr)) return 2;
+    if (ref_run(&topo[e], &tgs[e], &par[e], ex[e].seed, &rr)) return 2;
     eng_result_t er;
     eng_exp_result(w, e, &er);
     int before = mvtest_failures;
@@ -132,7 +132,7 @@ int main(void) {
     CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
     timed_out += er.status == ENG_TIMED_OUT;
     for (int i = 0; i < fl[e].n; i++)
-      CHECK_EQ_I64(eng_task_end(w, e, i), rr.finish_ps[i]);
+      CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
     CHECK_EQ_I64(er.drops, rr.drops);
     CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
     CHECK_EQ_I64(er.ecn_marks, rr.ecn_marks);

@@ -4,6 +4,7 @@
 
 #include "mvtest.h"
 #include "ref/ref.h"
+#include "traffic/trf.h"
 #include "sim/eng_hash.h"
 
 #define US 1000000LL /* ps */
@@ -67,6 +68,15 @@ static trf_flow_t flow(int32_t src, int32_t dst, uint64_t bytes, int64_t start) 
       .src = src, .dst = dst, .sport = 10000, .dport = 100, .bytes = bytes, .start_ps = start};
 }
 
+/* Runs a flow set as the task graph trf_to_tg makes of it. */
+static int run_flows(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p, uint64_t seed,
+                     ref_result_t *res) {
+  tg_t g = {0};
+  int rc = trf_to_tg(fl, &g) ? -1 : ref_run(t, &g, p, seed, res);
+  tg_free(&g);
+  return rc;
+}
+
 /* Data path h -> X -> h (X a switch or a relaying host), one flow of `bytes`:
  * the tandem max-plus recursion per packet, then the last ACK's return. */
 static int64_t tandem_fct(uint64_t bytes, int64_t r1, int64_t d1, int64_t r2, int64_t d2) {
@@ -95,11 +105,11 @@ static void test_single_flow(int relay_host) {
   trf_flow_t f = flow(0, 1, (uint64_t)n * 1000, 0);
   trf_flows_t fl = {1, &f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   int64_t fct = n * s + s + 2 * d + 2 * (c + d);
   CHECK_EQ_I64(res.status, REF_OK);
-  CHECK_EQ_I64(res.finish_ps[0], fct);
-  CHECK_EQ_I64(res.end_ps, fct);
+  CHECK_EQ_I64(res.end_ps[0], fct);
+  CHECK_EQ_I64(res.last_end_ps, fct);
   CHECK_EQ_I64(res.packet_hops, 4 * n); /* n data and n ACKs, two hops each */
   CHECK_EQ_I64(res.drops + res.retransmits + res.timeouts + res.pfc_pauses, 0);
   ref_result_free(&res);
@@ -107,8 +117,8 @@ static void test_single_flow(int relay_host) {
   /* Late start, ACK every 4 (ACKs 4, 8, 10): the same FCT shifted. */
   f.start_ps = 5 * US + 3;
   p.ack_every = 4;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
-  CHECK_EQ_I64(res.finish_ps[0], f.start_ps + fct);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
+  CHECK_EQ_I64(res.end_ps[0], f.start_ps + fct);
   CHECK_EQ_I64(res.packet_hops, 2 * n + 2 * 3);
   ref_result_free(&res);
 
@@ -116,13 +126,13 @@ static void test_single_flow(int relay_host) {
   f.start_ps = 0;
   p.ack_every = 1;
   p.max_time = fct - 1;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_TIMED_OUT);
-  CHECK_EQ_I64(res.finish_ps[0], -1);
-  CHECK(res.end_ps <= fct - 1);
+  CHECK_EQ_I64(res.end_ps[0], -1);
+  CHECK(res.last_end_ps <= fct - 1);
   ref_result_free(&res);
   p.max_time = fct;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
   ref_result_free(&res);
   topo_free(&t);
@@ -143,9 +153,9 @@ static void test_tandem(void) {
   trf_flow_t f = flow(0, 1, bytes, 0);
   trf_flows_t fl = {1, &f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
-  CHECK_EQ_I64(res.finish_ps[0], tandem_fct(bytes, 100 * GBPS, 1 * US, 37 * GBPS, 2 * US + 7));
+  CHECK_EQ_I64(res.end_ps[0], tandem_fct(bytes, 100 * GBPS, 1 * US, 37 * GBPS, 2 * US + 7));
   ref_result_free(&res);
   topo_free(&t);
 }
@@ -169,9 +179,9 @@ static void test_multipath(void) {
   for (int lb = 0; lb < 2; lb++) {
     p.lb = lb ? ENG_LB_SPRAY : ENG_LB_ECMP;
     ref_result_t res;
-    CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+    CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
     CHECK_EQ_I64(res.status, REF_OK);
-    CHECK_EQ_I64(res.finish_ps[0], n * s + 3 * s + 4 * d + 4 * (c + d));
+    CHECK_EQ_I64(res.end_ps[0], n * s + 3 * s + 4 * d + 4 * (c + d));
     CHECK_EQ_I64(res.packet_hops, 8 * n);
     ref_result_free(&res);
   }
@@ -196,10 +206,10 @@ static void test_relay_priority(void) {
   trf_flow_t f[2] = {flow(0, 2, (uint64_t)n * 1000, 0), flow(1, 2, (uint64_t)n * 1000, 0)};
   trf_flows_t fl = {2, f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 1, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
-  CHECK_EQ_I64(res.finish_ps[0], (m0 + n) * s + d + (c + d) + (c + d));
-  CHECK_EQ_I64(res.finish_ps[1], 2 * n * s + d + (c + d));
+  CHECK_EQ_I64(res.end_ps[0], (m0 + n) * s + d + (c + d) + (c + d));
+  CHECK_EQ_I64(res.end_ps[1], 2 * n * s + d + (c + d));
   CHECK_EQ_I64(res.drops + res.pfc_pauses, 0);
   ref_result_free(&res);
   topo_free(&t);
@@ -235,11 +245,11 @@ static void test_two_flows(void) {
   trf_flow_t f[2] = {flow(0, 2, (uint64_t)n * 1000, 0), flow(1, 2, (uint64_t)n * 1000, 0)};
   trf_flows_t fl = {2, f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 7, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 7, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
   int64_t last = (N + 1) * s + 2 * d + 2 * (c + d);
-  CHECK_EQ_I64(res.finish_ps[1], last);
-  CHECK_EQ_I64(res.finish_ps[0], last - s);
+  CHECK_EQ_I64(res.end_ps[1], last);
+  CHECK_EQ_I64(res.end_ps[0], last - s);
   CHECK_EQ_I64(res.drops, 0);
   CHECK_EQ_I64(res.pfc_pauses, 0);
   CHECK_EQ_I64(res.ecn_marks, N - 1);
@@ -262,11 +272,11 @@ static void test_drops(void) {
   trf_flow_t f[2] = {flow(0, 2, 100000, 0), flow(1, 2, 100000 + 17, 2 * US)};
   trf_flows_t fl = {2, f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 3, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 3, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
   CHECK(res.drops > 0);
   CHECK(res.retransmits > 0);
-  CHECK(res.finish_ps[0] > 0 && res.finish_ps[1] > 0);
+  CHECK(res.end_ps[0] > 0 && res.end_ps[1] > 0);
   CHECK_EQ_I64(res.pfc_pauses, 0);
   ref_result_free(&res);
   topo_free(&t);
@@ -289,14 +299,14 @@ static void test_pfc(void) {
     f[i] = flow(i, 4, (uint64_t)n * 1000, 0);
   trf_flows_t fl = {4, f};
   ref_result_t res;
-  CHECK(ref_run(&t, &fl, &p, 5, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, 5, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
   CHECK(res.pfc_pauses > 0);
   CHECK_EQ_I64(res.drops, 0);
   CHECK_EQ_I64(res.retransmits, 0);
   int64_t last = 0;
   for (int i = 0; i < 4; i++)
-    last = res.finish_ps[i] > last ? res.finish_ps[i] : last;
+    last = res.end_ps[i] > last ? res.end_ps[i] : last;
   CHECK_EQ_I64(last, (N + 1) * s + 2 * d + 2 * (c + d));
   ref_result_free(&res);
   topo_free(&t);
@@ -315,11 +325,11 @@ static void test_loss(void) {
   trf_flow_t f = flow(0, 1, 1000000, 0);
   trf_flows_t fl = {1, &f};
   ref_result_t a, b;
-  CHECK(ref_run(&t, &fl, &p, 11, &a) == 0);
-  CHECK(ref_run(&t, &fl, &p, 11, &b) == 0);
+  CHECK(run_flows(&t, &fl, &p, 11, &a) == 0);
+  CHECK(run_flows(&t, &fl, &p, 11, &b) == 0);
   CHECK_EQ_I64(a.status, REF_OK);
   CHECK(a.drops > 0 && a.retransmits > 0);
-  CHECK_EQ_I64(a.finish_ps[0], b.finish_ps[0]);
+  CHECK_EQ_I64(a.end_ps[0], b.end_ps[0]);
   CHECK_EQ_I64(a.drops, b.drops);
   CHECK_EQ_I64(a.packet_hops, b.packet_hops);
   ref_result_free(&a);
@@ -371,9 +381,9 @@ static void test_go_back_n(void) {
   CHECK(seed != 0);
   int64_t tN = (k + 3) * s + 4 * d + 2 * c, B = (tN + s - 1) / s * s, m1 = B / s;
   CHECK(m1 < n); /* still sending when the NACK lands */
-  CHECK(ref_run(&t, &fl, &p, seed, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, seed, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
-  CHECK_EQ_I64(res.finish_ps[0], B + (n - k + 1) * s + 2 * d + 2 * (c + d));
+  CHECK_EQ_I64(res.end_ps[0], B + (n - k + 1) * s + 2 * d + 2 * (c + d));
   CHECK_EQ_I64(res.drops, 1);
   CHECK_EQ_I64(res.retransmits, m1 - k);
   CHECK_EQ_I64(res.timeouts, 0);
@@ -384,9 +394,9 @@ static void test_go_back_n(void) {
   seed = find_seed(e_q32, n - 1, n - 1, n + 2, &k);
   CHECK(seed != 0);
   int64_t t_to = n * s + 4 * d + 2 * c + p.rto;
-  CHECK(ref_run(&t, &fl, &p, seed, &res) == 0);
+  CHECK(run_flows(&t, &fl, &p, seed, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
-  CHECK_EQ_I64(res.finish_ps[0], t_to + 2 * s + 2 * d + 2 * (c + d));
+  CHECK_EQ_I64(res.end_ps[0], t_to + 2 * s + 2 * d + 2 * (c + d));
   CHECK_EQ_I64(res.timeouts, 1);
   CHECK_EQ_I64(res.retransmits, 1);
   CHECK_EQ_I64(res.drops, 1);

@@ -25,7 +25,7 @@ int main(void) {
   CHECK(w->n_parts == 1 && w->part_of[0] == 0 && w->part_of[1] == -1);
   CHECK(w->c.exp_fail[0] == ENG_FAIL_RING);
   ref_result_t rr;
-  if (ref_run(&t, &fl, &p, 5, &rr)) return 2;
+  if (ref_run(&t, &g, &p, 5, &rr)) return 2;
   CHECK(rr.status == REF_OK);
   for (int e = 0; e < 2; e++) {
     eng_result_t r;
@@ -33,7 +33,7 @@ int main(void) {
     CHECK_EQ_I64(r.status, ENG_OK);
     CHECK_EQ_I64(r.packet_hops, rr.packet_hops);
     for (int i = 0; i < N; i++)
-      CHECK_EQ_I64(eng_task_end(w, e, i), rr.finish_ps[i]);
+      CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
   }
   ref_result_free(&rr);
   eng_world_destroy(w);
