@@ -173,8 +173,8 @@ int ref_tasks_init(ref_sim_t *s);
 void ref_tasks_free(ref_sim_t *s);
 int ref_task_stale(const ref_sim_t *s, const ref_event_t *ev);
 void ref_task_event(ref_sim_t *s, const ref_event_t *ev);
-/* Event `on` of task i happened at host h at t: a flow's end (at its source) or
- * recv (at its destination); records it and informs the successors. */
+/* Event `on` of task i happened at host h at t (an end; a flow's recv, at its
+ * destination): its successors learn it, at once on h, sync later elsewhere. */
 void ref_task_happened(ref_sim_t *s, int32_t i, int32_t on, int32_t h, int64_t t);
 /* Task i ends at t (bookkeeping, then its successors). */
 void ref_task_end(ref_sim_t *s, int32_t i, int64_t t);
