@@ -142,7 +142,6 @@ typedef struct ref_sim_t {
   ref_node_t *nodes;
   ref_port_t *ports; /* (2 * n_links) by global port index (rt.port0) */
   ref_flow_t *flows; /* (g->n) by task index; used for flow tasks */
-  int32_t *flow_no;  /* (g->n) a flow's index among the experiment's flows, task order */
   ref_task_t *tasks; /* (g->n) */
   int32_t *task_of;  /* (g->n) task indices grouped by owner (ref_node_t.task0) */
   int32_t *succ_off; /* (g->n + 1) into succ */

@@ -51,7 +51,7 @@ int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int6
     h = data ? eng_hash_ecmp(x, f->host, f->dst, f->sport, f->dport)
              : eng_hash_ecmp(x, f->dst, f->host, f->dport, f->sport);
   else
-    h = eng_hash_spray(x, (uint32_t)s->flow_no[pkt->flow], (uint32_t)pkt->seq, data ? 0u : 1u);
+    h = eng_hash_spray(x, (uint32_t)pkt->flow, (uint32_t)pkt->seq, data ? 0u : 1u);
   if (s->p->lb != ENG_LB_ADAPTIVE || !relay) return s->hops[h % (uint32_t)n];
   /* Flowlets (model.md): slot h mod ENG_FLOWLETS of this relay's table. */
   ref_flowlet_t *fl = &s->nodes[x].flowlets[h % ENG_FLOWLETS];
@@ -142,14 +142,10 @@ static int init_flows(ref_sim_t *s) {
   const tg_t *g = s->g;
   size_t n = g->n ? (size_t)g->n : 1;
   s->flows = calloc(n, sizeof *s->flows);
-  s->flow_no = calloc(n, sizeof *s->flow_no);
-  if (!s->flows || !s->flow_no) return -1;
-  int32_t n_flows = 0;
+  if (!s->flows) return -1;
   for (int32_t i = 0; i < g->n; i++) {
     if (check_task(s, i)) return -1;
-    if (g->t[i].kind != TG_FLOW) continue;
-    s->flow_no[i] = n_flows++;
-    s->nodes[g->t[i].host].max_flows++;
+    if (g->t[i].kind == TG_FLOW) s->nodes[g->t[i].host].max_flows++;
   }
   for (int32_t x = 0; x < s->t->n_nodes; x++) {
     ref_node_t *nd = &s->nodes[x];
@@ -198,7 +194,6 @@ void ref_net_free(ref_sim_t *s) {
   free(s->ports);
   free(s->nodes);
   free(s->flows);
-  free(s->flow_no);
   free(s->hops);
   ref_routing_free(&s->rt);
 }

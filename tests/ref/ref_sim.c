@@ -37,8 +37,7 @@
  * - Ranks: the round robin runs over ranks modulo F, the host's number of flow
  *   tasks (rr starts at F-1); ranks not given yet (flows not started) are
  *   skipped: after rr, the next given rank above it, else the lowest.
- * - Spraying's `flow` is the flow's number among the experiment's flows in task
- *   order (file order for a flow file).
+ * - Spraying's `flow` is the flow's task index (its line for a flow file).
  * - A flow's recv is noted at the end of the ARRIVE that brings rcv_nxt to n
  *   (after its ACK and CNP); with reorder, when rcv_nxt jumps to n.
  * - HPCC's base RTT follows the flow's ECMP paths (the data's hash out, the

@@ -95,11 +95,16 @@ static inline int32_t mvgen_pred(mvgen_rng_t *r, const tg_t *g, const int32_t *o
     if (g->t[order[q]].host == host && pick-- == 0) return order[q];
 }
 
+/* mvgen_graph flags. */
+enum {
+  MVGEN_STREAM_NEED = 1 /* stream members may have need k (else need 0 in streams) */
+};
+
 /* Appends a random graph of 2..max_tasks tasks to the empty `g` (ports as
  * tg_assign_ports gives them) on 2 to 6 hosts of `t`. Returns the task count,
  * or -1 when out of memory or when `t` has fewer than two hosts. */
 static inline int32_t mvgen_graph(const topo_t *t, uint64_t seed, int32_t mtu, int32_t max_tasks,
-                                  tg_t *g) {
+                                  unsigned flags, tg_t *g) {
   mvgen_rng_t r = {seed * 0x2545f4914f6cdd1dULL + 1};
   int32_t n = 2 + (int32_t)mvgen_rnd(&r, (uint64_t)(max_tasks > 2 ? max_tasks - 1 : 1));
   int32_t hosts[8], nh = 0, last[16], want = 2 + (int32_t)mvgen_rnd(&r, 5), rc = -1;
@@ -151,6 +156,7 @@ static inline int32_t mvgen_graph(const topo_t *t, uint64_t seed, int32_t mtu, i
     int32_t s = 2 * h + (int32_t)mvgen_rnd(&r, 2);
     if (mvgen_rnd(&r, 3) || (last[s] >= 0 && pos[last[s]] > pos[i])) continue;
     g->t[i].stream = s;
+    if (!(flags & MVGEN_STREAM_NEED)) g->t[i].need = 0;
     last[s] = i;
   }
   tg_assign_ports(g);

@@ -27,7 +27,8 @@ static const char *topologies[] = {
 
 static int64_t n_tasks, n_edges, n_recv_edges, n_cross, n_need_k, n_stream, n_by_sync;
 static int64_t n_one_byte, n_zero_dur, n_flows, n_drops, n_lossless, n_kind[4];
-static int64_t n_shared, n_tied; /* flows overlapping / starting with another of their host */
+static int64_t n_shared, n_tied,
+    n_stream_need; /* flows overlapping / starting with another of their host */
 
 /* Flows of one host that run at once (round robin) or start at one instant
  * (ranks by task number). */
@@ -122,6 +123,7 @@ static void check_graph(const topo_t *t, const tg_t *g, const eng_params_t *p,
     n_kind[d->kind]++;
     n_need_k += d->need > 0;
     n_stream += prev >= 0;
+    n_stream_need += prev >= 0 && d->need > 0;
     n_by_sync += by_sync;
     n_zero_dur += (d->kind == TG_COMPUTE || d->kind == TG_COLL) && d->dur == 0;
   }
@@ -191,7 +193,7 @@ int main(void) {
     }
     tg_t g = {0};
     char err[512];
-    if (mvgen_graph(&t, 1000 + (uint64_t)e, p.mtu, MAX_TASKS, &g) < 0) return 2;
+    if (mvgen_graph(&t, 1000 + (uint64_t)e, p.mtu, MAX_TASKS, MVGEN_STREAM_NEED, &g) < 0) return 2;
     CHECK_EQ_I64(tg_check(&g, &t, "mvgen", err, sizeof err), 0);
     ref_result_t r;
     if (ref_run(&t, &g, &p, (uint64_t)e, &r)) return 2;
@@ -210,17 +212,18 @@ int main(void) {
   }
   printf("%d graphs (%lld lossless): %lld tasks (flow/compute/coll/join %lld/%lld/%lld/%lld; "
          "%lld 1-byte flows, %lld 0-ps computes), %lld edges (%lld recv, %lld across hosts), "
-         "%lld need-k tasks, %lld stream successors, %lld starts decided by sync, %lld drops; "
+         "%lld need-k tasks, %lld stream successors (%lld need k), %lld starts decided by sync, "
+         "%lld drops; "
          "%lld flows share their host with another, %lld start with another\n",
          N_GRAPHS, (long long)n_lossless, (long long)n_tasks, (long long)n_kind[0],
          (long long)n_kind[1], (long long)n_kind[2], (long long)n_kind[3], (long long)n_one_byte,
          (long long)n_zero_dur, (long long)n_edges, (long long)n_recv_edges, (long long)n_cross,
-         (long long)n_need_k, (long long)n_stream, (long long)n_by_sync, (long long)n_drops,
-         (long long)n_shared, (long long)n_tied);
+         (long long)n_need_k, (long long)n_stream, (long long)n_stream_need, (long long)n_by_sync,
+         (long long)n_drops, (long long)n_shared, (long long)n_tied);
   /* The graphs must exercise what they claim to. */
   CHECK(n_one_byte > 0 && n_zero_dur > 0 && n_recv_edges > 0 && n_cross > 0);
   CHECK(n_cross < n_edges && n_need_k > 0 && n_stream > 0 && n_by_sync > 0 && n_drops > 0);
   CHECK(n_kind[0] > 0 && n_kind[1] > 0 && n_kind[2] > 0 && n_kind[3] > 0);
-  CHECK(n_shared > n_flows / 4 && n_tied > 0);
+  CHECK(n_shared > n_flows / 4 && n_tied > 0 && n_stream_need > 0);
   return mvtest_end();
 }

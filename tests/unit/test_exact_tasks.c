@@ -1,0 +1,148 @@
+/* Exactness on task graphs: the engine (all experiments in one batch, CPU
+ * backend) equals the reference simulator (tests/ref) to the picosecond on
+ * random task graphs (mvgen.h) over random topologies and parameters: every
+ * task's start, end and recv, every counter, the status and the end time. */
+#include <jansson.h>
+
+#include "mvgen.h"
+#include "mvsim.h"
+#include "mvtest.h"
+#include "ref/ref.h"
+
+#define N_EXP 300
+#define MAX_TASKS 48
+
+static const char *topologies[] = {
+    "{\"kind\":\"fat_tree\",\"tiers\":3,\"k\":4,\"link_delay_ns\":1000}",
+    "{\"kind\":\"fat_tree\",\"tiers\":2,\"k\":6,\"oversubscription\":2,\"host_gbps\":100,"
+    "\"link_gbps\":400,\"link_delay_ns\":700,\"host_delay_ns\":1300}",
+    "{\"kind\":\"rail_optimized\",\"servers\":4,\"nics_per_server\":4,\"spines\":2,"
+    "\"link_delay_ns\":800}",
+    "{\"kind\":\"torus\",\"dims\":[3,3],\"link_gbps\":100,\"link_delay_ns\":600}",
+};
+#define N_TOPO (int)(sizeof topologies / sizeof topologies[0])
+
+/* A star of n hosts around one switch with random rates, delays and loss. */
+static topo_t random_star(mvgen_rng_t *r, int n, int lossy) {
+  static const int64_t gbps[] = {10, 25, 40, 100, 400};
+  topo_t t = {0};
+  char err[256];
+  if (topo_alloc(&t, n + 1, n, "file", err, sizeof err)) exit(2);
+  t.is_switch[n] = t.forwards[n] = 1;
+  t.n_hosts = n;
+  for (int i = 0; i < n; i++)
+    topo_add_link(&t, i, n, gbps[mvgen_rnd(r, 5)] * 1000000000LL,
+                  300000 + (int64_t)mvgen_rnd(r, 2000000),
+                  lossy ? 0.002 * (double)mvgen_rnd(r, 10) : 0);
+  if (topo_finish(&t, err, sizeof err)) exit(2);
+  return t;
+}
+
+static void random_params(mvgen_rng_t *r, eng_params_t *p) {
+  static const int32_t mtus[] = {256, 1000, 4096};
+  static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp", "cc=hpcc"};
+  char err[256];
+  if (eng_params_set(p, ccs[mvgen_rnd(r, 5)], err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    exit(2);
+  }
+  p->mtu = mtus[mvgen_rnd(r, 3)];
+  p->sync = 1 + (int64_t)mvgen_rnd(r, 3000000);
+  p->pfc = (int32_t)mvgen_rnd(r, 2);
+  p->buffer =
+      mvgen_rnd(r, 3) == 0 ? 32 << 20 : (int64_t)(4 + mvgen_rnd(r, 40)) * (p->mtu + p->header);
+  p->pfc_xoff = mvgen_rnd(r, 3) == 0 ? (int64_t)(2 + mvgen_rnd(r, 8)) * p->mtu : 0;
+  p->ecn = (int32_t)mvgen_rnd(r, 2);
+  p->ecn_kmin = (int64_t)mvgen_rnd(r, 4) * p->mtu;
+  p->ecn_kmax = p->ecn_kmin + (1 + (int64_t)mvgen_rnd(r, 6)) * p->mtu;
+  p->ecn_pmax = 0.1 * (double)(1 + mvgen_rnd(r, 10));
+  p->lb = (eng_lb_t)mvgen_rnd(r, 3);
+  p->reorder = (int32_t)mvgen_rnd(r, 2);
+  p->ack_every = 1 + (int32_t)mvgen_rnd(r, 3);
+  p->rto = (5 + (int64_t)mvgen_rnd(r, 50)) * 1000000;
+  p->pool_pkts = mvgen_rnd(r, 4) == 0 ? 3 + (int32_t)mvgen_rnd(r, 12) : 0;
+  p->host_slots = mvgen_rnd(r, 4) == 0 ? 1 + (int32_t)mvgen_rnd(r, 3) : 64;
+  p->max_time = 2000000000LL; /* 2 ms: livelocked lossy cases end timed_out */
+  if (mvgen_rnd(r, 8) == 0) /* cut short: tasks and flows left unfinished */
+    p->max_time = (5 + (int64_t)mvgen_rnd(r, 40)) * 1000000;
+}
+
+int main(void) {
+  static topo_t topo[N_EXP];
+  static tg_t tgs[N_EXP];
+  static eng_params_t par[N_EXP];
+  eng_exp_desc_t ex[N_EXP];
+  mvgen_rng_t rng = {4242};
+  char err[512];
+  for (int e = 0; e < N_EXP; e++) {
+    int kind = (int)mvgen_rnd(&rng, N_TOPO + 2);
+    if (kind < N_TOPO) {
+      json_t *o = json_loads(topologies[kind], 0, NULL);
+      if (!o || topo_from_json(o, "test", &topo[e], err, sizeof err)) return 2;
+      json_decref(o);
+    } else {
+      topo[e] = random_star(&rng, 2 + (int)mvgen_rnd(&rng, 7), kind == N_TOPO + 1);
+    }
+    par[e] = mvsim_params();
+    random_params(&rng, &par[e]);
+    /* Stream members keep need 0 until the engine and the reference agree on
+     * them (see tests/ref/ref_sim.c, Tasks). */
+    if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS, 0, &tgs[e]) < 0) return 2;
+    if (tg_check(&tgs[e], &topo[e], "mvgen", err, sizeof err)) {
+      fprintf(stderr, "%s\n", err);
+      return 2;
+    }
+    ex[e] = (eng_exp_desc_t){
+        .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 3000 + (uint64_t)e};
+  }
+  eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
+  int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0;
+  int64_t by_status[3] = {0};
+  for (int e = 0; e < N_EXP; e++) {
+    ref_result_t rr;
+    if (ref_run(&topo[e], &tgs[e], &par[e], ex[e].seed, &rr)) return 2;
+    eng_result_t er;
+    eng_exp_result(w, e, &er);
+    int before = mvtest_failures;
+    CHECK_EQ_I64(er.status == ENG_OK, rr.status == REF_OK);
+    CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
+    for (int32_t i = 0; i < tgs[e].n; i++) {
+      CHECK_EQ_I64(eng_task_start(w, e, i), rr.start_ps[i]);
+      CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
+      CHECK_EQ_I64(eng_task_recv(w, e, i), rr.recv_ps[i]);
+    }
+    CHECK_EQ_I64(er.end_ps, rr.last_end_ps);
+    CHECK_EQ_I64(er.drops, rr.drops);
+    CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
+    CHECK_EQ_I64(er.ecn_marks, rr.ecn_marks);
+    CHECK_EQ_I64(er.packet_hops, rr.packet_hops);
+    CHECK_EQ_I64(er.retransmits, rr.retransmits);
+    CHECK_EQ_I64(er.timeouts, rr.timeouts);
+    CHECK_EQ_I64(er.cnps, rr.cnps);
+    if (mvtest_failures != before) {
+      fprintf(stderr, "experiment %d (topology %s, %d tasks, lb %d, cc %d) differs: %s\n", e,
+              topo[e].kind, tgs[e].n, par[e].lb, par[e].ccp.kind, eng_status_name(er.status));
+      mismatched++;
+    }
+    tasks += tgs[e].n;
+    hops += rr.packet_hops;
+    drops += rr.drops;
+    pauses += rr.pfc_pauses;
+    timeouts += rr.timeouts;
+    by_status[rr.status]++;
+    ref_result_free(&rr);
+  }
+  printf("%d experiments (ok/failed/timed out %lld/%lld/%lld), %lld tasks: %lld packet-hops, "
+         "%lld drops, %lld pauses, %lld timeouts; %lld differ\n",
+         N_EXP, (long long)by_status[REF_OK], (long long)by_status[REF_FAILED],
+         (long long)by_status[REF_TIMED_OUT], (long long)tasks, (long long)hops, (long long)drops,
+         (long long)pauses, (long long)timeouts, (long long)mismatched);
+  CHECK(drops > 0 && pauses > 0 && timeouts > 0 && by_status[REF_OK] > N_EXP / 2);
+  CHECK(by_status[REF_TIMED_OUT] > 0);
+  eng_world_destroy(w);
+  for (int e = 0; e < N_EXP; e++) {
+    tg_free(&tgs[e]);
+    topo_free(&topo[e]);
+  }
+  return mvtest_end();
+}
