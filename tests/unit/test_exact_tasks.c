@@ -63,7 +63,7 @@ static void random_params(mvgen_rng_t *r, eng_params_t *p) {
   p->pool_pkts = mvgen_rnd(r, 4) == 0 ? 3 + (int32_t)mvgen_rnd(r, 12) : 0;
   p->host_slots = mvgen_rnd(r, 4) == 0 ? 1 + (int32_t)mvgen_rnd(r, 3) : 64;
   p->max_time = 2000000000LL; /* 2 ms: livelocked lossy cases end timed_out */
-  if (mvgen_rnd(r, 8) == 0) /* cut short: tasks and flows left unfinished */
+  if (mvgen_rnd(r, 8) == 0)   /* cut short: tasks and flows left unfinished */
     p->max_time = (5 + (int64_t)mvgen_rnd(r, 40)) * 1000000;
 }
 
