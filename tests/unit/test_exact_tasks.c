@@ -85,9 +85,10 @@ int main(void) {
     }
     par[e] = mvsim_params();
     random_params(&rng, &par[e]);
-    /* Stream members keep need 0 until the engine and the reference agree on
-     * them (see tests/ref/ref_sim.c, Tasks). */
-    if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS, 0, &tgs[e]) < 0) return 2;
+    /* Stream members with need k included: the stream is a condition apart. */
+    if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS, MVGEN_STREAM_NEED,
+                    &tgs[e]) < 0)
+      return 2;
     if (tg_check(&tgs[e], &topo[e], "mvgen", err, sizeof err)) {
       fprintf(stderr, "%s\n", err);
       return 2;
