@@ -46,5 +46,6 @@ int drv_trace_write(const eng_world_t *w, int e, const eng_trace_desc_t *tr, con
                     const char *outdir);
 
 int drv_net(int argc, char **argv);
+int drv_calibrate(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 static const char usage[] = "usage: multiverse COMMAND [options]\n"
                             "commands:\n"
                             "  net       packet-level network simulation of ns-3 HPCC flow files\n"
+                            "  calibrate fit the intra-server collective model to nccl-tests logs\n"
                             "  version   print the version\n"
                             "`multiverse COMMAND --help` describes a command.\n";
 
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
+  if (strcmp(argv[1], "calibrate") == 0) return drv_calibrate(argc - 2, argv + 2);
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
     printf("multiverse %s\n", MV_VERSION);
     return 0;

@@ -1,0 +1,222 @@
+/* The intra-server model: the shipped fit reproduces the shipped measured
+ * curve (every point from 1 MiB within 5 %), refitting the curve gives the
+ * shipped parameters, derived curves follow the published bus bandwidths, and
+ * bad model files are rejected with their JSON path. */
+#include <math.h>
+
+#include "coll/coll.h"
+#include "mvtest.h"
+
+static const char *preset_path(void) {
+  static char buf[1024];
+  const char *dir = getenv("MV_PRESETS");
+  snprintf(buf, sizeof buf, "%s/nccl_intra.json", dir ? dir : "jobs/presets");
+  return buf;
+}
+
+/* curves[0] of the preset as (size, time): time = size / algbw, algbw =
+ * busbw / (2(n-1)/n). */
+static int32_t shipped_points(coll_point_t *p, int32_t cap) {
+  json_error_t je;
+  json_t *root = json_load_file(preset_path(), 0, &je);
+  CHECK(root != NULL);
+  json_t *c = json_array_get(json_object_get(root, "curves"), 0);
+  CHECK_EQ_I64(json_integer_value(json_object_get(c, "gpus")), 8);
+  json_t *pts = json_object_get(c, "points"), *v;
+  size_t i;
+  int32_t n = 0;
+  json_array_foreach(pts, i, v) {
+    if (n == cap) break;
+    double bus = json_number_value(json_object_get(v, "busbw_GBps"));
+    p[n].bytes = (uint64_t)json_integer_value(json_object_get(v, "bytes"));
+    p[n].time_us = (double)p[n].bytes / (bus * 1e9 / coll_busbw_factor(COLL_ALLREDUCE, 8)) * 1e6;
+    n++;
+  }
+  json_decref(root);
+  return n;
+}
+
+static coll_model_t load(void) {
+  coll_model_t m = {0};
+  char err[512];
+  if (coll_model_load(&m, preset_path(), err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    exit(1);
+  }
+  return m;
+}
+
+static void test_shipped_fit(void) {
+  coll_model_t m = load();
+  coll_point_t p[64];
+  int32_t n = shipped_points(p, 64);
+  CHECK_EQ_I64(n, 24);
+  coll_fit_t f;
+  char err[256];
+  CHECK_EQ_I64(coll_model_get(&m, "a100-80gb", COLL_ALLREDUCE, 8, &f, err, sizeof err), 0);
+  double worst = 0;
+  for (int32_t i = 0; i < n; i++) {
+    double t = (double)coll_fit_time_ps(&f, p[i].bytes) * 1e-6;
+    double e = fabs(t - p[i].time_us) / p[i].time_us;
+    if (p[i].bytes >= 1048576 && e > worst) worst = e;
+    CHECK(p[i].bytes < 1048576 || e <= 0.05);
+  }
+  printf("shipped a100 allreduce 8 GPUs: max error from 1 MiB %.4f\n", worst);
+  CHECK(worst > 0.03 && worst < 0.037); /* 3.55 % at 64 MiB */
+  /* Refitting the curve gives the shipped ranges (written with 10 digits). */
+  coll_fit_t r;
+  CHECK_EQ_I64(coll_fit(p, n, &r, err, sizeof err), 0);
+  CHECK_EQ_I64(r.n_ranges, 4);
+  CHECK_EQ_I64(r.n_ranges, f.n_ranges);
+  for (int32_t i = 0; i < r.n_ranges && i < f.n_ranges; i++) {
+    CHECK_EQ_I64(r.r[i].max_bytes, f.r[i].max_bytes);
+    CHECK(fabs(r.r[i].alpha_us / f.r[i].alpha_us - 1) < 1e-9);
+    CHECK(fabs(r.r[i].beta_gbps / f.r[i].beta_gbps - 1) < 1e-9);
+  }
+  CHECK_EQ_I64(f.r[0].max_bytes, 1048576);
+  CHECK_EQ_I64(f.r[2].max_bytes, 134217728);
+  CHECK(fabs(r.max_err - 0.0372618) < 1e-6);
+  /* t = alpha + bytes / beta of the range holding bytes: 8 GiB in the last. */
+  int64_t want = llround(176.5330124e6 + 8589934592.0 * (1e3 / 132.7194597));
+  CHECK_EQ_I64(coll_fit_time_ps(&f, 8589934592ULL), want);
+  CHECK_EQ_I64(coll_fit_time_ps(&f, 1048576),
+               llround(43.12298193e6 + 1048576 * (1e3 / 133.1511081)));
+  CHECK_EQ_I64(coll_fit_time_ps(&f, 1048577),
+               llround(40.62310169e6 + 1048577 * (1e3 / 71.00696032)));
+  coll_model_free(&m);
+}
+
+/* Bus bandwidth of a model at `bytes`, GB/s (nccl-tests convention). */
+static double busbw(const coll_model_t *m, const char *gpu, coll_kind_t k, int32_t n,
+                    uint64_t bytes) {
+  int64_t ps = 0;
+  char err[256];
+  CHECK_EQ_I64(coll_model_time(m, gpu, k, n, bytes, &ps, err, sizeof err), 0);
+  return (double)bytes / ((double)ps * 1e-12) * coll_busbw_factor(k, n) * 1e-9;
+}
+
+static void test_derived(void) {
+  coll_model_t m = load();
+  const uint64_t G8 = 8589934592ULL;
+  double a100 = busbw(&m, "a100-80gb", COLL_ALLREDUCE, 8, G8);
+  /* The shipped A100 curve itself: 231.58 GB/s busbw at 8 GiB. */
+  CHECK(fabs(a100 - 231.58) < 0.2);
+  /* H100, statements[0,1]: NVLS allreduce 480 GB/s busbw at 8 GPUs, 420 at 5,
+   * other collectives 370 GB/s: the A100 curve's size term scaled to them
+   * (its alpha, 176.5 us at 8 GiB, unchanged) comes within 1 %. */
+  CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLREDUCE, 8, G8) / 480 - 1) < 0.01);
+  CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLREDUCE, 5, G8) / 420 - 1) < 0.01);
+  CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLGATHER, 8, G8) / 370 - 1) < 0.01);
+  CHECK(fabs(busbw(&m, "h200", COLL_REDUCESCATTER, 4, G8) / 370 - 1) < 0.01);
+  /* Exactly: 1/beta = 1/beta_ref * factor ratio * busbw ratio. */
+  int64_t t8 = 0;
+  char e8[256];
+  CHECK_EQ_I64(coll_model_time(&m, "h100-sxm", COLL_ALLGATHER, 8, G8, &t8, e8, sizeof e8), 0);
+  double scale = (7.0 / 8) / (14.0 / 8) * (231.58 / 370);
+  CHECK_EQ_I64(t8, llround(176.5330124e6 + (double)G8 * (1e3 / (132.7194597 / scale))));
+  /* A100 collectives keep the bus bandwidth: an allgather of S moves half an
+   * allreduce's bus bytes, so its size term is half. */
+  coll_fit_t ar, ag;
+  char err[256];
+  CHECK_EQ_I64(coll_model_get(&m, "a100-80gb", COLL_ALLREDUCE, 8, &ar, err, sizeof err), 0);
+  CHECK_EQ_I64(coll_model_get(&m, "a100-80gb", COLL_ALLGATHER, 8, &ag, err, sizeof err), 1);
+  for (int32_t i = 0; i < ar.n_ranges; i++) {
+    CHECK(fabs(ag.r[i].beta_gbps / ar.r[i].beta_gbps - 2) < 1e-12);
+    CHECK(ag.r[i].alpha_us == ar.r[i].alpha_us);
+  }
+  /* Broadcast among 8: bus factor 1 against 14/8. */
+  coll_fit_t bc;
+  CHECK_EQ_I64(coll_model_get(&m, "a100-80gb", COLL_BROADCAST, 8, &bc, err, sizeof err), 1);
+  CHECK(fabs(bc.r[3].beta_gbps / ar.r[3].beta_gbps - 1.75) < 1e-12);
+  /* One GPU: nothing to exchange. */
+  int64_t ps = -1;
+  CHECK_EQ_I64(coll_model_time(&m, "h200", COLL_ALLREDUCE, 1, 1 << 20, &ps, err, sizeof err), 0);
+  CHECK_EQ_I64(ps, 0);
+  /* A GPU type with neither a curve nor bus bandwidths has no model. */
+  CHECK_EQ_I64(coll_model_time(&m, "b200", COLL_ALLREDUCE, 8, 1, &ps, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "no intra-server model for b200 allreduce among 8 GPUs");
+  coll_model_free(&m);
+}
+
+/* A calibration loaded over the presets replaces a curve of the same key and
+ * becomes the source of its GPU's derived curves. */
+static void test_calibration(void) {
+  coll_model_t m = load();
+  const char *cal = "{\"models\": [{\"gpu\": \"h200\", \"collective\": \"allreduce\", \"gpus\": 2,"
+                    " \"ranges\": [{\"max_bytes\": 65536, \"alpha_us\": 8, \"beta_GBps\": 50},"
+                    "              {\"max_bytes\": null, \"alpha_us\": 20, \"beta_GBps\": 360}]},"
+                    " {\"gpu\": \"a100-80gb\", \"collective\": \"allreduce\", \"gpus\": 8,"
+                    " \"ranges\": [{\"max_bytes\": null, \"alpha_us\": 10, \"beta_GBps\": 100}]}]}";
+  json_error_t je;
+  json_t *root = json_loads(cal, 0, &je);
+  char err[256];
+  CHECK_EQ_I64(coll_model_from_json(&m, root, "cal.json", err, sizeof err), 0);
+  json_decref(root);
+  CHECK_EQ_I64(m.n_fits, 2);
+  int64_t ps;
+  CHECK_EQ_I64(coll_model_time(&m, "a100-80gb", COLL_ALLREDUCE, 8, 1000000, &ps, err, sizeof err),
+               0);
+  CHECK_EQ_I64(ps, 10000000 + 10000000); /* 10 us + 1e6 B / 100 GB/s */
+  /* h200 allreduce among 8 from its own 2-GPU curve: bus factor 14/8 over 1,
+   * bus bandwidth 370 (2 GPUs) over 480 (8 GPUs). */
+  coll_fit_t f;
+  CHECK_EQ_I64(coll_model_get(&m, "h200", COLL_ALLREDUCE, 8, &f, err, sizeof err), 1);
+  CHECK_EQ_I64(f.n_ranges, 2);
+  CHECK_EQ_I64(f.r[0].max_bytes, 65536);
+  CHECK(f.r[1].alpha_us == 20);
+  CHECK(fabs(f.r[1].beta_gbps - 360 / (1.75 * 370.0 / 480.0)) < 1e-9);
+  coll_model_free(&m);
+}
+
+static void bad(const char *text, const char *want) {
+  coll_model_t m = {0};
+  json_error_t je;
+  json_t *root = json_loads(text, 0, &je);
+  char err[512] = "";
+  CHECK(root != NULL);
+  CHECK_EQ_I64(coll_model_from_json(&m, root, "cal.json", err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, want);
+  json_decref(root);
+  coll_model_free(&m);
+}
+
+static void test_bad_files(void) {
+  const char *head =
+      "{\"models\": [{\"gpu\": \"h200\", \"collective\": \"allreduce\", \"gpus\": 2, ";
+  char buf[1024];
+#define BAD(rest, want)                                                                            \
+  do {                                                                                             \
+    snprintf(buf, sizeof buf, "%s%s", head, rest);                                                 \
+    bad(buf, want);                                                                                \
+  } while (0)
+  BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 1, \"beta_GBps\": 0}]}]}",
+      "cal.json: models[0].ranges[0].beta_GBps: must be a number > 0");
+  BAD("\"ranges\": [{\"max_bytes\": 100, \"alpha_us\": 1, \"beta_GBps\": 1},"
+      " {\"max_bytes\": 50, \"alpha_us\": 1, \"beta_GBps\": 1},"
+      " {\"max_bytes\": null, \"alpha_us\": 1, \"beta_GBps\": 1}]}]}",
+      "cal.json: models[0].ranges[1].max_bytes: ranges must ascend");
+  BAD("\"ranges\": [{\"max_bytes\": 100, \"alpha_us\": 1, \"beta_GBps\": 1}]}]}",
+      "cal.json: models[0].ranges[0].max_bytes: must be null");
+  BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": -1, \"beta_GBps\": 1}]}]}",
+      "models[0].ranges[0].alpha_us: must be a number >= 0");
+  BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 1, \"beta\": 1}]}]}",
+      "models[0].ranges[0].beta: unknown key");
+  BAD("\"ranges\": []}]}", "models[0].ranges: must be an array of 1 to 16 ranges");
+  bad("{\"models\": [{\"gpu\": \"h200\", \"collective\": \"allgatherv\", \"gpus\": 2}]}",
+      "cal.json: models[0].collective: must be allreduce");
+  bad("{\"models\": [{\"gpu\": \"h200\", \"collective\": \"allreduce\", \"gpus\": 0}]}",
+      "cal.json: models[0].gpus: must be an integer in [1, 64]");
+  bad("{\"models\": [], \"gpus\": {\"h200\": {\"busbw_GBps\": {\"allreduce\": {\"99\": 1}}}}}",
+      "cal.json: gpus.h200.busbw_GBps.allreduce.99: keys are GPU counts");
+  bad("{\"model\": []}", "cal.json: model: unknown key");
+  bad("{\"models\": {}}", "cal.json: models: must be an array");
+#undef BAD
+}
+
+int main(void) {
+  test_shipped_fit();
+  test_derived();
+  test_calibration();
+  test_bad_files();
+  return mvtest_end();
+}
