@@ -1,5 +1,5 @@
-/* trf: flow sets (traffic) read from ns-3 HPCC flow files, validated against a
- * topology. */
+/* trf: traffic read from files, validated against a topology: ns-3 HPCC flow
+ * files (flow sets) and htsim connection matrices (task graphs). */
 #ifndef TRF_H
 #define TRF_H
 
@@ -33,11 +33,37 @@ int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err,
 /* Parses a non-negative decimal number of seconds ("2", "2.000001", "1e-3") into
  * ps exactly (digits past the ps are an error); -1 on error. */
 int64_t trf_parse_seconds(const char *s);
+/* The non-negative decimal number s times 10^scale, exactly as an integer
+ * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6");
+ * -1 on error or when digits remain below the unit. */
+int64_t trf_parse_decimal(const char *s, int scale);
 
 /* Appends one flow task per flow, in file order (task i is line i's flow), with
  * its ports, priority, line and start; 0 or -1 when out of memory. */
 int trf_to_tg(const trf_flows_t *fl, tg_t *g);
 
 void trf_free(trf_flows_t *fl);
+
+/* Appends an htsim connection matrix (csg-htsim's .cm) to g: a header
+ * `Nodes N`, `Connections M`, optional `Triggers T`, then M lines
+ * `SRC->DST [id I] (start PS | trigger K) size BYTES [send_done_trigger K]
+ * [recv_done_trigger K] [prio P]` and T lines `trigger id K (oneshot |
+ * multishot | barrier count C)`; '#' comments. Node i is topology node i (a
+ * host). Flow line i becomes task g->n + i (start in ps, exact; ports as
+ * ns-3 assigns them); then per trigger, join tasks on its target flows' hosts:
+ * oneshot needs 1 signal, barrier C, and a multishot's i-th target (in file
+ * order) its own join needing i + 1. A signal is an edge on a flow's end
+ * (send_done_trigger) or recv (recv_done_trigger). Errors (and tg_check's)
+ * name file:line. 0 or -1. */
+int trf_read_cm(const char *path, const topo_t *t, tg_t *g, char *err, size_t errlen);
+
+typedef enum trf_format_t {
+  TRF_FORMAT_NS3 = 0,  /* a flow count, then a flow per line */
+  TRF_FORMAT_CM = 1,   /* htsim: Nodes / Connections / Triggers header, SRC->DST lines */
+  TRF_FORMAT_JSON = 2, /* a JSON task graph (tg_json.h) */
+} trf_format_t;
+/* The format of a `--flows` file by its first line that is neither blank nor a
+ * '#' comment; -1 with a message if unreadable or none fits. */
+int trf_detect(const char *path, char *err, size_t errlen);
 
 #endif

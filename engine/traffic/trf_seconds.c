@@ -1,12 +1,17 @@
-/* trf: exact conversion of a decimal number of seconds ("2.000001", "1e-3") to ps. */
+/* trf: exact conversion of decimal numbers ("2.000001", "1e-3") to integers:
+ * seconds to ps, microseconds to ps, ps. */
 #include <stdint.h>
 
 #include "traffic/trf.h"
 
 int64_t trf_parse_seconds(const char *s) {
+  return trf_parse_decimal(s, 12);
+}
+
+int64_t trf_parse_decimal(const char *s, int scale) {
   const char *p = s;
   uint64_t m = 0;
-  int exp10 = 12; /* value = m * 10^exp10 ps */
+  int exp10 = scale; /* value = m * 10^exp10 */
   int digits = 0, zeros = 0;
   for (; *p >= '0' && *p <= '9'; p++, digits++) {
     if (m > (UINT64_MAX - 9) / 10) return -1;
@@ -38,7 +43,7 @@ int64_t trf_parse_seconds(const char *s) {
   }
   if (*p) return -1;
   if (m == 0) return 0;
-  for (; exp10 < 0; exp10++) { /* digits below the ps must be zeros */
+  for (; exp10 < 0; exp10++) { /* digits below the unit must be zeros */
     if (m % 10) return -1;
     m /= 10;
   }
