@@ -1,0 +1,168 @@
+/* trn: the job file's training object (the parallelism plan) and cluster object
+ * (GPU type and server shape), every key checked, defaults filled. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "train/trn_int.h"
+
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const dtype_names[] = {"bf16", "fp16", NULL};
+
+static const char *const plan_keys[] = {"global_batch",
+                                        "micro_batch",
+                                        "tp",
+                                        "pp",
+                                        "dp",
+                                        "ep",
+                                        "virtual_stages",
+                                        "sequence_parallel",
+                                        "recompute",
+                                        "zero",
+                                        "dtype",
+                                        "memory_reserve_gb",
+                                        "op_time_us",
+                                        NULL};
+static const char *const cluster_keys[] = {
+    "gpu", "gpus_per_server", "servers", "nics_per_server", "nic_gbps", "overlap_slowdown", NULL};
+
+trn_plan_t trn_plan_default(void) {
+  trn_plan_t pl = {.micro_batch = 1,
+                   .tp = 1,
+                   .pp = 1,
+                   .ep = 1,
+                   .virtual_stages = 1,
+                   .recompute = TRN_RECOMPUTE_NONE,
+                   .dtype = TRN_BF16,
+                   .memory_reserve_gb = -1};
+  for (int i = 0; i < TRN_OP_COUNT; i++)
+    pl.op_time[i] = (trn_op_time_t){-1, -1};
+  return pl;
+}
+
+/* Microseconds (0..1e9) to ps; -1 with a problem when bad. */
+static int64_t read_us(const json_t *o, const char *key, const char *where, trn_problems_t *pr) {
+  double us = -1;
+  if (trn_jnum(o, key, 0, 1e9, &us, where, pr) <= 0) return -1;
+  return llround(us * 1e6);
+}
+
+/* op_time_us: {"qkv": US, "fc1": {"fwd": US, "bwd": US}, ...}: forward time of one
+ * micro-batch on one GPU; backward 2x forward unless given. */
+static void read_op_times(const json_t *o, const char *where, trn_plan_t *pl, trn_problems_t *pr) {
+  char path[TRN_ERR_LEN];
+  static const char *const time_keys[] = {"fwd", "bwd", NULL};
+  const char *key;
+  json_t *v;
+  trn_path(path, sizeof path, where, "op_time_us");
+  if (!json_is_object(o)) {
+    trn_jproblem(pr, path, NULL, "must be an object of op name: microseconds");
+    return;
+  }
+  json_object_foreach((json_t *)o, key, v) {
+    int op = trn_op_find(key);
+    if (op < 0) {
+      char list[TRN_ERR_LEN / 2] = "";
+      for (int i = 0; i < TRN_OP_COUNT; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", trn_op_name(i));
+      }
+      trn_jproblem(pr, path, key, "unknown op (ops: %s)", list);
+      continue;
+    }
+    if (json_is_number(v)) {
+      int64_t fwd = read_us(o, key, path, pr);
+      if (fwd >= 0) pl->op_time[op] = (trn_op_time_t){fwd, 2 * fwd};
+      continue;
+    }
+    char opath[TRN_ERR_LEN];
+    trn_path(opath, sizeof opath, path, key);
+    if (!json_is_object(v) || !json_object_get(v, "fwd")) {
+      trn_jproblem(pr, opath, NULL, "must be microseconds or {\"fwd\": US, \"bwd\": US}");
+      continue;
+    }
+    trn_jkeys(v, time_keys, opath, pr);
+    int64_t fwd = read_us(v, "fwd", opath, pr);
+    int64_t bwd = json_object_get(v, "bwd") ? read_us(v, "bwd", opath, pr) : 2 * fwd;
+    if (fwd >= 0 && bwd >= 0) pl->op_time[op] = (trn_op_time_t){fwd, bwd};
+  }
+}
+
+static void read_int(const json_t *o, const char *key, int64_t min, int64_t max, int64_t *out,
+                     const char *where, trn_problems_t *pr) {
+  if (trn_jint(o, key, min, max, out, where, pr) < 0) *out = 0;
+}
+
+int trn_plan_parse(const json_t *o, const char *where, trn_plan_t *pl, trn_problems_t *pr) {
+  int before = pr->n;
+  int64_t zero = 0;
+  *pl = trn_plan_default();
+  if (!o) {
+    trn_jproblem(pr, where, NULL, "missing (needs at least global_batch)");
+    return pr->n - before;
+  }
+  if (!json_is_object(o)) {
+    trn_jproblem(pr, where, NULL, "must be an object");
+    return pr->n - before;
+  }
+  trn_jkeys(o, plan_keys, where, pr);
+  if (!json_object_get(o, "global_batch"))
+    trn_jproblem(pr, where, "global_batch", "missing (sequences per iteration)");
+  read_int(o, "global_batch", 1, TRN_MAX_DIM, &pl->global_batch, where, pr);
+  read_int(o, "micro_batch", 1, TRN_MAX_DIM, &pl->micro_batch, where, pr);
+  read_int(o, "tp", 1, TRN_MAX_COUNT, &pl->tp, where, pr);
+  read_int(o, "pp", 1, TRN_MAX_COUNT, &pl->pp, where, pr);
+  read_int(o, "dp", 1, TRN_MAX_COUNT, &pl->dp, where, pr);
+  read_int(o, "ep", 1, TRN_MAX_COUNT, &pl->ep, where, pr);
+  read_int(o, "virtual_stages", 1, TRN_MAX_COUNT, &pl->virtual_stages, where, pr);
+  trn_jbool(o, "sequence_parallel", &pl->sequence_parallel, where, pr);
+  trn_jenum(o, "recompute", recompute_names, &pl->recompute, where, pr);
+  if (trn_jint(o, "zero", 0, 3, &zero, where, pr) > 0) pl->zero = (int32_t)zero;
+  trn_jenum(o, "dtype", dtype_names, &pl->dtype, where, pr);
+  trn_jnum(o, "memory_reserve_gb", 0, 1e6, &pl->memory_reserve_gb, where, pr);
+  if (json_object_get(o, "op_time_us"))
+    read_op_times(json_object_get(o, "op_time_us"), where, pl, pr);
+  return pr->n - before;
+}
+
+int trn_cluster_parse(const json_t *o, const trn_presets_t *p, const char *where, trn_cluster_t *c,
+                      trn_problems_t *pr) {
+  int before = pr->n;
+  char name[TRN_NAME_LEN] = "";
+  memset(c, 0, sizeof *c);
+  if (!o) {
+    trn_jproblem(pr, where, NULL, "missing (needs gpu and servers)");
+    return pr->n - before;
+  }
+  if (!json_is_object(o)) {
+    trn_jproblem(pr, where, NULL, "must be an object");
+    return pr->n - before;
+  }
+  trn_jkeys(o, cluster_keys, where, pr);
+  if (!json_object_get(o, "gpu")) trn_jproblem(pr, where, "gpu", "missing (a GPU preset)");
+  if (trn_jstr(o, "gpu", name, sizeof name, where, pr) > 0) {
+    const trn_gpu_t *g = p ? trn_preset_gpu(p, name) : NULL;
+    if (g) {
+      c->gpu = *g;
+      c->gpus_per_server = g->gpus_per_server;
+      c->nics_per_server = g->nics_per_server;
+      c->nic_gbps = g->nic_gbps;
+      c->overlap_slowdown = g->overlap_slowdown;
+    } else {
+      char list[TRN_ERR_LEN / 2] = "";
+      for (int32_t i = 0; p && i < p->n_gpus; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", p->gpus[i].name);
+      }
+      trn_jproblem(pr, where, "gpu", "unknown GPU \"%s\" (presets: %s)", name, list);
+    }
+  }
+  if (!json_object_get(o, "servers")) trn_jproblem(pr, where, "servers", "missing");
+  read_int(o, "servers", 1, TRN_MAX_COUNT, &c->servers, where, pr);
+  read_int(o, "gpus_per_server", 1, 1024, &c->gpus_per_server, where, pr);
+  read_int(o, "nics_per_server", 1, 1024, &c->nics_per_server, where, pr);
+  if (trn_jnum(o, "nic_gbps", 1, 1e6, &c->nic_gbps, where, pr) < 0) c->nic_gbps = 0;
+  if (trn_jnum(o, "overlap_slowdown", 1, 10, &c->overlap_slowdown, where, pr) < 0)
+    c->overlap_slowdown = 0;
+  return pr->n - before;
+}
