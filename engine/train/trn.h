@@ -241,7 +241,8 @@ typedef struct trn_costs_t {
   double model_flops;     /* the same without recomputation (for MFU) */
 } trn_costs_t;
 
-/* Costs of one micro-batch of the set-up's model and plan on its GPU. */
+/* Costs of one micro-batch of the set-up's model and plan on its GPU; the set-up
+ * must have passed trn_setup_check (which fills dp and micro_batches). */
 void trn_costs(const trn_setup_t *s, trn_costs_t *c);
 
 /* Achieved TFLOP/s of a BF16/FP16 GEMM of `flops` FLOPs on g: the curve interpolated
@@ -277,6 +278,7 @@ typedef struct trn_memory_t {
   int32_t oom;      /* total > capacity */
 } trn_memory_t;
 
+/* Memory of one GPU of pipeline stage `stage` (a set-up that passed trn_setup_check). */
 void trn_memory_stage(const trn_setup_t *s, int64_t stage, trn_memory_t *out);
 /* The stage whose GPUs need the most memory. */
 void trn_memory(const trn_setup_t *s, trn_memory_t *out);

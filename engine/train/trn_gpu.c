@@ -106,7 +106,7 @@ static void read_gemm(const json_t *o, const json_t *all, double max_aspect, con
   if (read_row(anchor, trn_path(apath, sizeof apath, path, "anchor"), &af, &at, &aspect, pr) < 0)
     return;
   char spath[TRN_ERR_LEN];
-  snprintf(spath, sizeof spath, "%s.%s.gemm.rows", where, json_string_value(from));
+  snprintf(spath, sizeof spath, "%s.gemm.scaled_from (%s's rows)", where, json_string_value(from));
   if (read_rows(json_object_get(src_gemm, "rows"), spath, max_aspect, 1e9, g, pr) < 0) return;
   double scale = at / trn_gemm_tflops(g, af);
   for (int32_t i = 0; i < g->n_curve; i++) {
