@@ -19,22 +19,24 @@ ENG_INLINE int64_t cc_ser(int64_t bytes, double rate) {
 }
 
 /* A flow whose sender's NIC runs at `line` bit/s and whose base RTT is
- * `base_rtt` ps starts. */
-ENG_INLINE void cc_init(cc_state_t *s, const cc_params_t *p, double line, int64_t base_rtt) {
+ * `base_rtt` ps starts; `a` is its state of the experiment's algorithm (a
+ * cc_dcqcn_t, cc_dctcp_t or cc_hpcc_t; NULL with none). */
+ENG_INLINE void cc_init(cc_state_t *s, void *a, const cc_params_t *p, double line,
+                        int64_t base_rtt) {
   s->line = line;
   s->win = p->window > 0 ? (double)p->window : p->window < 0 ? line * (double)base_rtt / 8e12 : 0.0;
   s->next_send = 0;
-  s->rc = s->rt = s->alpha = 0;
-  s->t_alpha = s->t_inc = CC_NEVER;
-  s->last_cut = -1;
-  s->bytes = 0;
-  s->stage_t = s->stage_b = s->cnp_seen = 0;
-  s->cwnd = s->ssthresh = s->d_alpha = 0;
-  s->win_end = s->acked = s->marked = 0;
-  s->cut = 0;
-  if (p->kind == CC_DCQCN) cc_dcqcn_init(s, p);
-  if (p->kind == CC_DCTCP) cc_dctcp_init(s, p);
-  if (p->kind == CC_HPCC) cc_hpcc_init(s, p, base_rtt);
+  if (p->kind == CC_DCQCN) cc_dcqcn_init(s, (cc_dcqcn_t *)a, p);
+  if (p->kind == CC_DCTCP) cc_dctcp_init((cc_dctcp_t *)a, p);
+  if (p->kind == CC_HPCC) cc_hpcc_init(s, (cc_hpcc_t *)a, p, base_rtt);
+}
+
+/* Bytes of an algorithm's per-flow state (0 for none). */
+ENG_INLINE int32_t cc_alg_bytes(int32_t kind) {
+  return kind == CC_DCQCN   ? (int32_t)sizeof(cc_dcqcn_t)
+         : kind == CC_DCTCP ? (int32_t)sizeof(cc_dctcp_t)
+         : kind == CC_HPCC  ? (int32_t)sizeof(cc_hpcc_t)
+                            : 0;
 }
 
 /* Whether flows of this CC need their base RTT at set-up. */
@@ -45,23 +47,29 @@ ENG_INLINE int cc_needs_rtt(const cc_params_t *p) {
 /* Earliest time (ps) the flow may send its next packet when `inflight` payload
  * bytes are unacknowledged; CC_NEVER while its window is full (an ACK reopens
  * it). */
-ENG_INLINE int64_t cc_ready_at(const cc_state_t *s, const cc_params_t *p, int64_t inflight) {
-  if (p->kind == CC_DCTCP && inflight > 0 && (double)inflight >= s->cwnd) return CC_NEVER;
-  if (p->kind == CC_DCQCN && s->win > 0 && inflight > 0 &&
-      (double)inflight >= (p->var_window ? s->win * s->rc / s->line : s->win))
+ENG_INLINE int64_t cc_ready_at(const cc_state_t *s, const void *a, const cc_params_t *p,
+                               int64_t inflight) {
+  if (p->kind == CC_DCTCP && inflight > 0 && (double)inflight >= ((const cc_dctcp_t *)a)->cwnd)
     return CC_NEVER;
-  if (p->kind == CC_HPCC && inflight > 0 && (double)inflight >= s->w) return CC_NEVER;
+  if (p->kind == CC_DCQCN && s->win > 0 && inflight > 0 &&
+      (double)inflight >= (p->var_window ? s->win * ((const cc_dcqcn_t *)a)->rc / s->line : s->win))
+    return CC_NEVER;
+  if (p->kind == CC_HPCC && inflight > 0 && (double)inflight >= ((const cc_hpcc_t *)a)->w)
+    return CC_NEVER;
   return s->next_send;
 }
 
 /* The flow put a data packet of `wire` bytes on the wire at `now`. */
-ENG_INLINE void cc_on_send(cc_state_t *s, const cc_params_t *p, int64_t now, int32_t wire) {
+ENG_INLINE void cc_on_send(cc_state_t *s, void *a, const cc_params_t *p, int64_t now,
+                           int32_t wire) {
   if (p->kind == CC_DCQCN) {
-    s->next_send = now + cc_ser(wire, s->rc);
-    cc_dcqcn_on_send(s, p, wire);
+    cc_dcqcn_t *d = (cc_dcqcn_t *)a;
+    s->next_send = now + cc_ser(wire, d->rc);
+    cc_dcqcn_on_send(s, d, p, wire);
   }
   if (p->kind == CC_HPCC) {
-    double rate = s->w * 8e12 / (double)s->base_rtt; /* W / T, bit/s */
+    const cc_hpcc_t *h = (const cc_hpcc_t *)a;
+    double rate = h->w * 8e12 / (double)h->base_rtt; /* W / T, bit/s */
     s->next_send = now + cc_ser(wire, rate < s->line ? rate : s->line);
   }
 }
@@ -69,30 +77,30 @@ ENG_INLINE void cc_on_send(cc_state_t *s, const cc_params_t *p, int64_t now, int
 /* An ACK or NACK reached the sender: `acked` newly acknowledged packets, `ece`
  * its CE echo, `una`/`nxt` the sequence state after it, `ack` the number it
  * carried, `in` its telemetry (HPCC; NULL otherwise). */
-ENG_INLINE void cc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t acked, int ece,
-                          uint32_t una, uint32_t nxt, int32_t mtu, uint32_t ack,
+ENG_INLINE void cc_on_ack(const cc_state_t *s, void *a, const cc_params_t *p, uint32_t acked,
+                          int ece, uint32_t una, uint32_t nxt, int32_t mtu, uint32_t ack,
                           const cc_int_t *in) {
-  if (p->kind == CC_DCTCP) cc_dctcp_on_ack(s, p, acked, ece, una, nxt, mtu);
-  if (p->kind == CC_HPCC) cc_hpcc_on_ack(s, p, ack, nxt, in, mtu);
+  if (p->kind == CC_DCTCP) cc_dctcp_on_ack((cc_dctcp_t *)a, p, acked, ece, una, nxt, mtu);
+  if (p->kind == CC_HPCC) cc_hpcc_on_ack(s, (cc_hpcc_t *)a, p, ack, nxt, in, mtu);
 }
 
 /* A congestion notification packet reached the sender at `now`. */
-ENG_INLINE void cc_on_cnp(cc_state_t *s, const cc_params_t *p, int64_t now) {
-  if (p->kind == CC_DCQCN) cc_dcqcn_on_cnp(s, p, now);
+ENG_INLINE void cc_on_cnp(void *a, const cc_params_t *p, int64_t now) {
+  if (p->kind == CC_DCQCN) cc_dcqcn_on_cnp((cc_dcqcn_t *)a, p, now);
 }
 
 /* Next CC timer of the flow (ps), CC_NEVER if none. */
-ENG_INLINE int64_t cc_timer_at(const cc_state_t *s, const cc_params_t *p) {
-  return p->kind == CC_DCQCN ? cc_dcqcn_timer_at(s) : CC_NEVER;
+ENG_INLINE int64_t cc_timer_at(const void *a, const cc_params_t *p) {
+  return p->kind == CC_DCQCN ? cc_dcqcn_timer_at((const cc_dcqcn_t *)a) : CC_NEVER;
 }
 
-ENG_INLINE void cc_on_timer(cc_state_t *s, const cc_params_t *p, int64_t now) {
-  if (p->kind == CC_DCQCN) cc_dcqcn_on_timer(s, p, now);
+ENG_INLINE void cc_on_timer(const cc_state_t *s, void *a, const cc_params_t *p, int64_t now) {
+  if (p->kind == CC_DCQCN) cc_dcqcn_on_timer(s, (cc_dcqcn_t *)a, p, now);
 }
 
 /* The flow finished: its timers stop. */
-ENG_INLINE void cc_on_finish(cc_state_t *s) {
-  s->t_alpha = s->t_inc = CC_NEVER;
+ENG_INLINE void cc_on_finish(void *a, const cc_params_t *p) {
+  if (p->kind == CC_DCQCN) ((cc_dcqcn_t *)a)->t_alpha = ((cc_dcqcn_t *)a)->t_inc = CC_NEVER;
 }
 
 /* Receiver: should a CE-marked data packet arriving at `now` make it send a

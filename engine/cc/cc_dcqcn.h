@@ -8,70 +8,72 @@
 #include "cc/cc_types.h"
 #include "sim/eng_hd.h"
 
-ENG_INLINE void cc_dcqcn_init(cc_state_t *s, const cc_params_t *p) {
+ENG_INLINE void cc_dcqcn_init(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p) {
   (void)p;
-  s->rc = s->rt = s->line;
-  s->alpha = 1.0;
-  s->t_alpha = s->t_inc = INT64_MAX;
-  s->last_cut = -1;
+  d->rc = d->rt = s->line;
+  d->alpha = 1.0;
+  d->t_alpha = d->t_inc = INT64_MAX;
+  d->last_cut = -1;
 }
 
 /* One increase event (timer or byte counter fired). */
-ENG_INLINE void cc_dcqcn_increase(cc_state_t *s, const cc_params_t *p) {
-  int32_t lo = s->stage_t < s->stage_b ? s->stage_t : s->stage_b;
-  int32_t hi = s->stage_t < s->stage_b ? s->stage_b : s->stage_t;
+ENG_INLINE void cc_dcqcn_increase(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p) {
+  int32_t lo = d->stage_t < d->stage_b ? d->stage_t : d->stage_b;
+  int32_t hi = d->stage_t < d->stage_b ? d->stage_b : d->stage_t;
   if (hi >= p->fast_steps) {
     if (lo >= p->fast_steps)
-      s->rt += (double)(lo - p->fast_steps + 1) * p->rate_hai; /* hyper increase */
+      d->rt += (double)(lo - p->fast_steps + 1) * p->rate_hai; /* hyper increase */
     else
-      s->rt += p->rate_ai; /* additive increase */
-    if (s->rt > s->line) s->rt = s->line;
+      d->rt += p->rate_ai; /* additive increase */
+    if (d->rt > s->line) d->rt = s->line;
   }
-  s->rc = (s->rt + s->rc) / 2.0; /* every stage halves the distance to the target */
-  if (s->rc > s->line) s->rc = s->line;
+  d->rc = (d->rt + d->rc) / 2.0; /* every stage halves the distance to the target */
+  if (d->rc > s->line) d->rc = s->line;
 }
 
-ENG_INLINE void cc_dcqcn_on_send(cc_state_t *s, const cc_params_t *p, int32_t wire) {
-  if (s->last_cut < 0 || s->rc >= s->line) return; /* nothing to recover */
-  s->bytes += wire;
-  if (s->bytes >= p->byte_counter) {
-    s->bytes -= p->byte_counter;
-    s->stage_b++;
-    cc_dcqcn_increase(s, p);
+ENG_INLINE void cc_dcqcn_on_send(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p,
+                                 int32_t wire) {
+  if (d->last_cut < 0 || d->rc >= s->line) return; /* nothing to recover */
+  d->bytes += wire;
+  if (d->bytes >= p->byte_counter) {
+    d->bytes -= p->byte_counter;
+    d->stage_b++;
+    cc_dcqcn_increase(s, d, p);
   }
 }
 
-ENG_INLINE void cc_dcqcn_on_cnp(cc_state_t *s, const cc_params_t *p, int64_t now) {
-  s->cnp_seen = 1;
-  if (s->last_cut >= 0 && now - s->last_cut < p->dec_interval) return;
-  if (p->clamp_target || s->stage_t > 0) s->rt = s->rc;
-  s->rc = s->rc * (1.0 - s->alpha / 2.0);
-  if (s->rc < p->min_rate) s->rc = p->min_rate;
-  s->alpha = (1.0 - p->g) * s->alpha + p->g;
-  s->last_cut = now;
-  s->stage_t = s->stage_b = 0;
-  s->bytes = 0;
-  s->t_inc = now + p->inc_timer;
-  if (s->t_alpha == INT64_MAX) s->t_alpha = now + p->alpha_timer;
-  s->cnp_seen = 0; /* this CNP already raised alpha */
+ENG_INLINE void cc_dcqcn_on_cnp(cc_dcqcn_t *d, const cc_params_t *p, int64_t now) {
+  d->cnp_seen = 1;
+  if (d->last_cut >= 0 && now - d->last_cut < p->dec_interval) return;
+  if (p->clamp_target || d->stage_t > 0) d->rt = d->rc;
+  d->rc = d->rc * (1.0 - d->alpha / 2.0);
+  if (d->rc < p->min_rate) d->rc = p->min_rate;
+  d->alpha = (1.0 - p->g) * d->alpha + p->g;
+  d->last_cut = now;
+  d->stage_t = d->stage_b = 0;
+  d->bytes = 0;
+  d->t_inc = now + p->inc_timer;
+  if (d->t_alpha == INT64_MAX) d->t_alpha = now + p->alpha_timer;
+  d->cnp_seen = 0; /* this CNP already raised alpha */
 }
 
-ENG_INLINE int64_t cc_dcqcn_timer_at(const cc_state_t *s) {
-  return s->t_alpha < s->t_inc ? s->t_alpha : s->t_inc;
+ENG_INLINE int64_t cc_dcqcn_timer_at(const cc_dcqcn_t *d) {
+  return d->t_alpha < d->t_inc ? d->t_alpha : d->t_inc;
 }
 
 /* Timers due at `now`: alpha decays unless a CNP came since the last update;
  * the increase timer steps while the rate is below line rate. */
-ENG_INLINE void cc_dcqcn_on_timer(cc_state_t *s, const cc_params_t *p, int64_t now) {
-  if (s->t_alpha == now) {
-    if (!s->cnp_seen) s->alpha = (1.0 - p->g) * s->alpha;
-    s->cnp_seen = 0;
-    s->t_alpha = now + p->alpha_timer;
+ENG_INLINE void cc_dcqcn_on_timer(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p,
+                                  int64_t now) {
+  if (d->t_alpha == now) {
+    if (!d->cnp_seen) d->alpha = (1.0 - p->g) * d->alpha;
+    d->cnp_seen = 0;
+    d->t_alpha = now + p->alpha_timer;
   }
-  if (s->t_inc == now) {
-    s->stage_t++;
-    cc_dcqcn_increase(s, p);
-    s->t_inc = s->rc < s->line ? now + p->inc_timer : INT64_MAX;
+  if (d->t_inc == now) {
+    d->stage_t++;
+    cc_dcqcn_increase(s, d, p);
+    d->t_inc = d->rc < s->line ? now + p->inc_timer : INT64_MAX;
   }
 }
 

@@ -8,36 +8,36 @@
 #include "cc/cc_types.h"
 #include "sim/eng_hd.h"
 
-ENG_INLINE void cc_dctcp_init(cc_state_t *s, const cc_params_t *p) {
-  s->cwnd = (double)p->init_cwnd;
-  s->ssthresh = 1e300;
-  s->d_alpha = 1.0;
-  s->win_end = 0;
+ENG_INLINE void cc_dctcp_init(cc_dctcp_t *d, const cc_params_t *p) {
+  d->cwnd = (double)p->init_cwnd;
+  d->ssthresh = 1e300;
+  d->alpha = 1.0;
+  d->win_end = 0;
 }
 
 /* `acked` packets newly acknowledged, `ece` the ACK's echo, `una` and `nxt` the
  * sender's sequence state after the ACK, `mtu` bytes. */
-ENG_INLINE void cc_dctcp_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t acked, int ece,
+ENG_INLINE void cc_dctcp_on_ack(cc_dctcp_t *d, const cc_params_t *p, uint32_t acked, int ece,
                                 uint32_t una, uint32_t nxt, int32_t mtu) {
-  s->acked += acked;
-  if (ece) s->marked += acked;
-  if (ece && !s->cut) {
-    s->cwnd = s->cwnd * (1.0 - s->d_alpha / 2.0);
-    if (s->cwnd < (double)mtu) s->cwnd = (double)mtu;
-    s->ssthresh = s->cwnd;
-    s->cut = 1;
+  d->acked += acked;
+  if (ece) d->marked += acked;
+  if (ece && !d->cut) {
+    d->cwnd = d->cwnd * (1.0 - d->alpha / 2.0);
+    if (d->cwnd < (double)mtu) d->cwnd = (double)mtu;
+    d->ssthresh = d->cwnd;
+    d->cut = 1;
   } else if (!ece && acked) {
-    if (s->cwnd < s->ssthresh)
-      s->cwnd += (double)acked * (double)mtu; /* slow start */
+    if (d->cwnd < d->ssthresh)
+      d->cwnd += (double)acked * (double)mtu; /* slow start */
     else
-      s->cwnd += (double)acked * (double)mtu * (double)mtu / s->cwnd; /* one MTU a window */
+      d->cwnd += (double)acked * (double)mtu * (double)mtu / d->cwnd; /* one MTU a window */
   }
-  if (una >= s->win_end) { /* a window of data was acknowledged */
-    double f = s->acked ? (double)s->marked / (double)s->acked : 0.0;
-    s->d_alpha = (1.0 - p->dctcp_g) * s->d_alpha + p->dctcp_g * f;
-    s->acked = s->marked = 0;
-    s->cut = 0;
-    s->win_end = nxt > una ? nxt : una + 1;
+  if (una >= d->win_end) { /* a window of data was acknowledged */
+    double f = d->acked ? (double)d->marked / (double)d->acked : 0.0;
+    d->alpha = (1.0 - p->dctcp_g) * d->alpha + p->dctcp_g * f;
+    d->acked = d->marked = 0;
+    d->cut = 0;
+    d->win_end = nxt > una ? nxt : una + 1;
   }
 }
 

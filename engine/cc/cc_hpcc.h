@@ -11,15 +11,16 @@
 #include "cc/cc_types.h"
 #include "sim/eng_hd.h"
 
-ENG_INLINE void cc_hpcc_init(cc_state_t *s, const cc_params_t *p, int64_t base_rtt) {
-  s->base_rtt = base_rtt > 0 ? base_rtt : 1;
-  s->w = s->wc = s->line * (double)s->base_rtt / 8e12; /* line-rate BDP, bytes */
-  s->u = 1.0;
+ENG_INLINE void cc_hpcc_init(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p,
+                             int64_t base_rtt) {
+  h->base_rtt = base_rtt > 0 ? base_rtt : 1;
+  h->w = h->wc = s->line * (double)h->base_rtt / 8e12; /* line-rate BDP, bytes */
+  h->u = 1.0;
   double ai = p->hpcc_ai >= 0 ? p->hpcc_ai : 10e6 * s->line / 25e9;
-  s->w_ai = ai * (double)s->base_rtt / 8e12;
-  s->inc_stage = 0;
-  s->last_update = 0;
-  s->last.nhop = 0;
+  h->w_ai = ai * (double)h->base_rtt / 8e12;
+  h->inc_stage = 0;
+  h->last_update = 0;
+  h->last.nhop = 0;
 }
 
 /* The window for normalised inflight u, bounded to [wmin, line rate x T]; with
@@ -28,28 +29,28 @@ ENG_INLINE void cc_hpcc_init(cc_state_t *s, const cc_params_t *p, int64_t base_r
  * the path underused but something else (the flow's shared NIC) holds the flow
  * back, and must later shrink through every one of those factors before the
  * window falls below line rate again, starving any flow that joins it. */
-ENG_INLINE double cc_hpcc_window(cc_state_t *s, const cc_params_t *p, double u, int update,
-                                 double wmin) {
-  int mult = u >= p->eta || s->inc_stage >= p->max_stage;
-  double w = mult ? s->wc / (u / p->eta) + s->w_ai : s->wc + s->w_ai;
-  double wmax = s->line * (double)s->base_rtt / 8e12; /* bytes */
+ENG_INLINE double cc_hpcc_window(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p, double u,
+                                 int update, double wmin) {
+  int mult = u >= p->eta || h->inc_stage >= p->max_stage;
+  double w = mult ? h->wc / (u / p->eta) + h->w_ai : h->wc + h->w_ai;
+  double wmax = s->line * (double)h->base_rtt / 8e12; /* bytes */
   w = w > wmax ? wmax : (w < wmin ? wmin : w);
   if (update) {
-    s->inc_stage = mult ? 0 : s->inc_stage + 1;
-    s->wc = w;
+    h->inc_stage = mult ? 0 : h->inc_stage + 1;
+    h->wc = w;
   }
   return w;
 }
 
 /* An ACK carrying `ack` (the next expected sequence) and telemetry `in` at
  * `now`; `nxt` is the sender's next sequence; `mtu` bounds the window below. */
-ENG_INLINE void cc_hpcc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t ack, uint32_t nxt,
-                               const cc_int_t *in, int32_t mtu) {
+ENG_INLINE void cc_hpcc_on_ack(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p,
+                               uint32_t ack, uint32_t nxt, const cc_int_t *in, int32_t mtu) {
   if (!in || in->nhop == 0) return;
-  if (s->last.nhop == in->nhop) {
-    double u = 0, tau = 0, T = (double)s->base_rtt;
+  if (h->last.nhop == in->nhop) {
+    double u = 0, tau = 0, T = (double)h->base_rtt;
     for (uint32_t i = 0; i < in->nhop; i++) {
-      const cc_int_hop_t *a = &in->hop[i], *b = &s->last.hop[i];
+      const cc_int_hop_t *a = &in->hop[i], *b = &h->last.hop[i];
       double dt = (double)(a->ts - b->ts);
       if (dt <= 0) continue;
       double bw = (double)a->rate_mbps * 1e6 / 8e12; /* bytes per ps */
@@ -63,13 +64,13 @@ ENG_INLINE void cc_hpcc_on_ack(cc_state_t *s, const cc_params_t *p, uint32_t ack
     }
     if (tau > T) tau = T;
     if (tau > 0) {
-      s->u = (1.0 - tau / T) * s->u + tau / T * u;
-      int update = ack > s->last_update;
-      if (update || p->fast_react) s->w = cc_hpcc_window(s, p, s->u, update, (double)mtu);
-      if (update) s->last_update = nxt;
+      h->u = (1.0 - tau / T) * h->u + tau / T * u;
+      int update = ack > h->last_update;
+      if (update || p->fast_react) h->w = cc_hpcc_window(s, h, p, h->u, update, (double)mtu);
+      if (update) h->last_update = nxt;
     }
   }
-  s->last = *in;
+  h->last = *in;
 }
 
 #endif

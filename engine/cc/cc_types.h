@@ -1,5 +1,5 @@
-/* cc: per-flow congestion-control state and per-experiment parameters. One
- * struct each, with room for every algorithm; docs/model.md (Congestion
+/* cc: per-experiment parameters, the state every flow keeps, and one struct
+ * per algorithm for the rest of a flow's state; docs/model.md (Congestion
  * control) gives the equations. */
 #ifndef CC_TYPES_H
 #define CC_TYPES_H
@@ -53,12 +53,15 @@ typedef struct cc_params_t {
   int32_t fast_react; /* 1: react on every ACK (the reference window once per RTT) */
 } cc_params_t;
 
-/* Sender-side state of one flow. */
+/* Sender-side state every flow keeps, whatever its congestion control. */
 typedef struct cc_state_t {
   double line;       /* bit/s of the sender's NIC */
   double win;        /* bytes: the flow's window (rate-based CC); 0: none */
   int64_t next_send; /* ps: pacing, earliest next data packet */
-  /* DCQCN reaction point */
+} cc_state_t;
+
+/* DCQCN reaction point. */
+typedef struct cc_dcqcn_t {
   double rc, rt, alpha;     /* current rate, target rate (bit/s), alpha */
   int64_t t_alpha;          /* ps: next alpha update; INT64_MAX: off */
   int64_t t_inc;            /* ps: next timer-driven increase; INT64_MAX: off */
@@ -66,20 +69,35 @@ typedef struct cc_state_t {
   int64_t bytes;            /* bytes sent since the last byte-counter stage */
   int32_t stage_t, stage_b; /* timer and byte-counter stages since the last cut */
   int32_t cnp_seen;         /* a CNP arrived since the last alpha update */
-  /* DCTCP */
+  int32_t pad;
+} cc_dcqcn_t;
+
+/* DCTCP sender. */
+typedef struct cc_dctcp_t {
   double cwnd;     /* bytes */
   double ssthresh; /* bytes */
-  double d_alpha;
+  double alpha;
   uint32_t win_end;       /* sequence that closes the current observation window */
   uint32_t acked, marked; /* packets acknowledged / ECE-echoed in the window */
   int32_t cut;            /* the window was already cut */
-  /* HPCC */
+} cc_dctcp_t;
+
+/* HPCC sender. */
+typedef struct cc_hpcc_t {
   double w, wc, u;  /* window and reference window (bytes), normalised inflight */
   double w_ai;      /* bytes */
   int64_t base_rtt; /* ps: T */
   int32_t inc_stage;
   uint32_t last_update; /* sequence after which the reference window updates again */
   cc_int_t last;        /* the previous ACK's telemetry */
-} cc_state_t;
+} cc_hpcc_t;
+
+/* Room for any algorithm's state (for callers that keep one slot per flow;
+ * the engine keeps one table per algorithm, so a flow pays only for its own). */
+typedef union cc_alg_t {
+  cc_dcqcn_t dcqcn;
+  cc_dctcp_t dctcp;
+  cc_hpcc_t hpcc;
+} cc_alg_t;
 
 #endif

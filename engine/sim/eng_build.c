@@ -110,6 +110,9 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     w->n[ENG_T_node] += t->n_nodes;
     w->n[ENG_T_port] += 2 * (int64_t)t->n_links;
     w->n[ENG_T_flow] += flows;
+    if (p->ccp.kind == CC_DCQCN) w->n[ENG_T_dcqcn] += flows;
+    if (p->ccp.kind == CC_DCTCP) w->n[ENG_T_dctcp] += flows;
+    if (p->ccp.kind == CC_HPCC) w->n[ENG_T_hpcc] += flows;
     w->n[ENG_T_task] += g->n;
     w->n[ENG_T_pred] += g->n_edges + streamed; /* at most one stream edge per member */
     w->n[ENG_T_succ] += g->n_edges + streamed;
@@ -173,6 +176,7 @@ static void build_tiers(const topo_t *t, uint8_t *tier) {
 typedef struct build_base_t {
   int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
       tval, flet;
+  int32_t cca[4]; /* next row of each CC algorithm's table (by cc_kind_t) */
 } build_base_t;
 
 /* Where one copy of a topology's routing tables starts. */
@@ -287,7 +291,7 @@ static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
 
 /* Flow task i of g as a row of the flow table (flow row f, node rows from nb). */
 static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, const tg_t *g,
-                       int32_t i, int32_t f, int32_t task_row, int32_t nb) {
+                       int32_t i, int32_t f, int32_t task_row, int32_t nb, int32_t cca) {
   const tg_task_t *k = &g->t[i];
   const topo_routes_t *r = &t->routes;
   eng_fhdr_t *h = &c->flow_hdr[f];
@@ -315,7 +319,12 @@ static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, co
   for (int32_t q = t->port_off[k->host]; q < t->port_off[k->host + 1]; q++)
     if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
   trf_flow_t tf = {k->host, k->dst, k->sport, k->dport, k->prio, k->bytes, k->start, k->line};
-  cc_init(&c->flow_cc[f], &p->ccp, (double)line,
+  c->flow_ccx[f] = cca;
+  void *a = p->ccp.kind == CC_DCQCN   ? (void *)&c->dcqcn_s[cca]
+            : p->ccp.kind == CC_DCTCP ? (void *)&c->dctcp_s[cca]
+            : p->ccp.kind == CC_HPCC  ? (void *)&c->hpcc_s[cca]
+                                      : NULL;
+  cc_init(&c->flow_cc[f], a, &p->ccp, (double)line,
           cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, &tf) : 0);
 }
 
@@ -365,7 +374,10 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     sfill[i] = so;
     po += m->npred[i];
     so += m->nsucc[i];
-    if (k->kind == TG_FLOW) build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node);
+    int32_t kind = xd->params->ccp.kind;
+    if (k->kind == TG_FLOW)
+      build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node,
+                 kind == CC_NONE ? -1 : b->cca[kind] + m->frow[i]);
   }
   for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
     if (m->prev[i] >= 0) {
@@ -536,6 +548,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   build_trace(w, e, xd, b);
   b->node += t->n_nodes;
   b->port += 2 * t->n_links;
+  if (p->ccp.kind != CC_NONE) b->cca[p->ccp.kind] += c->exp_n_flows[e];
   b->flow += c->exp_n_flows[e];
   b->task += g->n;
   return 0;

@@ -21,7 +21,7 @@ ENG_INLINE int eng_flow_done(const eng_cols_t *c, int32_t f) {
 
 /* Time of flow f's next timer: retransmission or congestion control. */
 ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
-  int64_t t = cc_timer_at(&c->flow_cc[f], &c->exp_ccp[e]);
+  int64_t t = cc_timer_at(eng_cca(c, e, f), &c->exp_ccp[e]);
   return c->flow_rto_at[f] < t ? c->flow_rto_at[f] : t;
 }
 
@@ -34,8 +34,8 @@ ENG_INLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
   int32_t x = k->x, t = c->flow_task[f], lp = -1;
   int64_t wake = ENG_INF;
   if (!eng_flow_done(c, f) && c->flow_snd_nxt[f] < c->flow_npkts[f]) {
-    int64_t r =
-        cc_ready_at(&c->flow_cc[f], &c->exp_ccp[k->e], eng_inflight(c, f, c->exp_mtu[k->e]));
+    int64_t r = cc_ready_at(&c->flow_cc[f], eng_cca(c, k->e, f), &c->exp_ccp[k->e],
+                            eng_inflight(c, f, c->exp_mtu[k->e]));
     if (r <= k->now)
       lp = eng_route(c, x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]);
     else if (r != CC_NEVER)
@@ -103,7 +103,7 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   }
   if (psn + 1 > c->flow_max_sent[f]) c->flow_max_sent[f] = psn + 1;
   if (c->flow_rto_at[f] == ENG_INF) c->flow_rto_at[f] = k->now + c->exp_rto[e];
-  cc_on_send(&c->flow_cc[f], &c->exp_ccp[e], k->now, pk.wire);
+  cc_on_send(&c->flow_cc[f], eng_cca(c, e, f), &c->exp_ccp[e], k->now, pk.wire);
   return pk;
 }
 
@@ -196,7 +196,7 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
   int32_t f = (int32_t)pk->flow;
   if (pk->type == ENG_PKT_CNP) {
     if (!eng_flow_done(c, f)) {
-      cc_on_cnp(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+      cc_on_cnp(eng_cca(c, k->e, f), &c->exp_ccp[k->e], k->now);
       eng_flow_eval(k, f);
     }
     return;
@@ -215,11 +215,11 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
   }
   uint32_t una2 = c->flow_snd_una[f];
   if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
-  cc_on_ack(&c->flow_cc[f], &c->exp_ccp[k->e], una2 - una, (pk->flags & ENG_F_ECE) != 0, una2,
-            c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
+  cc_on_ack(&c->flow_cc[f], eng_cca(c, k->e, f), &c->exp_ccp[k->e], una2 - una,
+            (pk->flags & ENG_F_ECE) != 0, una2, c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
   if (una2 == n && !eng_flow_done(c, f)) {
     c->flow_rto_at[f] = ENG_INF;
-    cc_on_finish(&c->flow_cc[f]);
+    cc_on_finish(eng_cca(c, k->e, f), &c->exp_ccp[k->e]);
     eng_task_end_now(k, c->flow_task[f]);
   }
   eng_flow_eval(k, f);
@@ -234,8 +234,9 @@ ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
     c->flow_rto_at[f] = k->now + c->exp_rto[k->e];
     c->node_c_timeouts[k->x]++;
   }
-  if (cc_timer_at(&c->flow_cc[f], &c->exp_ccp[k->e]) == k->now)
-    cc_on_timer(&c->flow_cc[f], &c->exp_ccp[k->e], k->now);
+  void *a = eng_cca(c, k->e, f);
+  if (cc_timer_at(a, &c->exp_ccp[k->e]) == k->now)
+    cc_on_timer(&c->flow_cc[f], a, &c->exp_ccp[k->e], k->now);
   eng_flow_eval(k, f);
 }
 

@@ -66,6 +66,21 @@ ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
   eng_atomic_min_i64(&k->c->exp_fail[k->e], (int64_t)why);
 }
 
+/* Flow f's state of its experiment's congestion-control algorithm (NULL with
+ * none). */
+ENG_INLINE void *eng_cca(const eng_cols_t *c, int32_t e, int32_t f) {
+  switch (c->exp_ccp[e].kind) {
+  case CC_DCQCN:
+    return &c->dcqcn_s[c->flow_ccx[f]];
+  case CC_DCTCP:
+    return &c->dctcp_s[c->flow_ccx[f]];
+  case CC_HPCC:
+    return &c->hpcc_s[c->flow_ccx[f]];
+  default:
+    return NULL;
+  }
+}
+
 /* The end of flow f a packet heads for: the destination for data, the source
  * for ACK/NACK/CNP. */
 ENG_INLINE const eng_fend_t *eng_flow_to(const eng_cols_t *c, int32_t f, int data) {

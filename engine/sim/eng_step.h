@@ -289,11 +289,13 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
     break;
   }
   case ENG_TR_CC: {
-    const cc_state_t *st = &c->flow_cc[r];
+    const void *a = eng_cca(c, e, r);
     int32_t kind = c->exp_ccp[e].kind;
-    v = kind == CC_DCTCP  ? st->cwnd
-        : kind == CC_HPCC ? st->w * 8e12 / (double)st->base_rtt
-                          : st->rc;
+    v = kind == CC_DCTCP ? ((const cc_dctcp_t *)a)->cwnd
+        : kind == CC_HPCC
+            ? ((const cc_hpcc_t *)a)->w * 8e12 / (double)((const cc_hpcc_t *)a)->base_rtt
+        : kind == CC_DCQCN ? ((const cc_dcqcn_t *)a)->rc
+                           : 0.0;
     break;
   }
   default:

@@ -222,7 +222,8 @@ typedef enum eng_fail_t {
   X(flow, uint32_t, rcv_nxt)                                                                       \
   X(flow, uint32_t, nack_for)  /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                 \
   X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */              \
-  X(flow, cc_state_t, cc)      /* sender: congestion-control state */                              \
+  X(flow, cc_state_t, cc)      /* sender: congestion-control state of every flow */                \
+  X(flow, int32_t, ccx)        /* its row in the table of its experiment's algorithm */            \
   X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
   /* task table: rows grouped by owner host, in task order within a host */                        \
   X(task, int32_t, exp)                                                                            \
@@ -243,10 +244,13 @@ typedef enum eng_fail_t {
   X(task, int32_t, nsucc)                                                                          \
   X(task, int64_t, start) /* ps of its start event (planned until started); -1: none */            \
   X(task, uint8_t, started)                                                                        \
-  X(task, int64_t, end)  /* ps; -1 until it ended (read by other hosts' tasks) */                  \
-  X(task, int64_t, hkey) /* key of its pending event in its owner's heap; ENG_INF: none */         \
-  X(task, int32_t, hidx) /* tie-break of that event: its number at the owner, or its rank */       \
-  X(task, int32_t, hpos) /* position in the owner's heap, -1: not there */                         \
+  X(task, int64_t, end)   /* ps; -1 until it ended (read by other hosts' tasks) */                 \
+  X(task, int64_t, hkey)  /* key of its pending event in its owner's heap; ENG_INF: none */        \
+  X(task, int32_t, hidx)  /* tie-break of that event: its number at the owner, or its rank */      \
+  X(task, int32_t, hpos)  /* position in the owner's heap, -1: not there */                        \
+  X(dcqcn, cc_dcqcn_t, s) /* per-flow state of each CC algorithm: one table each */                \
+  X(dctcp, cc_dctcp_t, s)                                                                          \
+  X(hpcc, cc_hpcc_t, s)                                                                            \
   X(pred, int32_t, e)    /* predecessor task row * 2 + tg_on_t */                                  \
   X(succ, int32_t, e)    /* successor task row * 2 + the tg_on_t it waits for */                   \
   X(heap, int32_t, task) /* per host: binary heap of task rows by (hkey, hidx) */                  \
@@ -284,6 +288,9 @@ typedef enum eng_table_t {
   ENG_T_port,
   ENG_T_flow,
   ENG_T_task,
+  ENG_T_dcqcn,
+  ENG_T_dctcp,
+  ENG_T_hpcc,
   ENG_T_pred,
   ENG_T_succ,
   ENG_T_heap,

@@ -108,6 +108,7 @@ typedef struct ref_flow_t {
   int32_t rank;     /* among the source's flows */
   uint8_t finished;
   cc_state_t cc;    /* sender: congestion control (the shared engine/cc code) */
+  cc_alg_t alg;     /* sender: the state of the experiment's algorithm */
   int64_t cnp_last; /* receiver: ps of its last CNP; -1: none */
   uint8_t *held;    /* receiver, reorder on: held[psn] for packets beyond rcv_nxt */
 } ref_flow_t;

@@ -168,7 +168,7 @@ static int init_flows(ref_sim_t *s) {
     for (int32_t q = s->rt.port0[k->host]; q < s->rt.port0[k->host + 1]; q++)
       if (s->ports[q].rate > line) line = s->ports[q].rate;
     int64_t rtt = cc_needs_rtt(&s->p->ccp) ? ref_base_rtt(&s->rt, s->p, k) : 0;
-    cc_init(&fs->cc, &s->p->ccp, (double)line, rtt);
+    cc_init(&fs->cc, &fs->alg, &s->p->ccp, (double)line, rtt);
   }
   return 0;
 }

@@ -203,7 +203,7 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
 /* Next timer of flow f: retransmission or congestion control (-1: none). */
 static int64_t flow_timer(const ref_sim_t *s, int32_t f) {
   const ref_flow_t *fs = &s->flows[f];
-  int64_t c = cc_timer_at(&fs->cc, &s->p->ccp);
+  int64_t c = cc_timer_at(&fs->alg, &s->p->ccp);
   if (fs->rto_at >= 0 && fs->rto_at < c) c = fs->rto_at;
   return c == CC_NEVER ? -1 : c;
 }
@@ -225,7 +225,7 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
   ref_flow_t *fs = &s->flows[f];
   if (pkt->kind == REF_CNP) {
     if (!fs->finished) {
-      cc_on_cnp(&fs->cc, &s->p->ccp, t);
+      cc_on_cnp(&fs->alg, &s->p->ccp, t);
       arm_timer(s, f);
     }
     return;
@@ -245,13 +245,13 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
     set_timer(s, f, t + s->p->rto);
   }
   if (fs->snd_nxt < fs->snd_una) fs->snd_nxt = fs->snd_una;
-  cc_on_ack(&fs->cc, &s->p->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce, (uint32_t)fs->snd_una,
-            (uint32_t)fs->snd_nxt, s->p->mtu, (uint32_t)pkt->seq,
+  cc_on_ack(&fs->cc, &fs->alg, &s->p->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce,
+            (uint32_t)fs->snd_una, (uint32_t)fs->snd_nxt, s->p->mtu, (uint32_t)pkt->seq,
             s->p->ccp.kind == CC_HPCC ? &pkt->tel : NULL);
   if (fs->snd_una == fs->n && !fs->finished) {
     fs->finished = 1;
     fs->rto_at = -1;
-    cc_on_finish(&fs->cc);
+    cc_on_finish(&fs->alg, &s->p->ccp);
     ref_task_end(s, f, t); /* the flow's end, at its source */
   }
   kick_all(s, x, t); /* go-back-N may have made the flow eligible */
@@ -287,7 +287,7 @@ static void timer(ref_sim_t *s, const ref_event_t *ev) {
     fs->rto_at = ev->t + s->p->rto;
     s->res->timeouts++;
   }
-  if (cc_timer_at(&fs->cc, &s->p->ccp) == ev->t) cc_on_timer(&fs->cc, &s->p->ccp, ev->t);
+  if (cc_timer_at(&fs->alg, &s->p->ccp) == ev->t) cc_on_timer(&fs->cc, &fs->alg, &s->p->ccp, ev->t);
   arm_timer(s, f);
   kick_all(s, ev->node, ev->t);
 }
@@ -313,7 +313,7 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     int32_t f = nd->flows[r];
     const ref_flow_t *fs = &s->flows[f];
     if (fs->snd_nxt >= fs->n) continue;
-    int64_t ready = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
+    int64_t ready = cc_ready_at(&fs->cc, &fs->alg, &s->p->ccp, ref_inflight(s, f));
     if (ready == CC_NEVER || ready > t) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
     if (nd->n_ports == 1 || ref_route(s, x, &probe, 0, t) == lp) return r;
@@ -334,7 +334,7 @@ static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     if (fs->snd_nxt >= fs->n) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
     if (nd->n_ports > 1 && ref_route(s, x, &probe, 0, t) != lp) continue;
-    int64_t r = cc_ready_at(&fs->cc, &s->p->ccp, ref_inflight(s, f));
+    int64_t r = cc_ready_at(&fs->cc, &fs->alg, &s->p->ccp, ref_inflight(s, f));
     if (r == CC_NEVER) continue;
     if (r > t && r < best) best = r;
   }
@@ -424,7 +424,7 @@ static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t 
     fs->snd_nxt++;
     if (fs->snd_nxt > fs->max_sent) fs->max_sent = fs->snd_nxt;
     if (fs->rto_at < 0) set_timer(s, f, t + s->p->rto);
-    cc_on_send(&fs->cc, &s->p->ccp, t, pkt.wire);
+    cc_on_send(&fs->cc, &fs->alg, &s->p->ccp, t, pkt.wire);
   }
   transmit(s, x, lp, &pkt, t);
   /* A multi-port host's next packet may leave by another port (spraying). */
