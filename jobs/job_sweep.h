@@ -1,0 +1,79 @@
+/* Job files (JSON, one per sweep): parsing, validation and expansion of `base` +
+ * `sweep` (grid, zip, samples, include, exclude) into the list of experiments. */
+#ifndef JOB_SWEEP_H
+#define JOB_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* At most this many experiments in one job (grid x zip x samples, before filters). */
+#define JOB_SWEEP_MAX 10000000LL
+
+/* Every problem found in a job file, one line each: "FILE: JSON.PATH: what"
+ * (or "FILE:LINE:COLUMN: what" when the file is not JSON). Zero-initialise. */
+typedef struct job_sweep_errs_t {
+  int n;      /* problems found */
+  char *text; /* the lines, each ending in '\n'; NULL while n == 0 */
+  size_t len, cap;
+} job_sweep_errs_t;
+
+void job_sweep_errs_add(job_sweep_errs_t *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void job_sweep_errs_free(job_sweep_errs_t *e);
+
+typedef enum job_sweep_kind_t { JOB_SWEEP_NETWORK = 0, JOB_SWEEP_TRAINING = 1 } job_sweep_kind_t;
+
+/* What values a swept key takes, for a results column. */
+typedef enum job_sweep_type_t {
+  JOB_SWEEP_INT = 0,    /* every value a JSON integer */
+  JOB_SWEEP_REAL = 1,   /* numbers, at least one real */
+  JOB_SWEEP_BOOL = 2,   /* true/false */
+  JOB_SWEEP_STRING = 3, /* strings */
+  JOB_SWEEP_JSON = 4    /* anything else (objects, arrays, mixed types): compact JSON text */
+} job_sweep_type_t;
+
+/* An expanded job. Experiments are numbered 0 .. count-1: the grid axes in file
+ * order (the first varies slowest), then each zip group, then the sample points,
+ * less excluded points; then the include entries in file order. */
+typedef struct job_sweep_t job_sweep_t;
+
+/* Reads, validates and expands the job file `path`. On success returns 0 and
+ * *out; otherwise returns -1 with *out NULL and every problem found (not just
+ * the first) added to errs. */
+int job_sweep_load(const char *path, job_sweep_t **out, job_sweep_errs_t *errs);
+
+/* The same from JSON text; `file` names it in messages. */
+int job_sweep_parse(const char *file, const char *text, job_sweep_t **out, job_sweep_errs_t *errs);
+
+void job_sweep_free(job_sweep_t *sw);
+
+const char *job_sweep_name(const job_sweep_t *sw);   /* `name`, default the file's stem */
+const char *job_sweep_output(const job_sweep_t *sw); /* `output`, default "results.nc" */
+const char *job_sweep_file(const job_sweep_t *sw);   /* the file it came from */
+int64_t job_sweep_count(const job_sweep_t *sw);      /* experiments */
+/* Points the sample draws dropped as repeats, and include entries dropped
+ * because they equal an experiment already in the list. */
+int64_t job_sweep_dropped(const job_sweep_t *sw);
+
+/* Experiment i: a deep copy of `base` with its overrides applied (new reference). */
+json_t *job_sweep_experiment(const job_sweep_t *sw, int64_t i);
+
+/* network or training: `kind` of the experiment if present, else training when
+ * it has `model` or `training`, else network. */
+job_sweep_kind_t job_sweep_kind(const json_t *experiment);
+
+/* Swept keys: grid axes, zip lists, sample axes in file order, then keys that
+ * only include entries set. Dotted paths such as "network.cc". */
+int job_sweep_n_axes(const job_sweep_t *sw);
+const char *job_sweep_axis(const job_sweep_t *sw, int a);
+job_sweep_type_t job_sweep_axis_type(const job_sweep_t *sw, int a);
+/* The value of axis a in experiment i (borrowed; NULL where neither the
+ * experiment nor `base` sets it). */
+json_t *job_sweep_value(const job_sweep_t *sw, int64_t i, int a);
+
+/* Looks up a dotted path in a JSON object (borrowed; NULL if absent). */
+json_t *job_sweep_get(const json_t *obj, const char *path);
+
+#endif

@@ -1,0 +1,82 @@
+/* Sharding: packing experiments into GPU batches under a device memory budget,
+ * ordering the batches largest first, and the makespan that order gives on R
+ * ranks taking batches from one shared counter. */
+#ifndef SHD_H
+#define SHD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One experiment as the planner sees it. */
+typedef struct shd_exp_t {
+  double cost; /* s: the experiment's time alone on a GPU (estimate) */
+  int64_t mem; /* bytes of device memory it needs (estimate) */
+} shd_exp_t;
+
+/* The GPU and the cost model. Zero is a valid default for every field but
+ * mem_budget. */
+typedef struct shd_desc_t {
+  int64_t mem_budget;    /* bytes of device memory one batch may use */
+  int64_t batch_mem;     /* bytes a batch needs besides its experiments */
+  int32_t max_batch;     /* experiments per batch; 0: no limit */
+  double parallel;       /* experiments a GPU steps side by side without slowing
+                            down (<= 1: none; the GPU is saturated by one) */
+  double exp_overhead;   /* s per experiment in a batch (build, copy out) */
+  double batch_overhead; /* s per batch (launch, world set-up) */
+  int32_t ranks;         /* ranks that will take the batches (0: 1) */
+  double target;         /* s: a batch that keeps the GPU busy grows to this
+                            cost; 0: sqrt(2 * lower bound * batch_overhead) */
+} shd_desc_t;
+
+/* The cost model, in one place: a batch of n experiments whose costs sum to
+ * `sum` and peak at `max` takes
+ *   max(max, sum / parallel) + n * exp_overhead + batch_overhead   seconds:
+ * its members step together; a GPU holds `parallel` of them at full speed, so
+ * the batch takes as long as its longest member or as its total work spread
+ * over `parallel`, whichever is more. */
+double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n);
+
+typedef struct shd_batch_t {
+  int32_t first; /* its members are shd_plan_t.members[first .. first + n) */
+  int32_t n;
+  double cost; /* s, shd_batch_cost */
+  int64_t mem; /* bytes, batch_mem plus its members' */
+} shd_batch_t;
+
+typedef struct shd_plan_t {
+  int32_t n_batches;
+  shd_batch_t *batches; /* by cost, largest first (ties: smaller first member) */
+  int32_t *members;     /* experiment indices, ascending within a batch */
+  int32_t n_oom;
+  int32_t *oom;  /* experiments that alone exceed the budget: never packed */
+  double target; /* s: the target batch cost used */
+} shd_plan_t;
+
+/* Packs experiments 0 .. n-1. A batch opens with the costliest experiment
+ * left (ties: larger memory, then smaller index) and takes the next costliest
+ * while they fit (memory, max_batch) and either leave its time unchanged
+ * (sum / parallel <= max) or the batch still costs less than the target; then
+ * it fills the time it takes anyway with the cheapest ones left that fit.
+ * Costs are summed in member order at the end, so a batch's cost depends on
+ * its members alone. Returns 0, or -1 with a message for a bad description or
+ * estimate (negative or not finite). */
+int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *plan, char *err,
+             size_t errlen);
+void shd_plan_free(shd_plan_t *plan);
+
+/* Makespan (s) of the plan's batches on `ranks` ranks that each take the next
+ * batch in order from a shared counter when they become free (ties: lower
+ * rank). If rank_of is not NULL it receives each batch's rank. */
+double shd_makespan(const shd_plan_t *plan, int32_t ranks, int32_t *rank_of);
+
+/* A lower bound (s) on any plan's makespan on `ranks` ranks under the cost
+ * model: max(total / ranks, largest). largest: the costliest experiment alone
+ * in a batch. total: the least work any packing must do: experiments that no
+ * other fits beside (memory) cost their batch alone; the others at least
+ * max(sum of cost / parallel, sum of cost * mem / room) (room: mem_budget -
+ * batch_mem), plus their overheads and the batch overhead of the fewest
+ * batches that memory and max_batch allow. Experiments over the budget are
+ * left out. */
+double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32_t ranks);
+
+#endif

@@ -1,0 +1,45 @@
+/* Sharding: the planned makespan of batches taken in order from a shared counter
+ * by ranks that each run one batch at a time. */
+#include <stdlib.h>
+
+#include "shd.h"
+
+typedef struct slot_t {
+  double free_at; /* s */
+  int32_t rank;
+} slot_t;
+
+/* Earlier free time first; ties: lower rank (a total order). */
+static int before(const slot_t *a, const slot_t *b) {
+  return a->free_at < b->free_at || (a->free_at == b->free_at && a->rank < b->rank);
+}
+
+static void sift_down(slot_t *h, int32_t n, int32_t i) {
+  for (;;) {
+    int32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && before(&h[l], &h[m])) m = l;
+    if (r < n && before(&h[r], &h[m])) m = r;
+    if (m == i) return;
+    slot_t t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+double shd_makespan(const shd_plan_t *plan, int32_t ranks, int32_t *rank_of) {
+  if (ranks < 1) ranks = 1;
+  slot_t *h = malloc((size_t)ranks * sizeof *h);
+  if (!h) abort();
+  for (int32_t r = 0; r < ranks; r++)
+    h[r] = (slot_t){0, r}; /* already a heap: equal times, ranks ascending */
+  double end = 0;
+  for (int32_t b = 0; b < plan->n_batches; b++) {
+    if (rank_of) rank_of[b] = h[0].rank;
+    h[0].free_at += plan->batches[b].cost;
+    if (h[0].free_at > end) end = h[0].free_at;
+    sift_down(h, ranks, 0);
+  }
+  free(h);
+  return end;
+}

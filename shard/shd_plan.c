@@ -1,0 +1,199 @@
+/* Sharding: the batch cost model, the lower bound, and packing experiments into
+ * batches ordered largest first. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shd.h"
+
+static double par(const shd_desc_t *d) {
+  return d->parallel > 1 ? d->parallel : 1;
+}
+
+double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n) {
+  double spread = sum / par(d);
+  return (max > spread ? max : spread) + n * d->exp_overhead + d->batch_overhead;
+}
+
+/* Bytes of the budget experiments may use. */
+static int64_t room(const shd_desc_t *d) {
+  return d->mem_budget - d->batch_mem;
+}
+
+double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32_t ranks) {
+  /* The two smallest memories, to know which experiments no other can join. */
+  int64_t low1 = INT64_MAX, low2 = INT64_MAX;
+  for (int32_t i = 0; i < n; i++)
+    if (e[i].mem < low1) {
+      low2 = low1;
+      low1 = e[i].mem;
+    } else if (e[i].mem < low2) {
+      low2 = e[i].mem;
+    }
+  double alone = 0, work = 0, area = 0, mem = 0, largest = 0;
+  int32_t shared = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (e[i].mem > room(d)) continue;
+    double own = shd_batch_cost(d, e[i].cost, e[i].cost, 1);
+    if (own > largest) largest = own;
+    int64_t other = e[i].mem == low1 ? low2 : low1;
+    if (d->max_batch == 1 || other > room(d) - e[i].mem) {
+      alone += own; /* in a batch of its own: nothing else fits beside it */
+      continue;
+    }
+    shared++;
+    work += e[i].cost;
+    area += e[i].cost * (double)e[i].mem;
+    mem += (double)e[i].mem;
+  }
+  double total = alone;
+  if (shared > 0) {
+    double batches = ceil(mem / (double)room(d));
+    if (d->max_batch > 0 && ceil((double)shared / d->max_batch) > batches)
+      batches = ceil((double)shared / d->max_batch);
+    if (batches < 1) batches = 1;
+    work /= par(d);
+    area /= (double)room(d);
+    total += (work > area ? work : area) + shared * d->exp_overhead + batches * d->batch_overhead;
+  }
+  double per_rank = total / (ranks > 0 ? ranks : 1);
+  return per_rank > largest ? per_rank : largest;
+}
+
+/* An experiment or a batch with its sort keys. */
+typedef struct sortkey_t {
+  double cost;
+  int64_t mem;   /* experiments: bytes; batches: unused */
+  int32_t index; /* experiments: its index; batches: its smallest member */
+  int32_t slot;  /* batches: place in plan->batches */
+} sortkey_t;
+
+/* Larger cost first, then larger memory, then smaller index: a total order, so
+ * the plan does not depend on the sort algorithm. */
+static int by_key(const void *pa, const void *pb) {
+  const sortkey_t *a = pa, *b = pb;
+  if (a->cost != b->cost) return a->cost > b->cost ? -1 : 1;
+  if (a->mem != b->mem) return a->mem > b->mem ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int by_index(const void *pa, const void *pb) {
+  int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* The batch being filled. */
+typedef struct open_t {
+  const shd_desc_t *d;
+  shd_batch_t *b;
+  double sum, max; /* s: its members' costs */
+} open_t;
+
+static int fits(const open_t *o, const sortkey_t *x) {
+  return o->b->mem + x->mem <= o->d->mem_budget &&
+         (o->d->max_batch == 0 || o->b->n < o->d->max_batch);
+}
+
+/* Does x leave the batch's time (but for its overhead) unchanged? */
+static int free_ride(const open_t *o, const sortkey_t *x) {
+  return (o->sum + x->cost) / par(o->d) <= o->max && x->cost <= o->max;
+}
+
+static int32_t add(open_t *o, const sortkey_t *x) {
+  o->b->n++;
+  o->b->mem += x->mem;
+  o->sum += x->cost;
+  if (x->cost > o->max) o->max = x->cost;
+  o->b->cost = shd_batch_cost(o->d, o->sum, o->max, o->b->n);
+  return x->index;
+}
+
+static int check(const shd_desc_t *d, const shd_exp_t *e, int32_t n, char *err, size_t errlen) {
+  if (d->mem_budget <= 0 || d->batch_mem < 0 || d->batch_mem >= d->mem_budget) {
+    snprintf(err, errlen, "shard: mem_budget must be > 0 and above batch_mem");
+    return -1;
+  }
+  if (d->max_batch < 0 || !(d->exp_overhead >= 0) || !(d->batch_overhead >= 0) ||
+      !(d->target >= 0) || !isfinite(d->parallel) || !isfinite(d->target) ||
+      !isfinite(d->exp_overhead) || !isfinite(d->batch_overhead) || d->ranks < 0) {
+    snprintf(err, errlen, "shard: negative or non-finite field in the description");
+    return -1;
+  }
+  for (int32_t i = 0; i < n; i++)
+    if (!(e[i].cost >= 0) || !isfinite(e[i].cost) || e[i].mem < 0) {
+      snprintf(err, errlen, "shard: experiment %d: cost %g s, memory %lld bytes", i, e[i].cost,
+               (long long)e[i].mem);
+      return -1;
+    }
+  return 0;
+}
+
+int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *plan, char *err,
+             size_t errlen) {
+  memset(plan, 0, sizeof *plan);
+  if (n < 0 || check(d, e, n, err, errlen)) return -1;
+  sortkey_t *order = malloc(((size_t)n + 1) * sizeof *order);
+  plan->members = malloc(((size_t)n + 1) * sizeof *plan->members);
+  plan->oom = malloc(((size_t)n + 1) * sizeof *plan->oom);
+  plan->batches = malloc(((size_t)n + 1) * sizeof *plan->batches);
+  if (!order || !plan->members || !plan->oom || !plan->batches) abort();
+  int32_t m = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (e[i].mem > room(d))
+      plan->oom[plan->n_oom++] = i;
+    else
+      order[m++] = (sortkey_t){.cost = e[i].cost, .mem = e[i].mem, .index = i};
+  }
+  qsort(order, (size_t)m, sizeof *order, by_key);
+  double lb = shd_lower_bound(d, e, n, d->ranks > 0 ? d->ranks : 1);
+  plan->target = d->target > 0 ? d->target : sqrt(2 * lb * d->batch_overhead);
+  int32_t head = 0, tail = m - 1, used = 0;
+  while (head <= tail) {
+    open_t o = {.d = d, .b = &plan->batches[plan->n_batches++]};
+    *o.b = (shd_batch_t){.first = used, .mem = d->batch_mem};
+    plan->members[used++] = add(&o, &order[head++]);
+    for (;;) {
+      /* The next largest, while it fits and, once the GPU is busy, the batch
+       * is below the target; then the smallest ones that fit in the time the
+       * batch takes anyway. */
+      if (head <= tail && fits(&o, &order[head]) &&
+          (free_ride(&o, &order[head]) || o.b->cost < plan->target))
+        plan->members[used++] = add(&o, &order[head++]);
+      else if (head <= tail && fits(&o, &order[tail]) && free_ride(&o, &order[tail]))
+        plan->members[used++] = add(&o, &order[tail--]);
+      else
+        break;
+    }
+  }
+  /* Members ascending; batches by cost, ties by smallest member. */
+  for (int32_t i = 0; i < plan->n_batches; i++) {
+    shd_batch_t *bi = &plan->batches[i];
+    qsort(plan->members + bi->first, (size_t)bi->n, sizeof(int32_t), by_index);
+    /* Its cost again, summed in member order: a function of the set alone. */
+    double sum = 0, max = 0;
+    for (int32_t k = 0; k < bi->n; k++) {
+      double c = e[plan->members[bi->first + k]].cost;
+      sum += c;
+      max = c > max ? c : max;
+    }
+    bi->cost = shd_batch_cost(d, sum, max, bi->n);
+    order[i] = (sortkey_t){.cost = bi->cost, .index = plan->members[bi->first], .slot = i};
+  }
+  qsort(order, (size_t)plan->n_batches, sizeof *order, by_key);
+  shd_batch_t *sorted = malloc(((size_t)plan->n_batches + 1) * sizeof *sorted);
+  if (!sorted) abort();
+  for (int32_t i = 0; i < plan->n_batches; i++)
+    sorted[i] = plan->batches[order[i].slot];
+  free(plan->batches);
+  plan->batches = sorted;
+  free(order);
+  return 0;
+}
+
+void shd_plan_free(shd_plan_t *plan) {
+  free(plan->batches);
+  free(plan->members);
+  free(plan->oom);
+  memset(plan, 0, sizeof *plan);
+}
