@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages the build needs, when run as root; otherwise
+# Installs the Debian/Ubuntu packages the build and the tests need, when run as root; otherwise
 # prints the one apt-get line to run and fails.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libopenmpi-dev openmpi-bin libnetcdf-dev libjansson-dev)
+pkgs=(cmake make gcc pkg-config libopenmpi-dev openmpi-bin libnetcdf-dev libjansson-dev
+      python3-xarray python3-netcdf4 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
