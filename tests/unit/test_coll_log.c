@@ -26,7 +26,7 @@ typedef struct gen_t {
 
 /* The body of one column group: time algbw busbw #wrong [i_min i_max i_p99 i_cv%]. */
 static void group(FILE *f, const gen_t *o, uint64_t size, double t, double factor) {
-  char ts[16], as[16], bs[16];
+  char ts[64], as[64], bs[64];
   double alg = (double)size / 1e3 / t;
   fstr(t, 7, ts);
   fstr(alg, 6, as);
