@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 
 #include "driver/drv.h"
-#include "sim/eng_hash.h"
-#include "sim/eng_world.h"
+#include "traffic/trf.h"
 
 #define DRV_MAX_SETS 256
 #define DRV_MAX_SWEEPS 16
@@ -87,6 +86,7 @@ static int net_flows_from(net_args_t *a, const char *list) {
   return rc;
 }
 
+/* 0; 2 after printing an error; -1 after printing the help. */
 static int net_parse(int argc, char **argv, net_args_t *a) {
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -137,7 +137,7 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       continue;
     } else if (!takes) {
       fputs(net_usage, stdout);
-      exit(0);
+      return -1;
     } else {
       return drv_fail(2, "multiverse net: unknown option %s (multiverse net --help)\n", o);
     }
@@ -149,30 +149,6 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   return 0;
 }
 
-/* Experiment id: a hash of the topology, flows and parameters, so the same
- * experiment draws the same random numbers in any batch, slot or backend. */
-static uint64_t net_exp_id(const topo_t *t, const trf_flows_t *fl, const eng_params_t *p) {
-  char canon[4096];
-  int n = eng_params_canonical(p, canon, sizeof canon);
-  uint64_t h =
-      eng_hash_bytes(0, canon, (size_t)(n < (int)sizeof canon ? n : (int)sizeof canon - 1));
-  h = eng_hash_bytes(h, &t->n_nodes, sizeof t->n_nodes);
-  h = eng_hash_bytes(h, t->is_switch, (size_t)t->n_nodes);
-  h = eng_hash_bytes(h, t->forwards, (size_t)t->n_nodes);
-  for (int32_t l = 0; l < t->n_links; l++) {
-    const topo_link_t *k = &t->links[l];
-    int64_t row[4] = {k->a, k->b, k->rate_bps, k->delay_ps};
-    h = eng_hash_bytes(h, row, sizeof row);
-    h = eng_hash_bytes(h, &k->error_rate, sizeof k->error_rate);
-  }
-  for (int32_t i = 0; i < fl->n; i++) {
-    const trf_flow_t *f = &fl->f[i];
-    int64_t row[6] = {f->src, f->dst, f->sport, f->dport, (int64_t)f->bytes, f->start_ps};
-    h = eng_hash_bytes(h, row, sizeof row);
-  }
-  return eng_mix64(h);
-}
-
 static int net_mkdir(const char *dir) {
   if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
   return drv_fail(2, "multiverse net: cannot create %s: %s\n", dir, strerror(errno));
@@ -181,8 +157,8 @@ static int net_mkdir(const char *dir) {
 /* The parameter sets of --sweep: every combination of the swept values applied
  * on top of `base` (the first --sweep varies slowest). Fills *n, *out (array of
  * n parameter sets) and *labels ("cc=dcqcn lb=spray", n of them). */
-static int net_sweep(const net_args_t *a, const eng_params_t *base, int *n, eng_params_t **out,
-                     char ***labels) {
+static int net_sweep(const net_args_t *a, const job_presets_t *ps, const eng_params_t *base, int *n,
+                     eng_params_t **out, char ***labels) {
   char vals[DRV_MAX_SWEEPS][1024];
   int count[DRV_MAX_SWEEPS];
   long total = 1;
@@ -213,16 +189,34 @@ static int net_sweep(const net_args_t *a, const eng_params_t *base, int *n, eng_
       int key_len = (int)(strchr(a->sweeps[s], '=') - a->sweeps[s]);
       char kv[1200];
       snprintf(kv, sizeof kv, "%.*s=%.*s", key_len, a->sweeps[s], (int)strcspn(v, ","), v);
-      if (eng_params_set(p, kv, err, sizeof err))
+      if (job_param_set(ps, p, kv, err, sizeof err))
         return drv_fail(2, "multiverse net: --sweep %s: %s\n", a->sweeps[s], err);
       size_t used = strlen(label);
       snprintf(label + used, sizeof label - used, "%s%s", used ? " " : "", kv);
     }
-    if (eng_params_check(p, err, sizeof err))
-      return drv_fail(2, "multiverse net: --sweep %s: network parameters: %s\n", label, err);
     (*labels)[c] = strdup(label);
+    if (!(*labels)[c]) return drv_fail(2, "multiverse net: out of memory\n");
   }
   return 0;
+}
+
+/* Experiment ids: the canonical experiment ({"kind":"network","network":{
+ * "topology": TOPO, "flows": FLOWS, every parameter}}, paths as given) and the
+ * content of the files it names (jobs/job_id.c). */
+static int net_ids(const net_args_t *a, int n_combo, const eng_params_t *combo, uint64_t *ids) {
+  char err[1024];
+  int rc = 0;
+  job_digests_t *cache = job_digests_new();
+  if (!cache) return drv_fail(2, "multiverse net: out of memory\n");
+  for (int e = 0; !rc && e < a->n_flows * n_combo; e++) {
+    job_exp_t x = {.topology_file = (char *)a->topo, /* borrowed, not freed */
+                   .flows_file = a->flows[e / n_combo],
+                   .params = combo[e % n_combo]};
+    if (job_exp_id(&x, NULL, cache, &ids[e], err, sizeof err))
+      rc = drv_fail(2, "multiverse net: %s\n", err);
+  }
+  job_digests_free(cache);
+  return rc;
 }
 
 int drv_net(int argc, char **argv) {
@@ -230,17 +224,28 @@ int drv_net(int argc, char **argv) {
   char err[1024];
   int rc = 2;
   topo_t topo = {0};
+  job_presets_t *ps = malloc(sizeof *ps);
   eng_params_t params, *combo = NULL;
   char **labels = NULL;
-  int n_combo = 0, n_exps = 0;
-  trf_flows_t *fl = NULL;
-  tg_t *tgs = NULL;
+  int n_combo = 0, n_exps = 0, n_read = 0;
+  tg_t *tasks = NULL;
+  uint64_t *ids = NULL;
   eng_exp_desc_t *ex = NULL;
-  eng_world_t *w = NULL;
+  eng_batch_t *b = NULL;
   eng_trace_desc_t trace = {0};
-  if (net_parse(argc, argv, &a)) goto fail_args;
-  if (drv_load_params(a.presets, a.sets, a.n_sets, &params)) goto fail_args;
-  if (net_sweep(&a, &params, &n_combo, &combo, &labels)) goto fail_args;
+  FILE *summary = NULL;
+  char path[4096];
+  if (!ps) {
+    drv_fail(2, "multiverse net: out of memory\n");
+    goto fail_args;
+  }
+  int parsed = net_parse(argc, argv, &a);
+  if (parsed) {
+    rc = parsed < 0 ? 0 : 2; /* --help: printed */
+    goto fail_args;
+  }
+  if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
+  if (net_sweep(&a, ps, &params, &n_combo, &combo, &labels)) goto fail_args;
   if ((long)a.n_flows * n_combo > DRV_MAX_EXPS) {
     drv_fail(2, "multiverse net: %d flow files x %d combinations: over %d experiments\n", a.n_flows,
              n_combo, DRV_MAX_EXPS);
@@ -259,54 +264,54 @@ int drv_net(int argc, char **argv) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_topo;
   }
-  fl = calloc((size_t)a.n_flows, sizeof *fl);
-  tgs = calloc((size_t)a.n_flows, sizeof *tgs);
+  tasks = calloc((size_t)a.n_flows, sizeof *tasks);
   ex = calloc((size_t)n_exps, sizeof *ex);
-  if (!fl || !tgs || !ex) {
+  ids = calloc((size_t)n_exps, sizeof *ids);
+  if (!tasks || !ex || !ids) {
     drv_fail(2, "multiverse net: out of memory\n");
-    goto fail_flows;
+    goto fail_tasks;
   }
-  for (int i = 0; i < a.n_flows; i++) {
-    if (trf_read_ns3(a.flows[i], &topo, &fl[i], err, sizeof err)) {
+  for (; n_read < a.n_flows; n_read++) {
+    trf_flows_t fl;
+    if (trf_read_ns3(a.flows[n_read], &topo, &fl, err, sizeof err)) {
       drv_fail(2, "multiverse net: %s\n", err);
-      goto fail_flows;
+      goto fail_tasks;
     }
-    if (trf_to_tg(&fl[i], &tgs[i])) {
+    int conv = trf_to_tg(&fl, &tasks[n_read]);
+    trf_free(&fl);
+    if (conv) {
       drv_fail(2, "multiverse net: out of memory\n");
-      goto fail_flows;
+      goto fail_tasks;
     }
-    for (int c = 0; c < n_combo; c++)
-      ex[i * n_combo + c] = (eng_exp_desc_t){.topo = &topo,
-                                             .tasks = &tgs[i],
-                                             .params = &combo[c],
-                                             .seed = net_exp_id(&topo, &fl[i], &combo[c])};
   }
-  if (net_mkdir(a.out)) goto fail_flows;
+  if (net_ids(&a, n_combo, combo, ids)) goto fail_tasks;
+  for (int e = 0; e < n_exps; e++)
+    ex[e] = (eng_exp_desc_t){
+        .topo = &topo, .tasks = &tasks[e / n_combo], .params = &combo[e % n_combo], .seed = ids[e]};
+  if (net_mkdir(a.out)) goto fail_tasks;
   if (a.trace_rates || a.trace_queues) {
     if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo,
-                        &fl[a.trace_exp / n_combo], &trace))
-      goto fail_flows;
+                        tasks[a.trace_exp / n_combo].n, &trace))
+      goto fail_tasks;
     ex[a.trace_exp].trace = &trace;
   }
-  eng_world_desc_t wd = {.n_exps = n_exps, .exps = ex};
-  w = eng_world_create(&wd, err, sizeof err);
-  if (!w) {
+  eng_batch_desc_t bd = {n_exps, ex};
+  if (eng_batch_create(&bd, &b, err, sizeof err)) {
     drv_fail(2, "multiverse net: %s\n", err);
-    goto fail_flows;
+    goto fail_tasks;
   }
-  w->threads = a.threads;
   if (getenv("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "world: %zu bytes, %.0f per experiment\n", eng_world_bytes(w),
-            (double)eng_world_bytes(w) / n_exps);
+    fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
+            (double)eng_batch_bytes(b) / n_exps);
+  eng_run_desc_t run = {a.backend, a.threads};
   double t0 = omp_get_wtime();
-  if (eng_run(w, a.backend, err, sizeof err)) {
+  if (eng_batch_run(b, &run, err, sizeof err)) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_run;
   }
   double wall = omp_get_wtime() - t0;
-  char path[4096];
   snprintf(path, sizeof path, "%s/summary.jsonl", a.out);
-  FILE *summary = fopen(path, "w");
+  summary = fopen(path, "w");
   if (!summary) {
     drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
     goto fail_run;
@@ -314,24 +319,22 @@ int drv_net(int argc, char **argv) {
   rc = 0;
   for (int e = 0; e < n_exps; e++) {
     int i = e / n_combo, c = e % n_combo;
-    drv_net_report_t r = {e,          a.flows[i], labels[c][0] ? labels[c] : NULL,
-                          &topo,      &fl[i],     &combo[c],
-                          ex[e].seed, wall,       a.backend};
-    int wr = drv_net_write(w, &r, a.out, a.json, summary);
+    drv_net_report_t r = {e,      a.flows[i], labels[c][0] ? labels[c] : NULL,
+                          &topo,  &tasks[i],  &combo[c],
+                          ids[e], wall,       a.backend};
+    int wr = drv_net_write(b, &r, a.out, a.json, summary);
     if (wr > rc) rc = wr;
   }
   if (fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
-  if (trace.every && drv_trace_write(w, a.trace_exp, &trace, &topo, a.out)) rc = 2;
+  if (trace.every && drv_trace_write(b, a.trace_exp, &trace, &topo, a.out)) rc = 2;
 fail_run:
-  eng_world_destroy(w);
-fail_flows:
-  for (int i = 0; fl && i < a.n_flows; i++)
-    trf_free(&fl[i]);
-  for (int i = 0; tgs && i < a.n_flows; i++)
-    tg_free(&tgs[i]);
-  free(fl);
-  free(tgs);
+  eng_batch_destroy(b);
+fail_tasks:
+  for (int i = 0; tasks && i < n_read; i++)
+    tg_free(&tasks[i]);
+  free(tasks);
   free(ex);
+  free(ids);
   free((void *)trace.flows);
   free((void *)trace.ports);
 fail_topo:
@@ -344,5 +347,6 @@ fail_args:
     free(labels[c]);
   free(labels);
   free(combo);
+  free(ps);
   return rc;
 }

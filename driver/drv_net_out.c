@@ -10,7 +10,6 @@
 #include <jansson.h>
 
 #include "driver/drv.h"
-#include "sim/eng_standalone.h"
 
 /* ns-3 writes node id as the IPv4 address 11.0.x.y it gives that node. */
 static uint32_t out_ip(int32_t id) {
@@ -51,9 +50,9 @@ typedef struct out_stats_t {
 } out_stats_t;
 
 /* Writes the finished flows in finish order; fills the FCT statistics. */
-static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const char *path,
+static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const char *path,
                         out_stats_t *st) {
-  const trf_flows_t *fl = r->flows;
+  const tg_t *fl = r->tasks;
   out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
   int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
   double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
@@ -67,18 +66,18 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
   }
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
-    st->bytes += fl->f[i].bytes;
-    int64_t fin = eng_task_end(w, r->index, i);
-    if (fin >= 0) rows[n++] = (out_row_t){fin, i};
+    eng_task_times_t tt;
+    st->bytes += fl->t[i].bytes;
+    if (eng_task_times(b, r->index, i, &tt) == 0 && tt.end >= 0) rows[n++] = (out_row_t){tt.end, i};
   }
   qsort(rows, (size_t)n, sizeof *rows, out_cmp);
   double sum = 0;
   for (int32_t k = 0; k < n; k++) {
-    const trf_flow_t *t = &fl->f[rows[k].idx];
-    int64_t fct = rows[k].finish - t->start_ps;
-    int64_t alone = eng_standalone_fct(r->topo, r->params, t);
-    fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->src),
-            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start_ps / 1000, fct / 1000,
+    const tg_task_t *t = &fl->t[rows[k].idx];
+    int64_t fct = rows[k].finish - t->start;
+    int64_t alone = eng_flow_standalone(r->topo, r->params, t);
+    fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->host),
+            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start / 1000, fct / 1000,
             alone / 1000);
     fcts[k] = fct / 1000;
     sum += (double)fcts[k];
@@ -100,24 +99,30 @@ static int out_fct_file(const eng_world_t *w, const drv_net_report_t *r, const c
   return 0;
 }
 
-int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *outdir, int json,
+int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
                   FILE *summary) {
   eng_result_t res;
-  eng_exp_result(w, r->index, &res);
+  eng_exp_result(b, r->index, &res);
   char path[4096];
   snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir, r->index,
            res.status == ENG_OK ? "" : ".partial");
   out_stats_t st = {0};
-  if (out_fct_file(w, r, path, &st)) return 2;
+  if (res.status == ENG_INVALID) { /* nothing ran: no FCT file */
+    for (int32_t i = 0; i < r->tasks->n; i++)
+      st.bytes += r->tasks->t[i].bytes;
+  } else if (out_fct_file(b, r, path, &st)) {
+    return 2;
+  }
+  const char *reason = res.status == ENG_INVALID ? res.message : eng_fail_text(res.fail);
   double rate = r->wall_s > 0 ? (double)res.packet_hops / r->wall_s : 0;
   char id[17];
   snprintf(id, sizeof id, "%016" PRIx64, r->id);
   json_t *o = json_pack(
       "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:f,s:f}",
       "experiment", r->index, "flows_file", r->flows_path, "experiment_id", id, "status",
-      eng_status_name(res.status), "reason", eng_fail_text(res.fail), "flows", r->flows->n,
-      "flows_done", st.done, "bytes", (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct,
-      "p99_fct_ns", (json_int_t)st.p99_fct, "mean_fct_ns", (json_int_t)st.mean_fct, "drops",
+      eng_status_name(res.status), "reason", reason, "flows", r->tasks->n, "flows_done", st.done,
+      "bytes", (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct, "p99_fct_ns",
+      (json_int_t)st.p99_fct, "mean_fct_ns", (json_int_t)st.mean_fct, "drops",
       (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
       (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
       (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
@@ -155,14 +160,17 @@ int drv_net_write(const eng_world_t *w, const drv_net_report_t *r, const char *o
   fprintf(summary, "%s\n", line);
   if (json) {
     printf("%s\n", line);
+  } else if (res.status == ENG_INVALID) {
+    printf("exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
+           r->sweep ? r->sweep : "", r->sweep ? "]" : "", reason);
   } else {
     printf("exp %d %s%s%s%s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
            "ns p99_slowdown=%.2f drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64
            " hops=%" PRId64 " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
-           r->sweep ? "]" : "", eng_status_name(res.status), r->flows->n, st.bytes, st.max_fct,
+           r->sweep ? "]" : "", eng_status_name(res.status), r->tasks->n, st.bytes, st.max_fct,
            st.p99_fct, st.p99_slow, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps,
-           res.packet_hops, r->wall_s, rate, res.fail ? ": " : "", eng_fail_text(res.fail));
+           res.packet_hops, r->wall_s, rate, *reason ? ": " : "", reason);
   }
   free(line);
   return res.status == ENG_OK ? 0 : 1;

@@ -11,17 +11,18 @@
 #define TRACE_MAX_SAMPLES 200000
 
 int drv_trace_parse(const char *rates, const char *queues, double every_us, const topo_t *t,
-                    const trf_flows_t *fl, eng_trace_desc_t *out) {
+                    int32_t n_flows, eng_trace_desc_t *out) {
   int32_t *flows = calloc(1024, sizeof *flows), *ports = calloc(1024, sizeof *ports);
   out->flows = flows;
   out->ports = ports;
+  if (!flows || !ports) return drv_fail(2, "multiverse net: out of memory\n");
   for (const char *s = rates; s && *s;) {
     char *end;
     long i = strtol(s, &end, 10);
-    if (end == s || i < 0 || i >= fl->n || out->n_flows == 1024)
+    if (end == s || i < 0 || i >= n_flows || out->n_flows == 1024)
       return drv_fail(
           2, "multiverse net: --trace-rates %s: expected flow indices 0..%d, comma-separated\n",
-          rates, fl->n - 1);
+          rates, n_flows - 1);
     flows[out->n_flows++] = (int32_t)i;
     s = *end == ',' ? end + 1 : end;
     if (*end && *end != ',')
@@ -47,7 +48,7 @@ int drv_trace_parse(const char *rates, const char *queues, double every_us, cons
   return 0;
 }
 
-int drv_trace_write(const eng_world_t *w, int e, const eng_trace_desc_t *tr, const topo_t *t,
+int drv_trace_write(const eng_batch_t *b, int e, const eng_trace_desc_t *tr, const topo_t *t,
                     const char *outdir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/trace-%d.csv", outdir, e);
@@ -60,10 +61,10 @@ int drv_trace_write(const eng_world_t *w, int e, const eng_trace_desc_t *tr, con
     fprintf(f, ",queue_%d_%d_bytes", t->ports[tr->ports[i]].node, t->ports[tr->ports[i]].peer);
   fprintf(f, "\n");
   int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports;
-  for (int32_t k = 0; k < eng_trace_samples(w, e); k++) {
-    fprintf(f, "%.6f", eng_trace_value(w, e, k, 0) / 1e6);
+  for (int32_t k = 0; k < eng_trace_samples(b, e); k++) {
+    fprintf(f, "%.6f", eng_trace_value(b, e, k, 0) / 1e6);
     for (int32_t s = 1; s < nser; s++)
-      fprintf(f, ",%.17g", eng_trace_value(w, e, k, s));
+      fprintf(f, ",%.17g", eng_trace_value(b, e, k, s));
     fprintf(f, "\n");
   }
   if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);

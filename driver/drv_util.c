@@ -13,17 +13,17 @@ int drv_fail(int rc, const char *fmt, ...) {
   return rc;
 }
 
-int drv_load_params(const char *path, const char *const *sets, int n_sets, eng_params_t *p) {
+int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
+                    eng_params_t *p) {
   char err[1024], def[4096];
   if (!path) path = getenv("MULTIVERSE_PRESETS") ? NULL : MV_PRESET_DIR "/network.json";
   if (!path) {
     snprintf(def, sizeof def, "%s/network.json", getenv("MULTIVERSE_PRESETS"));
     path = def;
   }
-  if (eng_params_defaults(path, p, err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
+  if (job_presets_load(path, ps, err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
+  *p = ps->defaults;
   for (int i = 0; i < n_sets; i++)
-    if (eng_params_set(p, sets[i], err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
-  if (eng_params_check(p, err, sizeof err))
-    return drv_fail(2, "multiverse: network parameters: %s\n", err);
+    if (job_param_set(ps, p, sets[i], err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
   return 0;
 }

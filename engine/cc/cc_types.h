@@ -25,32 +25,53 @@ typedef struct cc_int_t {
   cc_int_hop_t hop[CC_INT_HOPS];
 } cc_int_t;
 
-/* Parameters of one experiment's congestion control. Rates bit/s, times ps. */
+/* Parameters of each algorithm, declared once: X(A, key, unit, type, field,
+ * kind). The cc_params_t fields below and the keys users write (`--set`, job
+ * files, the presets' cc_presets; jobs/ parses them) are generated from it.
+ *   key    dcqcn_g, ...; unit: how the user's value becomes the stored one
+ *          (engine/sim/eng_params.h lists the units)
+ *   type field  its storage in cc_params_t; kind: the algorithm (cc_kind_t
+ *          without CC_) whose presets must set it
+ * Rates bit/s, times ps, sizes bytes. */
+#define CC_PARAMS(X, A)                                                                            \
+  /* DCQCN (Zhu et al., SIGCOMM'15) */                                                             \
+  X(A, dcqcn_g, REAL, double, g, DCQCN)                          /* alpha gain */                  \
+  X(A, dcqcn_alpha_timer_us, US, int64_t, alpha_timer, DCQCN)    /* ps between alpha updates */    \
+  X(A, dcqcn_rate_inc_timer_us, US, int64_t, inc_timer, DCQCN)   /* ps between timer increases */  \
+  X(A, dcqcn_byte_counter_kb, KIB, int64_t, byte_counter, DCQCN) /* bytes between byte stages */   \
+  X(A, dcqcn_fast_steps, COUNT, int32_t, fast_steps, DCQCN)      /* F: fast-recovery stages */     \
+  X(A, dcqcn_rate_ai_mbps, MBPS, double, rate_ai, DCQCN)         /* additive increase, bit/s */    \
+  X(A, dcqcn_rate_hai_mbps, MBPS, double, rate_hai, DCQCN)       /* hyper increase, bit/s */       \
+  X(A, dcqcn_min_rate_mbps, MBPS, double, min_rate, DCQCN)       /* bit/s */                       \
+  /* ps: a receiver sends at most one CNP per flow per interval */                                 \
+  X(A, dcqcn_cnp_interval_us, US, int64_t, cnp_interval, DCQCN)                                    \
+  /* ps: a sender cuts its rate at most once per interval */                                       \
+  X(A, dcqcn_dec_interval_us, US, int64_t, dec_interval, DCQCN)                                    \
+  /* 1: every cut sets RT = RC; 0: only after an increase stage */                                 \
+  X(A, dcqcn_clamp_target, BOOL, int32_t, clamp_target, DCQCN)                                     \
+  /* bytes in flight a rate-based flow may have; 0: none; -1: the flow's                           \
+   * bandwidth-delay product (NIC rate x base RTT) */                                              \
+  X(A, dcqcn_window_kb, KIB, int64_t, window, DCQCN)                                               \
+  /* 1: the window shrinks with the rate (window * RC / line) */                                   \
+  X(A, dcqcn_var_window, BOOL, int32_t, var_window, DCQCN)                                         \
+  /* DCTCP (Alizadeh et al., SIGCOMM'10) */                                                        \
+  X(A, dctcp_g, REAL, double, dctcp_g, DCTCP)              /* alpha gain */                        \
+  X(A, dctcp_init_cwnd_kb, KIB, int64_t, init_cwnd, DCTCP) /* bytes */                             \
+  /* HPCC (Li et al., SIGCOMM'19) */                                                               \
+  X(A, hpcc_eta, REAL, double, eta, HPCC)               /* target utilisation */                   \
+  X(A, hpcc_max_stage, COUNT, int32_t, max_stage, HPCC) /* additive stages, then multiply */       \
+  /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */                                \
+  X(A, hpcc_ai_mbps, MBPS, double, hpcc_ai, HPCC)                                                  \
+  /* 1: react on every ACK (the reference window once per RTT) */                                  \
+  X(A, hpcc_fast_react, BOOL, int32_t, fast_react, HPCC)
+
+/* Parameters of one experiment's congestion control (the key `cc` chooses the
+ * kind and a preset of values). */
 typedef struct cc_params_t {
   int32_t kind; /* cc_kind_t */
-  /* DCQCN (Zhu et al., SIGCOMM'15) */
-  double g;             /* alpha gain */
-  int64_t alpha_timer;  /* ps between alpha updates */
-  int64_t inc_timer;    /* ps between timer-driven rate increases */
-  int64_t byte_counter; /* bytes between byte-driven rate increases */
-  int32_t fast_steps;   /* F: fast-recovery stages */
-  double rate_ai;       /* additive increase, bit/s */
-  double rate_hai;      /* hyper increase, bit/s */
-  double min_rate;      /* bit/s */
-  int64_t cnp_interval; /* ps: receiver sends at most one CNP per flow per interval */
-  int64_t dec_interval; /* ps: sender cuts its rate at most once per interval */
-  int32_t clamp_target; /* 1: every cut sets RT = RC; 0: only after an increase stage */
-  int64_t window;       /* bytes in flight a rate-based flow may have; 0: none; -1: the
-                         * flow's bandwidth-delay product (NIC rate x base RTT) */
-  int32_t var_window;   /* 1: the window shrinks with the rate (window * RC / line) */
-  /* DCTCP (Alizadeh et al., SIGCOMM'10) */
-  double dctcp_g;    /* alpha gain */
-  int64_t init_cwnd; /* bytes */
-  /* HPCC (Li et al., SIGCOMM'19) */
-  double eta;         /* target utilisation */
-  int32_t max_stage;  /* additive stages before a multiplicative update */
-  double hpcc_ai;     /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */
-  int32_t fast_react; /* 1: react on every ACK (the reference window once per RTT) */
+#define CC_PARAM_FIELD(A, key, unit, type, field, kind) type field;
+  CC_PARAMS(CC_PARAM_FIELD, _)
+#undef CC_PARAM_FIELD
 } cc_params_t;
 
 /* Sender-side state every flow keeps, whatever its congestion control. */

@@ -29,7 +29,7 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
  * everything sent during one delay, plus one window, plus one serialisation,
  * at the smallest packet size — it can never overflow. Compact (the default):
  * the same span in MTU packets, twice over, plus 16 for control packets and
- * short last packets; an overflow fails the experiment and eng_run runs it
+ * short last packets; an overflow fails the experiment and eng_world_run runs it
  * again with worst-case rings. */
 static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int worst) {
   if (p->ring_cap > 0) return (uint32_t)p->ring_cap;
@@ -55,106 +55,113 @@ static uint64_t build_q32(double v) {
   return q >= 4294967296.0 ? 4294967296ULL : (uint64_t)q;
 }
 
-/* The first experiment of the batch with e's topology: routing tables are
+int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
+  const topo_t *t = x->topo;
+  const eng_params_t *p = x->params;
+  const tg_t *g = x->tasks;
+  for (int tab = 0; tab < ENG_T_COUNT; tab++)
+    rows[tab] = 0;
+  int64_t *tasks = calloc((size_t)t->n_nodes + 1, sizeof *tasks);
+  int64_t *nflows = calloc((size_t)t->n_nodes + 1, sizeof *nflows);
+  if (!tasks || !nflows) {
+    free(tasks);
+    free(nflows);
+    return -1;
+  }
+  int64_t flows = 0, streamed = 0;
+  for (int32_t i = 0; i < g->n; i++) {
+    tasks[g->t[i].host]++;
+    nflows[g->t[i].host] += g->t[i].kind == TG_FLOW;
+    flows += g->t[i].kind == TG_FLOW;
+    streamed += g->t[i].stream >= 0;
+  }
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    int32_t ports = t->port_off[i + 1] - t->port_off[i];
+    rows[ENG_T_rbit] += (int64_t)ports * ((nflows[i] + 63) / 64);
+    rows[ENG_T_poke] += 2 * ((tasks[i] + 31) / 32);
+  }
+  free(tasks);
+  free(nflows);
+  rows[ENG_T_exp] = 1;
+  rows[ENG_T_node] = t->n_nodes;
+  rows[ENG_T_port] = 2 * (int64_t)t->n_links;
+  rows[ENG_T_flow] = flows;
+  rows[ENG_T_dcqcn] = p->ccp.kind == CC_DCQCN ? flows : 0; /* per-algorithm CC state */
+  rows[ENG_T_dctcp] = p->ccp.kind == CC_DCTCP ? flows : 0;
+  rows[ENG_T_hpcc] = p->ccp.kind == CC_HPCC ? flows : 0;
+  rows[ENG_T_task] = g->n;
+  rows[ENG_T_pred] = g->n_edges + streamed; /* at most one stream edge per member */
+  rows[ENG_T_succ] = g->n_edges + streamed;
+  rows[ENG_T_heap] = g->n;
+  rows[ENG_T_rank] = flows;
+  rows[ENG_T_route] = (int64_t)t->routes.n_rows * t->routes.n_groups;
+  rows[ENG_T_set] = (int64_t)t->routes.n_sets + 1;
+  rows[ENG_T_setport] = t->routes.set_off[t->routes.n_sets];
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    rows[ENG_T_pool] += build_node_slots(t, p, i);
+    rows[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
+  }
+  for (int32_t l = 0; l < t->n_links; l++)
+    rows[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l], worst_rings);
+  rows[ENG_T_pfc] = 2 * rows[ENG_T_ring];
+  const eng_trace_desc_t *tr = x->trace;
+  if (tr && tr->every > 0) {
+    int64_t nser = 1 + 2 * (int64_t)tr->n_flows + tr->n_ports;
+    rows[ENG_T_tser] = nser;
+    rows[ENG_T_tval] = nser * tr->max_samples;
+  }
+  if (p->ccp.kind == CC_HPCC) {
+    rows[ENG_T_pint] = rows[ENG_T_pool];
+    rows[ENG_T_rint] = rows[ENG_T_ring];
+  }
+  return 0;
+}
+
+/* The first of the n experiments x with e's topology: routing tables are
  * read-only, so experiments on one topology share one copy. */
-static int32_t build_routes_of(const eng_world_desc_t *d, int32_t e) {
+static int32_t build_routes_of(const eng_exp_desc_t *x, int32_t e) {
   for (int32_t j = 0; j < e; j++)
-    if (d->exps[j].topo == d->exps[e].topo) return j;
+    if (x[j].topo == x[e].topo) return j;
   return e;
 }
 
-static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
-  for (int32_t e = 0; e < d->n_exps; e++) {
-    const topo_t *t = d->exps[e].topo;
-    const eng_params_t *p = d->exps[e].params;
-    const tg_t *g = d->exps[e].tasks;
-    int64_t flows = 0;
-    for (int32_t i = 0; i < g->n; i++) {
-      if (g->t[i].kind != TG_FLOW) continue;
-      flows++;
-      if ((g->t[i].bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
-        char what[64];
-        if (g->t[i].line > 0)
-          snprintf(what, sizeof what, "flow on line %d", g->t[i].line);
-        else
-          snprintf(what, sizeof what, "flow (task %d)", i);
-        snprintf(err, errlen,
-                 "experiment %d, %s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)",
-                 e, what, (unsigned long long)g->t[i].bytes, p->mtu);
-        return -1;
-      }
-    }
-    int64_t *tasks = calloc((size_t)t->n_nodes + 1, sizeof *tasks);
-    int64_t *nflows = calloc((size_t)t->n_nodes + 1, sizeof *nflows);
-    if (!tasks || !nflows) {
-      free(tasks);
-      free(nflows);
-      snprintf(err, errlen, "out of memory counting the world's rows");
-      return -1;
-    }
-    for (int32_t i = 0; i < g->n; i++) {
-      tasks[g->t[i].host]++;
-      nflows[g->t[i].host] += g->t[i].kind == TG_FLOW;
-    }
-    for (int32_t i = 0; i < t->n_nodes; i++) {
-      int32_t ports = t->port_off[i + 1] - t->port_off[i];
-      w->n[ENG_T_rbit] += (int64_t)ports * ((nflows[i] + 63) / 64);
-      w->n[ENG_T_poke] += 2 * ((tasks[i] + 31) / 32);
-    }
-    free(tasks);
-    free(nflows);
-    int64_t streamed = 0;
-    for (int32_t i = 0; i < g->n; i++)
-      streamed += g->t[i].stream >= 0;
-    w->n[ENG_T_exp]++;
-    w->n[ENG_T_node] += t->n_nodes;
-    w->n[ENG_T_port] += 2 * (int64_t)t->n_links;
-    w->n[ENG_T_flow] += flows;
-    if (p->ccp.kind == CC_DCQCN) w->n[ENG_T_dcqcn] += flows;
-    if (p->ccp.kind == CC_DCTCP) w->n[ENG_T_dctcp] += flows;
-    if (p->ccp.kind == CC_HPCC) w->n[ENG_T_hpcc] += flows;
-    w->n[ENG_T_task] += g->n;
-    w->n[ENG_T_pred] += g->n_edges + streamed; /* at most one stream edge per member */
-    w->n[ENG_T_succ] += g->n_edges + streamed;
-    if (build_routes_of(d, e) == e) { /* one copy of each topology's routes */
-      w->n[ENG_T_route] += (int64_t)t->routes.n_rows * t->routes.n_groups;
-      w->n[ENG_T_set] += (int64_t)t->routes.n_sets + 1;
-      w->n[ENG_T_setport] += t->routes.set_off[t->routes.n_sets];
-    }
-    for (int32_t i = 0; i < t->n_nodes; i++) {
-      w->n[ENG_T_pool] += build_node_slots(t, p, i);
-      w->n[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
-    }
-    for (int32_t l = 0; l < t->n_links; l++)
-      w->n[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l], d->worst_rings);
-    const eng_trace_desc_t *tr = d->exps[e].trace;
-    if (tr && tr->every > 0) {
-      int64_t nser = 1 + 2 * (int64_t)tr->n_flows + tr->n_ports;
-      w->n[ENG_T_tser] += nser;
-      w->n[ENG_T_tval] += nser * tr->max_samples;
-    }
-  }
-  w->n[ENG_T_heap] = w->n[ENG_T_task];
-  w->n[ENG_T_rank] = w->n[ENG_T_flow];
-  w->n[ENG_T_pfc] = 2 * w->n[ENG_T_ring];
+int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+                         int64_t rows[ENG_T_COUNT]) {
   int hpcc = 0;
-  for (int32_t e = 0; e < d->n_exps; e++)
-    hpcc |= d->exps[e].params->ccp.kind == CC_HPCC;
-  w->n[ENG_T_pint] = hpcc ? w->n[ENG_T_pool] : 0;
-  w->n[ENG_T_rint] = hpcc ? w->n[ENG_T_ring] : 0;
+  for (int tab = 0; tab < ENG_T_COUNT; tab++)
+    rows[tab] = 0;
+  for (int32_t e = 0; e < n; e++) {
+    int64_t r[ENG_T_COUNT];
+    if (eng_world_rows(&x[e], worst_rings, r)) return -1;
+    if (build_routes_of(x, e) != e) r[ENG_T_route] = r[ENG_T_set] = r[ENG_T_setport] = 0;
+    for (int tab = 0; tab < ENG_T_COUNT; tab++)
+      rows[tab] += r[tab];
+    hpcc |= x[e].params->ccp.kind == CC_HPCC;
+  }
+  rows[ENG_T_pint] = hpcc ? rows[ENG_T_pool] : 0;
+  rows[ENG_T_rint] = hpcc ? rows[ENG_T_ring] : 0;
+  return 0;
+}
+
+static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
+  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n)) {
+    snprintf(err, errlen, "out of memory counting the world's rows");
+    return ENG_E_NOMEM;
+  }
   /* Rows are addressed with int32 offsets. */
   for (int tab = 0; tab < ENG_T_COUNT; tab++)
     if (w->n[tab] > INT32_MAX / 2) {
       snprintf(err, errlen,
                "batch too large for one world (more than 2^30 rows in one table): split it");
-      return -1;
+      return ENG_E_TOO_BIG;
     }
   return 0;
 }
 
 /* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */
-static void build_tiers(const topo_t *t, uint8_t *tier) {
+static int build_tiers(const topo_t *t, uint8_t *tier) {
   int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
+  if (!queue) return -1;
   for (int32_t i = 0; i < t->n_nodes; i++) {
     tier[i] = t->is_switch[i] ? 255 : 0;
     if (!t->is_switch[i]) queue[tail++] = i;
@@ -170,6 +177,7 @@ static void build_tiers(const topo_t *t, uint8_t *tier) {
     }
   }
   free(queue);
+  return 0;
 }
 
 /* Row offsets where experiment e's rows start in each table. */
@@ -408,10 +416,22 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
   return 0;
 }
 
+/* Experiment e's parameter columns: a copy of every COL line of ENG_PARAMS. */
+static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
+#define BUILD_COPY(A, key, unit, type, field, col) BUILD_COPY_##col(field)
+#define BUILD_COPY_COL(field) c->exp_##field[e] = p->field;
+#define BUILD_COPY_NOCOL(field)
+  ENG_PARAMS(BUILD_COPY, _)
+#undef BUILD_COPY
+#undef BUILD_COPY_COL
+#undef BUILD_COPY_NOCOL
+}
+
+/* Fills experiment e's rows; 0 or -1 when out of memory. */
 static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
                      build_routes_t *rt) {
   int worst_rings = w->desc.worst_rings;
-  int32_t owner = build_routes_of(&w->desc, e);
+  int32_t owner = build_routes_of(w->desc.exps, e);
   if (owner == e) {
     rt[e] = (build_routes_t){b->route, b->set, b->setport};
     const topo_routes_t *r = &xd->topo->routes;
@@ -443,34 +463,21 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     if (t->links[l].delay_ps < window) window = t->links[l].delay_ps;
   c->exp_seed[e] = xd->seed;
   c->exp_next_t[e] = ENG_INF;
-  c->exp_max_time[e] = p->max_time;
   c->exp_fail[e] = ENG_INF;
   c->exp_n_tasks[e] = g->n;
   c->exp_task_off[e] = b->task;
   c->exp_n_flows[e] = m.ffirst[t->n_nodes];
   c->exp_flow_off[e] = b->flow;
-  c->exp_sync[e] = p->sync;
   c->exp_node_off[e] = b->node;
   c->exp_n_nodes[e] = t->n_nodes;
   c->exp_port_off[e] = b->port;
   c->exp_n_ports[e] = 2 * t->n_links;
-  c->exp_mtu[e] = p->mtu;
-  c->exp_header[e] = p->header;
-  c->exp_ctrl_bytes[e] = p->ctrl_bytes;
-  c->exp_buffer[e] = p->buffer;
-  c->exp_pfc[e] = p->pfc;
-  c->exp_pfc_xoff[e] = p->pfc_xoff;
-  c->exp_pfc_a16[e] = (int64_t)llround(p->pfc_alpha * 65536.0);
-  c->exp_pfc_resume[e] = p->pfc_resume;
-  c->exp_ecn[e] = p->ecn;
-  c->exp_lb[e] = p->lb;
-  c->exp_ccp[e] = p->ccp;
-  c->exp_ack_every[e] = p->ack_every;
-  c->exp_reorder[e] = p->reorder;
-  c->exp_flowlet_gap[e] = p->flowlet_gap;
-  c->exp_rto[e] = p->rto;
+  build_params(c, e, p);
 
-  build_tiers(t, &c->node_tier[b->node]);
+  if (build_tiers(t, &c->node_tier[b->node])) {
+    build_tmp_free(&m);
+    return -1;
+  }
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t x = b->node + i;
     int32_t np = t->port_off[i + 1] - t->port_off[i];
@@ -554,22 +561,23 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   return 0;
 }
 
-size_t eng_world_estimate(const eng_world_desc_t *d) {
-  eng_world_t w;
-  char err[256];
-  memset(&w, 0, sizeof w);
-  if (build_count(&w, d, err, sizeof err)) return 0;
-  size_t b = 0;
-#define ENG_SIZE(tab, type, name) b += (size_t)w.n[ENG_T_##tab] * sizeof(type);
-  ENG_COLUMNS(ENG_SIZE)
-#undef ENG_SIZE
-  return b;
+int64_t eng_world_estimate(const eng_world_desc_t *d) {
+  int64_t rows[ENG_T_COUNT], bytes = 0;
+  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, rows)) return -1;
+  for (int t = 0; t < ENG_T_COUNT; t++)
+    bytes += rows[t] * eng_world_row_bytes(t);
+  return bytes;
 }
 
-eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen) {
+int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, size_t errlen) {
+  int rc = ENG_E_NOMEM;
+  build_routes_t *rt = NULL;
   eng_world_t *w = calloc(1, sizeof *w);
+  *out = NULL;
   if (!w) goto fail_oom;
-  if (build_count(w, d, err, errlen)) goto fail;
+  rc = build_count(w, d, err, errlen);
+  if (rc) goto fail;
+  rc = ENG_E_NOMEM;
   w->n_exps = d->n_exps;
   w->desc = *d;
   w->desc.exps = malloc(((size_t)d->n_exps + 1) * sizeof *d->exps);
@@ -577,21 +585,19 @@ eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errle
   memcpy((eng_exp_desc_t *)w->desc.exps, d->exps, (size_t)d->n_exps * sizeof *d->exps);
   eng_cols_alloc(w);
   w->exp_task_row = calloc((size_t)w->n[ENG_T_task] + 1, sizeof(int32_t));
-  if (!eng_cols_ok(w) || !w->exp_task_row) goto fail_oom;
+  rt = malloc(((size_t)d->n_exps + 1) * sizeof *rt);
+  if (!eng_cols_ok(w) || !w->exp_task_row || !rt) goto fail_oom;
   build_base_t b = {0};
-  build_routes_t *rt = malloc(((size_t)d->n_exps + 1) * sizeof *rt);
-  if (!rt) goto fail_oom;
   for (int32_t e = 0; e < d->n_exps; e++)
-    if (build_exp(w, e, &d->exps[e], &b, rt)) {
-      free(rt);
-      goto fail_oom;
-    }
+    if (build_exp(w, e, &d->exps[e], &b, rt)) goto fail_oom;
   free(rt);
-  return w;
+  *out = w;
+  return 0;
 fail_oom:
-  snprintf(err, errlen, "out of memory building the world (%zu bytes of tables)",
-           w ? eng_world_bytes(w) : 0);
+  snprintf(err, errlen, "out of memory building the world (%lld bytes of tables)",
+           w ? (long long)eng_world_bytes(w) : 0LL);
 fail:
+  free(rt);
   eng_world_destroy(w);
-  return NULL;
+  return rc;
 }

@@ -47,13 +47,4 @@ ENG_INLINE uint32_t eng_rng_u32(uint64_t seed, uint32_t a, uint32_t b, uint64_t 
   return (uint32_t)(eng_hash4(seed, a, b, (uint32_t)(counter >> 32), (uint32_t)counter) >> 32);
 }
 
-/* 64-bit FNV-1a over bytes, then mixed: experiment ids from canonical text. */
-static inline uint64_t eng_hash_bytes(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = (const unsigned char *)data;
-  if (h == 0) h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
-
 #endif

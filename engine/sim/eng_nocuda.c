@@ -8,7 +8,7 @@
 int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   (void)w;
   snprintf(err, errlen, "%s", eng_cuda_unavailable_reason());
-  return -1;
+  return ENG_E_DEVICE;
 }
 
 size_t eng_cuda_free_bytes(void) {

@@ -1,6 +1,9 @@
-/* Network parameters of one experiment (what `--set key=value` changes) and their
- * parsing. Defaults come from jobs/presets/network.json; docs/model.md defines
- * what each one does. */
+/* Network parameters of one experiment, declared once in ENG_PARAMS (and
+ * CC_PARAMS, cc/cc_types.h): the struct below, the experiment columns
+ * (eng_world.h), build's copies and the keys users write with their units
+ * (jobs/: --set, job files, presets, canonical text) are generated from that
+ * list. Defaults live in jobs/presets/network.json; docs/model.md defines what
+ * each one does. */
 #ifndef ENG_PARAMS_H
 #define ENG_PARAMS_H
 
@@ -10,16 +13,6 @@
 #include "cc/cc_types.h"
 
 typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1, ENG_LB_ADAPTIVE = 2 } eng_lb_t;
-/* A named congestion-control preset (jobs/presets/network.json cc_presets):
- * its parameters and, where it names them, the switches' ECN thresholds. */
-typedef struct eng_cc_preset_t {
-  char name[32];
-  cc_params_t cc;
-  int64_t ecn_kmin, ecn_kmax; /* bytes; -2: the preset leaves them */
-  double ecn_pmax;            /* -2: left */
-} eng_cc_preset_t;
-
-#define ENG_CC_PRESETS_MAX 8
 
 /* Packets beyond rcv_nxt a re-order tolerant receiver can hold. */
 #define ENG_RX_WINDOW 256
@@ -36,49 +29,75 @@ typedef struct eng_ecn_row_t {
 
 #define ENG_ECN_ROWS_MAX 16
 
+/* RED thresholds by port speed, rows by ascending gbps. */
+typedef struct eng_ecn_table_t {
+  int32_t n;
+  eng_ecn_row_t row[ENG_ECN_ROWS_MAX];
+} eng_ecn_table_t;
+
+/* X(A, key, unit, type, field, col), one line per parameter (A passes through
+ * to X):
+ *   key    what users write: --set KEY=VALUE, network.KEY of a job file, the
+ *          defaults of jobs/presets/network.json
+ *   unit   how the user's value becomes the stored one (jobs/job_param.c):
+ *          COUNT integer; BOOL true/false; KIB KiB -> bytes; MIB MiB -> bytes;
+ *          US us -> ps; S s -> ps; REAL as is; MBPS Mb/s -> bit/s; Q16 number x
+ *          2^16; LB, CC a name; ECN_TABLE {"GBPS": [kmin_KB, kmax_KB, pmax]};
+ *          KIB and MBPS store any negative value as -1 ("derived")
+ *   type field   its storage in eng_params_t
+ *   col    COL: copied into the experiment column exp_<field> (eng_world.h);
+ *          NOCOL: read while building the world only
+ * Adding a parameter is one line here (or in CC_PARAMS), its default and
+ * source in jobs/presets/network.json, and a check in eng_params_check. */
+#define ENG_PARAMS(X, A)                                                                           \
+  X(A, mtu, COUNT, int32_t, mtu, COL)               /* payload bytes per data packet */            \
+  X(A, header, COUNT, int32_t, header, COL)         /* bytes added to every data packet */         \
+  X(A, ctrl_bytes, COUNT, int32_t, ctrl_bytes, COL) /* wire bytes of ACK, NACK, CNP */             \
+  X(A, buffer_mb, MIB, int64_t, buffer, COL)        /* bytes of shared data buffer per switch */   \
+  /* packet descriptors per switch (0: derived, see model.md) */                                   \
+  X(A, pool_pkts, COUNT, int32_t, pool_pkts, NOCOL)                                                \
+  X(A, host_slots, COUNT, int32_t, host_slots, NOCOL) /* control descriptors per host */           \
+  X(A, pfc, BOOL, int32_t, pfc, COL)                  /* 1: lossless (PFC on) */                   \
+  /* bytes per ingress; 0: dynamic, pfc_alpha * free buffer */                                     \
+  X(A, pfc_xoff_kb, KIB, int64_t, pfc_xoff, COL)                                                   \
+  X(A, pfc_alpha, Q16, int64_t, pfc_a16, COL) /* dynamic threshold factor * 2^16 */                \
+  /* bytes below XOFF at which RESUME is sent */                                                   \
+  X(A, pfc_resume_kb, KIB, int64_t, pfc_resume, COL)                                               \
+  X(A, ecn, BOOL, int32_t, ecn, COL)               /* 1: RED/ECN marking at switch egress */       \
+  X(A, ecn_kmin_kb, KIB, int64_t, ecn_kmin, NOCOL) /* bytes; -1: by port speed (ecn_table) */      \
+  X(A, ecn_kmax_kb, KIB, int64_t, ecn_kmax, NOCOL) /* bytes; -1: by port speed */                  \
+  X(A, ecn_pmax, REAL, double, ecn_pmax, NOCOL)    /* -1: by port speed */                         \
+  X(A, ecn_by_link_gbps, ECN_TABLE, eng_ecn_table_t, ecn_table, NOCOL)                             \
+  X(A, lb, LB, int32_t, lb, COL)      /* eng_lb_t */                                               \
+  X(A, cc, CC, cc_params_t, ccp, COL) /* congestion control of every flow */                       \
+  /* ACK every N in-order packets (and the last) */                                                \
+  X(A, ack_every, COUNT, int32_t, ack_every, COL)                                                  \
+  /* 1: receivers keep out-of-order packets (ENG_RX_WINDOW), no NACK */                            \
+  X(A, reorder, BOOL, int32_t, reorder, COL)                                                       \
+  /* ps: lb=adaptive starts a new flowlet after this idle gap */                                   \
+  X(A, flowlet_gap_us, US, int64_t, flowlet_gap, COL)                                              \
+  X(A, rto_us, US, int64_t, rto, COL) /* ps, retransmission timeout */                             \
+  /* ps of simulated time before the experiment is timed_out */                                    \
+  X(A, max_time_s, S, int64_t, max_time, COL)                                                      \
+  /* in-flight packets per link direction (power of 2; 0: derived) */                              \
+  X(A, ring_cap, COUNT, int32_t, ring_cap, NOCOL)                                                  \
+  /* ps: an event of one host's task becomes known to another's */                                 \
+  X(A, sync_us, US, int64_t, sync, COL)
+
 typedef struct eng_params_t {
-  int32_t mtu;        /* payload bytes per data packet */
-  int32_t header;     /* bytes added to every data packet on the wire */
-  int32_t ctrl_bytes; /* wire bytes of ACK, NACK, CNP */
-  int64_t buffer;     /* bytes of shared data buffer per switch */
-  int32_t pool_pkts;  /* packet descriptors per switch (0: derived, see model.md) */
-  int32_t host_slots; /* control-packet descriptors per host */
-  int32_t pfc;        /* 1: lossless (PFC on) */
-  int64_t pfc_xoff;   /* bytes per ingress; 0: dynamic, pfc_alpha * free buffer */
-  double pfc_alpha;   /* dynamic threshold factor */
-  int64_t pfc_resume; /* bytes below XOFF at which RESUME is sent */
-  int32_t ecn;        /* 1: RED/ECN marking at switch egress */
-  int64_t ecn_kmin;   /* bytes; -1: by port speed from ecn_table */
-  int64_t ecn_kmax;   /* bytes; -1: by port speed */
-  double ecn_pmax;    /* -1: by port speed */
-  int32_t n_ecn_rows;
-  eng_ecn_row_t ecn_table[ENG_ECN_ROWS_MAX];
-  eng_lb_t lb;
-  cc_params_t ccp; /* congestion control of every flow */
-  int32_t n_cc_presets;
-  eng_cc_preset_t cc_presets[ENG_CC_PRESETS_MAX];
-  int32_t ack_every;   /* ACK every N in-order packets (and the last) */
-  int32_t reorder;     /* 1: receivers keep out-of-order packets (ENG_RX_WINDOW), no NACK */
-  int64_t flowlet_gap; /* ps: lb=adaptive starts a new flowlet after this idle gap */
-  int64_t rto;         /* ps, retransmission timeout */
-  int64_t max_time;    /* ps of simulated time before the experiment is timed_out */
-  int32_t ring_cap;    /* in-flight packets per link direction (power of 2; 0: derived) */
-  int64_t sync;        /* ps: an event of one host's task becomes known to another's */
+#define ENG_PARAM_FIELD(A, key, unit, type, field, col) type field;
+  ENG_PARAMS(ENG_PARAM_FIELD, _)
+#undef ENG_PARAM_FIELD
 } eng_params_t;
 
-/* Loads defaults from the presets file `path` (jobs/presets/network.json).
- * Returns 0 or -1 with a message naming the file and JSON path. */
-int eng_params_defaults(const char *path, eng_params_t *p, char *err, size_t errlen);
+/* ENG_PARAMS(ENG_PARAM_COLUMN, X) gives X(exp, type, field) for every COL line:
+ * the parameter columns of ENG_COLUMNS. */
+#define ENG_PARAM_COLUMN(X, key, unit, type, field, col) ENG_PARAM_COLUMN_##col(X, type, field)
+#define ENG_PARAM_COLUMN_COL(X, type, field) X(exp, type, field)
+#define ENG_PARAM_COLUMN_NOCOL(X, type, field)
 
-/* Applies one `key=value`; returns 0 or -1 with a message naming the key. */
-int eng_params_set(eng_params_t *p, const char *kv, char *err, size_t errlen);
-
-/* Checks ranges and combinations. */
+/* Checks ranges and combinations; the message names the key. 0 or -1. */
 int eng_params_check(const eng_params_t *p, char *err, size_t errlen);
-
-/* Writes the parameters as canonical compact JSON (sorted keys) into buf; returns
- * the length needed (like snprintf). Used to hash experiments. */
-int eng_params_canonical(const eng_params_t *p, char *buf, size_t len);
 
 /* Resolved ECN thresholds for a port of the given rate. */
 void eng_params_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t *kmax,

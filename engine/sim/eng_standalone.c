@@ -3,8 +3,6 @@
  * last ACK. A closed form (max-plus tandem of identical packets and one last
  * packet); the ACK stream is simulated hop by hop only where ACKs could queue
  * behind one another. */
-#include <stdlib.h>
-
 #include "sim/eng_net.h"
 #include "sim/eng_standalone.h"
 
@@ -87,7 +85,7 @@ int64_t eng_standalone_fct(const topo_t *t, const eng_params_t *p, const trf_flo
   if (amax <= gap) return sa_arrival(&q, n - 1) + aback;
 
   /* Otherwise follow every ACK through the return path (FIFO tandem). */
-  int64_t *free_at = calloc((size_t)K, sizeof *free_at), done = 0;
+  int64_t free_at[CAP] = {0}, done = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t rcv = i + 1;
     if (rcv % (uint32_t)p->ack_every && rcv != n) continue;
@@ -99,6 +97,5 @@ int64_t eng_standalone_fct(const topo_t *t, const eng_params_t *p, const trf_flo
     }
     done = at;
   }
-  free(free_at);
   return done;
 }

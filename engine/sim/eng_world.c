@@ -23,11 +23,18 @@ int eng_cols_ok(const eng_world_t *w) {
   return ok;
 }
 
-size_t eng_world_bytes(const eng_world_t *w) {
-  size_t b = 0;
-#define ENG_SIZE(tab, type, name) b += (size_t)w->n[ENG_T_##tab] * sizeof(type);
+int64_t eng_world_row_bytes(int table) {
+  int64_t b = 0;
+#define ENG_SIZE(tab, type, name) b += ENG_T_##tab == table ? (int64_t)sizeof(type) : 0;
   ENG_COLUMNS(ENG_SIZE)
 #undef ENG_SIZE
+  return b;
+}
+
+int64_t eng_world_bytes(const eng_world_t *w) {
+  int64_t b = 0;
+  for (int t = 0; t < ENG_T_COUNT; t++)
+    b += w->n[t] * eng_world_row_bytes(t);
   return b;
 }
 
@@ -55,10 +62,11 @@ static const eng_world_t *eng_home(const eng_world_t *w, int32_t *e) {
   return w;
 }
 
-void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
+void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
   w = eng_home(w, &e);
   const eng_cols_t *c = &w->c;
   memset(r, 0, sizeof *r);
+  r->message = "";
   r->status = (eng_status_t)c->exp_status[e];
   r->fail = c->exp_fail[e] == INT64_MAX ? ENG_FAIL_NONE : (eng_fail_t)c->exp_fail[e];
   r->windows = c->exp_windows[e];
@@ -101,12 +109,12 @@ void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     if (r->tier[tr].ports) r->tier[tr].mean_util /= r->tier[tr].ports;
 }
 
-int32_t eng_trace_samples(const eng_world_t *w, int32_t e) {
+int32_t eng_world_trace_samples(const eng_world_t *w, int32_t e) {
   w = eng_home(w, &e);
   return w->c.exp_tr_count[e];
 }
 
-double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series) {
+double eng_world_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series) {
   w = eng_home(w, &e);
   const eng_cols_t *c = &w->c;
   return c->tval_v[c->exp_tr_off[e] + k * c->exp_tr_nser[e] + series];
@@ -142,6 +150,8 @@ const char *eng_status_name(eng_status_t s) {
     return "failed";
   case ENG_TIMED_OUT:
     return "timed_out";
+  case ENG_INVALID:
+    return "invalid";
   default:
     return "running";
   }
@@ -176,7 +186,7 @@ static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t
   if (!ex || !w->part_of || !w->part_idx) {
     free(ex);
     snprintf(err, errlen, "out of memory splitting a batch of %d experiments", w->n_exps);
-    return -1;
+    return ENG_E_NOMEM;
   }
   for (int32_t i = 0; i < n; i++) {
     ex[i] = w->desc.exps[which[i]];
@@ -184,12 +194,12 @@ static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t
     w->part_idx[which[i]] = i;
   }
   eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = worst_rings};
-  w->parts[k] = eng_world_create(&d, err, errlen);
+  int rc = eng_world_create(&d, &w->parts[k], err, errlen);
   w->n_parts = k + 1;
   free(ex);
-  if (!w->parts[k]) return -1;
+  if (rc) return rc;
   w->parts[k]->threads = w->threads;
-  return eng_run(w->parts[k], backend, err, errlen);
+  return eng_world_run(w->parts[k], backend, err, errlen);
 }
 
 static int eng_ring_overflow(const eng_world_t *w, int32_t e) {
@@ -204,7 +214,7 @@ static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_
   int32_t n = 0, *which = malloc(((size_t)w->n_exps + 1) * sizeof *which);
   if (!which) {
     snprintf(err, errlen, "out of memory");
-    return -1;
+    return ENG_E_NOMEM;
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     if (eng_ring_overflow(w, e)) which[n++] = e;
@@ -218,7 +228,7 @@ static int eng_run_split(eng_world_t *w, eng_backend_t backend, char *err, size_
   int32_t half = w->n_exps / 2, *which = malloc(((size_t)w->n_exps + 1) * sizeof *which);
   if (!which) {
     snprintf(err, errlen, "out of memory");
-    return -1;
+    return ENG_E_NOMEM;
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     which[e] = e;
@@ -230,14 +240,15 @@ static int eng_run_split(eng_world_t *w, eng_backend_t backend, char *err, size_
   return rc;
 }
 
-int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
+int eng_world_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
   if (backend != ENG_BACKEND_CUDA)
-    return eng_run_cpu(w) ? -1 : eng_run_retry(w, backend, err, errlen);
+    return eng_run_cpu(w) ? ENG_E_DEVICE : eng_run_retry(w, backend, err, errlen);
   /* Known not to fit: split before trying (the arena is the world's bytes). */
   size_t free_bytes = eng_cuda_free_bytes();
-  int rc = w->n_exps > 1 && free_bytes && eng_world_bytes(w) > free_bytes
+  int rc = w->n_exps > 1 && free_bytes && (size_t)eng_world_bytes(w) > free_bytes
                ? ENG_NO_DEVICE_MEMORY
                : eng_run_cuda(w, err, errlen);
   if (rc == ENG_NO_DEVICE_MEMORY && w->n_exps > 1) return eng_run_split(w, backend, err, errlen);
-  return rc ? -1 : eng_run_retry(w, backend, err, errlen);
+  if (rc) return rc == ENG_NO_DEVICE_MEMORY ? ENG_E_NOMEM : ENG_E_DEVICE;
+  return eng_run_retry(w, backend, err, errlen);
 }

@@ -1,7 +1,8 @@
 /* The world: every experiment of a batch in one set of tables (one per
  * archetype: experiment, node, port, flow, plus packet storage and routes), one
  * column per component. Columns are declared once in ENG_COLUMNS; the struct,
- * allocation, GPU copies and names are generated from that list. */
+ * allocation, GPU copies and names are generated from that list. Internal to
+ * engine/sim (and tests of its internals); callers use eng.h. */
 #ifndef ENG_WORLD_H
 #define ENG_WORLD_H
 
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "cc/cc_types.h"
+#include "sim/eng.h"
 #include "sim/eng_hd.h"
 #include "sim/eng_params.h"
 #include "tg/tg.h"
@@ -75,22 +77,6 @@ enum {
   ENG_F_HOSTSLOT = 4, /* queued in a host control descriptor */
 };
 
-typedef enum eng_status_t {
-  ENG_RUNNING = 0,
-  ENG_OK = 1,
-  ENG_FAILED = 2,
-  ENG_TIMED_OUT = 3,
-} eng_status_t;
-
-/* Why an experiment failed (lowest code wins when several nodes report). */
-typedef enum eng_fail_t {
-  ENG_FAIL_NONE = 0,
-  ENG_FAIL_RING = 1,     /* a link ring overflowed (raise ring_cap) */
-  ENG_FAIL_PFC_RING = 2, /* too many PFC frames in flight on one link */
-  ENG_FAIL_ROUTE = 3,    /* a packet reached a node with no route onward */
-  ENG_FAIL_DEADLOCK = 4, /* nothing pending, tasks unfinished */
-} eng_fail_t;
-
 /* X(table, type, name): each table has its own row count in eng_world_t.n. */
 #define ENG_COLUMNS(X)                                                                             \
   /* experiment table */                                                                           \
@@ -99,7 +85,6 @@ typedef enum eng_fail_t {
   X(exp, int64_t, t)          /* ps: start of the current window */                                \
   X(exp, int64_t, t_end)      /* ps: end of the current window */                                  \
   X(exp, int64_t, next_t)     /* ps: earliest pending event (reduced with atomic min) */           \
-  X(exp, int64_t, max_time)   /* ps */                                                             \
   X(exp, int32_t, status)     /* eng_status_t */                                                   \
   X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */                 \
   X(exp, int64_t, tasks_done) /* reduced with atomic add */                                        \
@@ -107,27 +92,13 @@ typedef enum eng_fail_t {
   X(exp, int32_t, task_off) /* first task row */                                                   \
   X(exp, int32_t, n_flows)                                                                         \
   X(exp, int32_t, flow_off)                                                                        \
-  X(exp, int64_t, sync) /* ps: task events of one host known to another this much later */         \
   X(exp, int32_t, node_off)                                                                        \
   X(exp, int32_t, n_nodes)                                                                         \
   X(exp, int32_t, port_off)                                                                        \
   X(exp, int32_t, n_ports)                                                                         \
-  X(exp, int64_t, windows)    /* windows stepped */                                                \
-  X(exp, int32_t, mtu)        /* payload bytes */                                                  \
-  X(exp, int32_t, header)     /* bytes */                                                          \
-  X(exp, int32_t, ctrl_bytes) /* bytes */                                                          \
-  X(exp, int64_t, buffer)     /* bytes per switch */                                               \
-  X(exp, int32_t, pfc)                                                                             \
-  X(exp, int64_t, pfc_xoff)   /* bytes; 0: dynamic */                                              \
-  X(exp, int64_t, pfc_a16)    /* dynamic threshold factor * 2^16 */                                \
-  X(exp, int64_t, pfc_resume) /* bytes */                                                          \
-  X(exp, int32_t, ecn)                                                                             \
-  X(exp, int32_t, lb)      /* eng_lb_t */                                                          \
-  X(exp, cc_params_t, ccp) /* congestion control */                                                \
-  X(exp, int32_t, ack_every)                                                                       \
-  X(exp, int32_t, reorder)     /* re-order tolerant receivers */                                   \
-  X(exp, int64_t, flowlet_gap) /* ps: adaptive load balancing's flowlet timeout */                 \
-  X(exp, int64_t, rto)         /* ps */                                                            \
+  X(exp, int64_t, windows) /* windows stepped */                                                   \
+  /* parameters: exp_<field> of every COL line of ENG_PARAMS (eng_params.h) */                     \
+  ENG_PARAMS(ENG_PARAM_COLUMN, X)                                                                  \
   /* node table (hosts and switches) */                                                            \
   X(node, int32_t, exp)                                                                            \
   X(node, int32_t, id) /* node id within its experiment */                                         \
@@ -323,40 +294,15 @@ typedef struct eng_cols_t {
 #undef ENG_DECL
 } eng_cols_t;
 
-typedef enum eng_trace_kind_t {
-  ENG_TR_TIME = 0,      /* the sample's time, ps (the end of a window) */
-  ENG_TR_DELIVERED = 1, /* a flow's bytes received in order */
-  ENG_TR_CC = 2,        /* a flow's CC state: DCQCN rate (bit/s), DCTCP window (bytes) */
-  ENG_TR_QUEUE = 3,     /* a port's data queue, bytes */
-} eng_trace_kind_t;
-
-/* Time series of one experiment: sampled at the end of the first window that
- * ends at or after every multiple of `every`. */
-typedef struct eng_trace_desc_t {
-  int64_t every; /* ps */
-  int32_t max_samples;
-  int32_t n_flows;
-  const int32_t *flows; /* task indices of traced flows */
-  int32_t n_ports;
-  const int32_t *ports; /* topology port indices (topo_t.ports) */
-} eng_trace_desc_t;
-
-typedef struct eng_exp_desc_t {
-  const topo_t *topo;
-  const tg_t *tasks; /* checked with tg_check against topo */
-  const eng_params_t *params;
-  uint64_t seed;                 /* from the experiment id */
-  const eng_trace_desc_t *trace; /* NULL: no time series */
-} eng_exp_desc_t;
-
 typedef struct eng_world_desc_t {
   int32_t n_exps;
-  const eng_exp_desc_t *exps; /* what they point to must outlive the world */
+  const eng_exp_desc_t *exps; /* valid (eng_exp_validate); what they point to
+                               * must outlive the world */
   /* 1: size every link's ring for back-to-back minimum-size packets, so it can
    * never overflow. 0 (default): for MTU packets with room to spare (docs/
    * engine.md); an experiment whose compact ring overflows is run again with
-   * worst-case rings by eng_run (same results: a ring's size changes nothing
-   * but whether it overflows). */
+   * worst-case rings by eng_world_run (same results: a ring's size changes
+   * nothing but whether it overflows). */
   int32_t worst_rings;
 } eng_world_desc_t;
 
@@ -376,70 +322,51 @@ typedef struct eng_world_t {
   int32_t *part_of, *part_idx;
 } eng_world_t;
 
-typedef enum eng_backend_t { ENG_BACKEND_CPU = 0, ENG_BACKEND_CUDA = 1 } eng_backend_t;
+/* Rows experiment x needs in each table alone (its own routing tables; HPCC
+ * telemetry if it runs HPCC). 0, or -1 when out of memory. */
+int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]);
+/* Bytes of one row of each table. */
+int64_t eng_world_row_bytes(int table);
+/* Rows of the batch of n experiments: experiments on one topology share its
+ * routing tables, and HPCC telemetry is held for all once one runs HPCC. 0 or
+ * -1 when out of memory. */
+int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+                         int64_t rows[ENG_T_COUNT]);
 
-#define ENG_TIERS 8
-
-/* Queues and links of one tier (the tier of the node a port belongs to). */
-typedef struct eng_tier_stats_t {
-  int32_t ports;
-  int64_t max_queue; /* bytes, largest data queue of any of its ports */
-  double mean_util;  /* busy time / experiment duration, averaged over its ports */
-  double max_util;
-} eng_tier_stats_t;
-
-/* Per-experiment outcome, read from the world after a run. */
-typedef struct eng_result_t {
-  eng_status_t status;
-  eng_fail_t fail;
-  int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts, cnps;
-  int64_t retx_bytes; /* payload bytes sent again */
-  int64_t paused_ps;  /* summed over ports: time spent paused by PFC */
-  int64_t windows;
-  int64_t end_ps;      /* last task end, ps */
-  int64_t duration_ps; /* first task start to last event */
-  int32_t n_tiers;
-  eng_tier_stats_t tier[ENG_TIERS];
-} eng_result_t;
-
-/* Builds the tables for all experiments of a batch. NULL with a message on error
- * (out of memory, a parameter a topology cannot use). */
-eng_world_t *eng_world_create(const eng_world_desc_t *d, char *err, size_t errlen);
-/* Bytes of the tables eng_world_create would build for d (0 if it would
- * refuse it): what a GPU must hold, known before anything is built. */
-size_t eng_world_estimate(const eng_world_desc_t *d);
+/* Builds the tables for a batch. 0, or ENG_E_NOMEM / ENG_E_TOO_BIG with a
+ * message (*out NULL). */
+int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, size_t errlen);
+/* Bytes of the tables eng_world_create would build for d (-1 when out of
+ * memory counting): what a GPU must hold, known before anything is built. */
+int64_t eng_world_estimate(const eng_world_desc_t *d);
 void eng_world_destroy(eng_world_t *w);
 /* Bytes of all its tables (what the CUDA backend allocates on the device). */
-size_t eng_world_bytes(const eng_world_t *w);
+int64_t eng_world_bytes(const eng_world_t *w);
 
 /* Runs every experiment to its end on the chosen backend. A batch larger than
  * the GPU's free memory is split in halves (recursively) and each half run in
- * turn. 0, or -1 with a message (no GPU, backend not built, one experiment
- * alone does not fit). */
-int eng_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen);
+ * turn. 0 or an eng_err_t with a message (ENG_E_NOMEM: one experiment alone
+ * does not fit). */
+int eng_world_run(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen);
 int eng_run_cpu(eng_world_t *w);
-/* As eng_run, one world as it is; ENG_NO_DEVICE_MEMORY when it did not fit. */
+/* As eng_world_run, one world as it is; ENG_NO_DEVICE_MEMORY when it did not fit,
+ * -1 on other failures (with a message). */
 int eng_run_cuda(eng_world_t *w, char *err, size_t errlen);
-#define ENG_NO_DEVICE_MEMORY (-2)
+/* ENG_NO_DEVICE_MEMORY from eng_run_cuda: the world did not fit. */
+#define ENG_NO_DEVICE_MEMORY ENG_E_NOMEM
 /* Bytes of device memory free now (0 without CUDA). */
 size_t eng_cuda_free_bytes(void);
-/* 1 if this build has the CUDA backend and a device is present; else why not. */
-int eng_cuda_available(void);
-const char *eng_cuda_unavailable_reason(void);
 
-void eng_exp_result(const eng_world_t *w, int32_t e, eng_result_t *r);
+void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r);
 /* Time series of experiment e: samples taken, and value `series` of sample k
  * (series 0 is the time, then 2 per traced flow, then 1 per traced port). */
-int32_t eng_trace_samples(const eng_world_t *w, int32_t e);
-double eng_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series);
+int32_t eng_world_trace_samples(const eng_world_t *w, int32_t e);
+double eng_world_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t series);
 
 /* Times (ps, -1 if it never happened) of task `i` (task order) of experiment e:
  * its start, its end (a flow's finish), and a flow's reception (else -1). */
 int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i);
 int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i);
 int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i);
-
-const char *eng_status_name(eng_status_t s);
-const char *eng_fail_text(eng_fail_t f);
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad input never crashes and never passes off partial output: each case exits 2
 # with one line on stderr naming the file and line (or key), and writes no FCT
-# file. A batch with one timed-out experiment still completes the others.
+# file. A batch with one timed-out or invalid experiment still completes the
+# others and exits 1.
 # usage: net_errors.sh MULTIVERSE WORKDIR
 set -uo pipefail
 mv=$(realpath "$1") work=$2
@@ -48,8 +49,6 @@ expect "unknown --set key" "unknown key 'bogus'" --topology topo.txt --flows flo
 expect "bad --set value" "lb: unknown load balancing 'magic'" --topology topo.txt --flows flows.txt --set lb=magic
 expect "unknown option" "unknown option --frobnicate" --topology topo.txt --flows flows.txt --frobnicate 1
 
-printf '1\n0 1 3 100 1099511627776 0\n' > huge.txt
-expect "too many packets in one flow" "flow on line 2: 1099511627776 bytes are more than 2^31 packets" --topology topo.txt --flows huge.txt --set mtu=64
 expect "trace of unlinked nodes" "--trace-queues 0:1" --topology topo.txt --flows flows.txt --trace-queues 0:1
 expect "trace of a missing flow" "--trace-rates 5" --topology topo.txt --flows flows.txt --trace-rates 5
 expect "bad cc preset" "cc: unknown congestion control 'tcp' (none, dcqcn_mlx" --topology topo.txt --flows flows.txt --set cc=tcp
@@ -82,5 +81,35 @@ if [ $rc -eq 1 ] && [ -s out/fct-0.txt ] && [ -e out/fct-1.partial.txt ] && [ ! 
   echo "ok   timed-out experiment: exit 1, the other's fct-0.txt complete, fct-1.partial.txt"
 else
   echo "FAIL timed-out experiment: rc=$rc $(ls out) $(cat stderr.txt)"; fail=1
+fi
+# --help is not an error.
+if "$mv" net --help > stdout.txt 2> stderr.txt && head -1 stdout.txt | grep -q '^usage: multiverse net' && [ ! -s stderr.txt ]; then
+  echo "ok   --help: usage on stdout, exit 0"
+else
+  echo "FAIL --help: $(cat stdout.txt stderr.txt)"; fail=1
+fi
+
+# An experiment the engine cannot take is an invalid row; the others run.
+printf '1\n0 1 3 100 1099511627776 0\n' > huge.txt
+"$mv" net --topology topo.txt --flows flows.txt --flows huge.txt --set mtu=64 -o inv > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 1 ] && [ -s inv/fct-0.txt ] && ! ls inv/fct-1* > /dev/null 2>&1 && [ ! -s stderr.txt ] &&
+   grep -q '"experiment":1,.*"status":"invalid","reason":"flow on line 2: 1099511627776 bytes are more than 2^31 packets of mtu 64 (raise mtu)"' inv/summary.jsonl &&
+   grep -q '^exp 1 huge.txt: invalid: flow on line 2: 1099511627776 bytes are more than 2^31 packets' stdout.txt &&
+   grep -q '"experiment":0,.*"status":"ok"' inv/summary.jsonl; then
+  echo "ok   oversized flow: exit 1, an invalid row, the other experiment complete"
+else
+  echo "FAIL oversized flow: rc=$rc $(ls inv) $(cat stdout.txt stderr.txt)"; fail=1
+fi
+
+# One invalid combination of a sweep is one invalid row.
+"$mv" net --topology topo.txt --flows flows.txt --sweep ring_cap=4,3,0 -o sw > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 1 ] && [ -s sw/fct-0.txt ] && [ -s sw/fct-2.txt ] && ! ls sw/fct-1* > /dev/null 2>&1 &&
+   grep -q '^exp 1 flows.txt \[ring_cap=3\]: invalid: ring_cap: must be 0 (derived) or a power of two$' stdout.txt &&
+   [ "$(grep -c '"status":"ok"' sw/summary.jsonl)" -eq 2 ]; then
+  echo "ok   invalid sweep combination: exit 1, its row invalid, the others ok"
+else
+  echo "FAIL invalid sweep combination: rc=$rc $(cat stdout.txt stderr.txt)"; fail=1
 fi
 exit $fail

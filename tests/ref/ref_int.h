@@ -138,7 +138,7 @@ typedef struct ref_sim_t {
   const tg_t *g;
   const eng_params_t *p;
   uint64_t seed;
-  int64_t pfc_a16; /* llround(pfc_alpha * 2^16) */
+  int64_t pfc_a16; /* pfc_alpha * 2^16 */
   ref_routing_t rt;
   ref_node_t *nodes;
   ref_port_t *ports; /* (2 * n_links) by global port index (rt.port0) */

@@ -16,13 +16,13 @@ int64_t ref_ser(int64_t wire_bytes, int64_t rate_bps) {
 int ref_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t *kmax,
                 double *pmax) {
   const eng_ecn_row_t *row = NULL;
-  for (int k = 0; k < p->n_ecn_rows; k++) { /* largest gbps not above the rate */
-    const eng_ecn_row_t *c = &p->ecn_table[k];
+  for (int k = 0; k < p->ecn_table.n; k++) { /* largest gbps not above the rate */
+    const eng_ecn_row_t *c = &p->ecn_table.row[k];
     if (c->gbps * 1000000000LL <= rate_bps && (!row || c->gbps > row->gbps)) row = c;
   }
   const eng_ecn_row_t *low = NULL; /* none: the lowest row */
-  for (int k = 0; k < p->n_ecn_rows; k++)
-    if (!low || p->ecn_table[k].gbps < low->gbps) low = &p->ecn_table[k];
+  for (int k = 0; k < p->ecn_table.n; k++)
+    if (!low || p->ecn_table.row[k].gbps < low->gbps) low = &p->ecn_table.row[k];
   if (!row) row = low;
   int need = p->ecn_kmin < 0 || p->ecn_kmax < 0 || p->ecn_pmax < 0;
   if (need && !row) return -1;

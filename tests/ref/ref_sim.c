@@ -495,7 +495,7 @@ int ref_run(const topo_t *t, const tg_t *g, const eng_params_t *p, uint64_t seed
             ref_result_t *out) {
   memset(out, 0, sizeof *out);
   ref_sim_t s = {.t = t, .g = g, .p = p, .seed = seed, .res = out};
-  s.pfc_a16 = (int64_t)llround(p->pfc_alpha * 65536.0);
+  s.pfc_a16 = p->pfc_a16;
   size_t n = g->n ? (size_t)g->n : 1;
   out->n_tasks = g->n;
   out->start_ps = malloc(n * sizeof *out->start_ps);

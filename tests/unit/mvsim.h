@@ -1,26 +1,39 @@
 /* Test helpers: default parameters from the presets, hand-made topologies and
- * flows, and running one or more experiments on the engine. */
+ * flows, and running one or more experiments on the engine (eng.h). */
 #ifndef MVSIM_H
 #define MVSIM_H
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/eng_world.h"
+#include "jobs/job.h"
+#include "sim/eng.h"
 #include "topo/topo.h"
 #include "topo/topo_int.h"
 #include "traffic/trf.h"
 
-static inline eng_params_t mvsim_params(void) {
-  eng_params_t p;
+/* The presets file of the source tree (MV_PRESETS, set by CTest), loaded once. */
+static inline const job_presets_t *mvsim_presets(void) {
+  static job_presets_t ps;
+  static int loaded;
   char err[512], path[1024];
   const char *dir = getenv("MV_PRESETS");
   snprintf(path, sizeof path, "%s/network.json", dir ? dir : "jobs/presets");
-  if (eng_params_defaults(path, &p, err, sizeof err)) {
+  if (!loaded && job_presets_load(path, &ps, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     exit(2);
   }
-  return p;
+  loaded = 1;
+  return &ps;
+}
+
+static inline eng_params_t mvsim_params(void) {
+  return mvsim_presets()->defaults;
+}
+
+/* --set KEY=VALUE with the presets; 0 or -1 with a message. */
+static inline int mvsim_set(eng_params_t *p, const char *kv, char *err, size_t errlen) {
+  return job_param_set(mvsim_presets(), p, kv, err, errlen);
 }
 
 /* A chain host - switch ... switch - host: rates[i], delays[i] for hop i. */
@@ -74,16 +87,43 @@ static inline tg_t mvsim_tg(const trf_flows_t *fl) {
   return g;
 }
 
-/* Runs experiments as one batch; finish[e][i] receives flow i's finish (ps). */
-static inline eng_world_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backend_t be) {
+/* Runs experiments as one batch (each must be valid; what they point to must
+ * outlive the batch). */
+static inline eng_batch_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backend_t be) {
   char err[512];
-  eng_world_desc_t d = {.n_exps = n, .exps = ex};
-  eng_world_t *w = eng_world_create(&d, err, sizeof err);
-  if (!w || eng_run(w, be, err, sizeof err)) {
+  eng_batch_t *b = NULL;
+  eng_batch_desc_t d = {n, ex};
+  eng_run_desc_t run = {be, 0};
+  if (eng_batch_create(&d, &b, err, sizeof err) || eng_batch_run(b, &run, err, sizeof err)) {
     fprintf(stderr, "mvsim_run: %s\n", err);
     exit(2);
   }
-  return w;
+  for (int e = 0; e < n; e++) {
+    eng_result_t r;
+    eng_exp_result(b, e, &r);
+    if (r.status == ENG_INVALID) {
+      fprintf(stderr, "mvsim_run: experiment %d: %s\n", e, r.message);
+      exit(2);
+    }
+  }
+  return b;
+}
+
+/* Start, end and receive times (ps, -1 if it did not happen) of task i of
+ * experiment e. */
+static inline eng_task_times_t mvsim_times(const eng_batch_t *b, int32_t e, int32_t i) {
+  eng_task_times_t t = {-2, -2, -2};
+  eng_task_times(b, e, i, &t);
+  return t;
+}
+static inline int64_t mvsim_start(const eng_batch_t *b, int32_t e, int32_t i) {
+  return mvsim_times(b, e, i).start;
+}
+static inline int64_t mvsim_end(const eng_batch_t *b, int32_t e, int32_t i) {
+  return mvsim_times(b, e, i).end;
+}
+static inline int64_t mvsim_recv(const eng_batch_t *b, int32_t e, int32_t i) {
+  return mvsim_times(b, e, i).recv;
 }
 
 #endif

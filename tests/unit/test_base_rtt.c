@@ -38,7 +38,7 @@ int main(void) {
   trf_flows_t fl = {3, f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 3};
-  eng_world_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   for (int i = 0; i < 3; i++) {
     CHECK_EQ_I64(topo_distance(&t, 0, dst[i]), hops[i]);
     /* Host links (first and last hop) at 100G, the fabric at 400G, 1 us each. */
@@ -47,13 +47,13 @@ int main(void) {
       int64_t r = (h == 0 || h == hops[i] - 1) ? 100 * G : 400 * G;
       rtt += ser(w, r) + US + ser(p.ctrl_bytes, r) + US;
     }
-    int64_t fct = eng_task_end(wd, 0, i) - f[i].start_ps;
+    int64_t fct = mvsim_end(wd, 0, i) - f[i].start_ps;
     printf("%d hops: FCT %lld ps, base RTT %lld ps\n", hops[i], (long long)fct, (long long)rtt);
     CHECK_EQ_I64(fct, rtt);
     CHECK_EQ_I64(eng_standalone_fct(&t, &p, &f[i]), rtt);
   }
   tg_free(&g);
-  eng_world_destroy(wd);
+  eng_batch_destroy(wd);
   topo_free(&t);
   return mvtest_end();
 }

@@ -17,7 +17,7 @@ static int near(double a, double b) {
 static void dcqcn(void) {
   eng_params_t ep = mvsim_params();
   char err[256];
-  CHECK(eng_params_set(&ep, "cc=dcqcn_paper", err, sizeof err) == 0);
+  CHECK(mvsim_set(&ep, "cc=dcqcn_paper", err, sizeof err) == 0);
   const cc_params_t *p = &ep.ccp;
   const double L = 40e9, g = p->g;
   const int64_t US = 1000000;
@@ -106,7 +106,7 @@ static void dcqcn(void) {
   /* The receiver sends at most one CNP per 50 us. */
   CHECK(cc_np_cnp(p, -1, 0) && !cc_np_cnp(p, 0, 49 * US) && cc_np_cnp(p, 0, 50 * US));
   /* The Mellanox preset does not clamp the target on consecutive cuts. */
-  CHECK(eng_params_set(&ep, "cc=dcqcn", err, sizeof err) == 0);
+  CHECK(mvsim_set(&ep, "cc=dcqcn", err, sizeof err) == 0);
   cc_init(&z, &za, &ep.ccp, 100e9, 0);
   cc_on_cnp(&za, &ep.ccp, 0);
   cc_on_cnp(&za, &ep.ccp, 4 * US);
@@ -116,7 +116,7 @@ static void dcqcn(void) {
 static void dctcp(void) {
   eng_params_t ep = mvsim_params();
   char err[256];
-  CHECK(eng_params_set(&ep, "cc=dctcp", err, sizeof err) == 0);
+  CHECK(mvsim_set(&ep, "cc=dctcp", err, sizeof err) == 0);
   const cc_params_t *p = &ep.ccp;
   const int32_t M = 4096;
   const double g = p->dctcp_g;
@@ -170,7 +170,7 @@ static cc_int_t hpcc_int(int64_t ts, uint32_t q0, uint32_t tx0, uint32_t q1, uin
 static void hpcc(void) {
   eng_params_t ep = mvsim_params();
   char err[256];
-  CHECK(eng_params_set(&ep, "cc=hpcc", err, sizeof err) == 0);
+  CHECK(mvsim_set(&ep, "cc=hpcc", err, sizeof err) == 0);
   const cc_params_t *p = &ep.ccp;
   const double L = 100e9, eta = 0.95, WMAX = 125000, AI = 50;
   const int64_t US = 1000000, T = 10 * US, t = 1000 * US;
@@ -242,7 +242,7 @@ static void hpcc(void) {
 
   /* maxStage 2: while U < eta, two updates add W_AI to the reference (fast
    * reaction in between uses Wc + W_AI too); the third multiplies. */
-  CHECK(eng_params_set(&ep, "hpcc_max_stage=2", err, sizeof err) == 0);
+  CHECK(mvsim_set(&ep, "hpcc_max_stage=2", err, sizeof err) == 0);
   cc_init(&s, &sa, p, L, T);
   sx->w = sx->wc = 60000;
   in = hpcc_int(t, 0, 0, 0, 0);

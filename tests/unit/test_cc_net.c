@@ -18,7 +18,7 @@
 static const int64_t G = 1000000000LL, US = 1000000LL;
 
 typedef struct series_t {
-  eng_world_t *w;
+  eng_batch_t *w;
   int32_t n, nser;
 } series_t;
 
@@ -37,7 +37,7 @@ static double gbps(const series_t *q, int64_t t0, int64_t t1, int32_t s) {
 static void two_flows(void) {
   eng_params_t p = mvsim_params();
   char err[256];
-  if (eng_params_set(&p, "cc=dcqcn_paper", err, sizeof err)) exit(2);
+  if (mvsim_set(&p, "cc=dcqcn_paper", err, sizeof err)) exit(2);
   topo_t t = mvsim_star(3, 40 * G, US); /* host 0 receives */
   trf_flow_t f[2] = {mvsim_flow(1, 0, 150000000, 0), mvsim_flow(2, 0, 150000000, 1000 * US)};
   trf_flows_t fl = {2, f};
@@ -76,7 +76,7 @@ static void two_flows(void) {
   eng_exp_result(q.w, 0, &r);
   CHECK_EQ_I64(r.pfc_pauses, 0);
   CHECK(r.cnps > 0);
-  eng_world_destroy(q.w);
+  eng_batch_destroy(q.w);
   tg_free(&g);
   topo_free(&t);
 }
@@ -85,7 +85,7 @@ static void two_flows(void) {
 static double incast(const char *cc) {
   eng_params_t p = mvsim_params();
   char err[256];
-  if (eng_params_set(&p, cc, err, sizeof err)) exit(2);
+  if (mvsim_set(&p, cc, err, sizeof err)) exit(2);
   topo_t t = mvsim_star(17, 100 * G, US); /* host 0 receives */
   trf_flow_t f[16];
   for (int i = 0; i < 16; i++)
@@ -95,7 +95,7 @@ static double incast(const char *cc) {
   eng_trace_desc_t tr = {10 * US, 20000, 0, NULL, 1, &port};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 6, .trace = &tr};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   double goodput = 16 * 20e6 * 8 / ((double)r.end_ps * 1e-12) / 100e9;
@@ -117,7 +117,7 @@ static double incast(const char *cc) {
     CHECK(crossings >= 20);
   }
   tg_free(&g);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   topo_free(&t);
   return qsum / nq;
 }
@@ -136,7 +136,7 @@ static double incast(const char *cc) {
 static void hpcc_join(void) {
   eng_params_t p = mvsim_params();
   char err[256];
-  if (eng_params_set(&p, "cc=hpcc", err, sizeof err)) exit(2);
+  if (mvsim_set(&p, "cc=hpcc", err, sizeof err)) exit(2);
   topo_t t = mvsim_star(4, 100 * G, US); /* host 0 receives */
   const int64_t t0 = 1000 * US;
   trf_flow_t f[3] = {mvsim_flow(1, 0, 40000000, 0), mvsim_flow(1, 2, 3000000, 0),
@@ -149,7 +149,7 @@ static void hpcc_join(void) {
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 7, .trace = &tr};
   series_t q = {mvsim_run(1, &ex, ENG_BACKEND_CPU), 0, 5};
   q.n = eng_trace_samples(q.w, 0);
-  CHECK(eng_task_end(q.w, 0, 1) < t0);
+  CHECK(mvsim_end(q.w, 0, 1) < t0);
   const double cap = 100 * 4096.0 / 4158.0; /* Gb/s of payload */
   int bad = 0;
   for (int64_t a0 = t0 + 10 * T; a0 < t0 + 200 * T; a0 += 5 * T) {
@@ -165,7 +165,7 @@ static void hpcc_join(void) {
   printf("HPCC join (T %.2f us), 10-200 T after B starts: A %.2f Gb/s, B %.2f Gb/s\n",
          (double)T / (double)US, a, b);
   CHECK(bad == 0);
-  eng_world_destroy(q.w);
+  eng_batch_destroy(q.w);
   tg_free(&g);
   topo_free(&t);
 }

@@ -36,7 +36,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   trf_flows_t fl = {1, &f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 42};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
 
   int64_t n = (int64_t)((bytes + (uint64_t)p.mtu - 1) / (uint64_t)p.mtu);
   int64_t *wire = malloc((size_t)n * sizeof *wire);
@@ -46,7 +46,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   int64_t ack = 0; /* the last ACK's way back: the reverse hops, same links */
   for (int j = hops - 1; j >= 0; j--)
     ack += ser(p.ctrl_bytes, rate[j]) + delay[j];
-  int64_t fct = eng_task_end(w, 0, 0) - start;
+  int64_t fct = mvsim_end(w, 0, 0) - start;
   CHECK_EQ_I64(fct, data + ack);
   CHECK_EQ_I64(eng_standalone_fct(&t, &p, &f), fct);
 
@@ -60,7 +60,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   CHECK(r.status == ENG_OK);
   free(wire);
   tg_free(&g);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   topo_free(&t);
 }
 
@@ -77,11 +77,11 @@ int main(void) {
     trf_flows_t fl = {1, &f};
     tg_t g = mvsim_tg(&fl);
     eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 1};
-    eng_world_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
-    CHECK_EQ_I64(eng_task_end(wd, 0, 0), expect);
+    eng_batch_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+    CHECK_EQ_I64(mvsim_end(wd, 0, 0), expect);
     CHECK_EQ_I64(expect, 7669600); /* 4158 B at 80 ps/B, 66 B ACK, 1 us links */
     tg_free(&g);
-  eng_world_destroy(wd);
+    eng_batch_destroy(wd);
     topo_free(&t);
   }
   check_chain(2, r100, d1, 10 * 4096, 1, 0);

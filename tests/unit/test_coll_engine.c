@@ -12,7 +12,7 @@ static topo_t star; /* hosts 0..3 around switch 4, 100 Gb/s, 1 us */
 static eng_params_t par;
 static coll_model_t model;
 
-static eng_world_t *run(tg_t *g) {
+static eng_batch_t *run(tg_t *g) {
   char err[512];
   tg_assign_ports(g);
   if (tg_check(g, &star, "test", err, sizeof err)) {
@@ -20,7 +20,7 @@ static eng_world_t *run(tg_t *g) {
     exit(2);
   }
   eng_exp_desc_t ex = {.topo = &star, .tasks = g, .params = &par, .seed = 3};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   CHECK_EQ_I64(r.status, ENG_OK);
@@ -46,13 +46,13 @@ static void intra_step(void) {
   int64_t t;
   CHECK_EQ_I64(coll_model_time(&model, "h100-sxm", COLL_ALLREDUCE, 4, d.bytes, &t, err, sizeof err),
                0);
-  eng_world_t *w = run(&g);
+  eng_batch_t *w = run(&g);
   for (int32_t k = 0; k < 4; k++) {
-    CHECK_EQ_I64(eng_task_start(w, 0, 4 + k), 3 * US + par.sync);
-    CHECK_EQ_I64(eng_task_end(w, 0, 4 + k), 3 * US + t);
-    CHECK_EQ_I64(eng_task_end(w, 0, done[k]), 3 * US + t);
+    CHECK_EQ_I64(mvsim_start(w, 0, 4 + k), 3 * US + par.sync);
+    CHECK_EQ_I64(mvsim_end(w, 0, 4 + k), 3 * US + t);
+    CHECK_EQ_I64(mvsim_end(w, 0, done[k]), 3 * US + t);
   }
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 
@@ -66,24 +66,24 @@ static void ring_steps(void) {
   coll_desc_t d = {.kind = COLL_ALLREDUCE, .bytes = 4 * 65536};
   char err[512];
   CHECK_EQ_I64(coll_append(&g, &cl, &d, 4, gpus, NULL, done, err, sizeof err), 0);
-  eng_world_t *w = run(&g);
+  eng_batch_t *w = run(&g);
   for (int32_t s = 0; s < 6; s++)
     for (int32_t k = 0; k < 4; k++) {
       int32_t t = s * 4 + k;
-      int64_t want = s ? eng_task_recv(w, 0, (s - 1) * 4 + (k + 3) % 4) : 0;
+      int64_t want = s ? mvsim_recv(w, 0, (s - 1) * 4 + (k + 3) % 4) : 0;
       CHECK(want >= 0);
-      CHECK_EQ_I64(eng_task_start(w, 0, t), want);
+      CHECK_EQ_I64(mvsim_start(w, 0, t), want);
     }
   for (int32_t k = 0; k < 4; k++) {
     int64_t last = 0;
     for (int32_t s = 0; s < 6; s++) {
-      int64_t e = eng_task_end(w, 0, s * 4 + k), r = eng_task_recv(w, 0, s * 4 + (k + 3) % 4);
+      int64_t e = mvsim_end(w, 0, s * 4 + k), r = mvsim_recv(w, 0, s * 4 + (k + 3) % 4);
       last = e > last ? e : last;
       last = r > last ? r : last;
     }
-    CHECK_EQ_I64(eng_task_end(w, 0, done[k]), last);
+    CHECK_EQ_I64(mvsim_end(w, 0, done[k]), last);
   }
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 

@@ -52,7 +52,7 @@ static void random_params(eng_params_t *p) {
   static const int32_t mtus[] = {256, 1000, 4096};
   static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp", "cc=hpcc"};
   char err[256];
-  if (eng_params_set(p, ccs[rnd(5)], err, sizeof err)) {
+  if (mvsim_set(p, ccs[rnd(5)], err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     exit(2);
   }
@@ -60,7 +60,7 @@ static void random_params(eng_params_t *p) {
   p->pfc = (int32_t)rnd(2);
   p->buffer = rnd(3) == 0 ? 32 << 20 : (int64_t)(4 + rnd(60)) * (p->mtu + p->header);
   p->pfc_xoff = rnd(3) == 0 ? (int64_t)(2 + rnd(8)) * p->mtu : 0;
-  p->pfc_alpha = rnd(2) ? 0.125 : 0.5;
+  p->pfc_a16 = rnd(2) ? 8192 : 32768; /* pfc_alpha 0.125 or 0.5 */
   p->pfc_resume = (int64_t)rnd(3) * 1024;
   p->ecn = (int32_t)rnd(2);
   p->ecn_kmin = (int64_t)rnd(4) * p->mtu;
@@ -119,7 +119,7 @@ int main(void) {
     ex[e] = (eng_exp_desc_t){
         .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
   }
-  eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
   int64_t timed_out = 0, cnps = 0, by_cc[4] = {0};
   for (int e = 0; e < N_EXP; e++) {
@@ -132,7 +132,7 @@ int main(void) {
     CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
     timed_out += er.status == ENG_TIMED_OUT;
     for (int i = 0; i < fl[e].n; i++)
-      CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
+      CHECK_EQ_I64(mvsim_end(w, e, i), rr.end_ps[i]);
     CHECK_EQ_I64(er.drops, rr.drops);
     CHECK_EQ_I64(er.pfc_pauses, rr.pfc_pauses);
     CHECK_EQ_I64(er.ecn_marks, rr.ecn_marks);
@@ -169,7 +169,7 @@ int main(void) {
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
   CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0 && by_cc[3] > 0);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   for (int e = 0; e < N_EXP; e++) {
     tg_free(&tgs[e]);
     topo_free(&topo[e]);

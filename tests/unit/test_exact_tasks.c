@@ -42,7 +42,7 @@ static void random_params(mvgen_rng_t *r, eng_params_t *p) {
   static const int32_t mtus[] = {256, 1000, 4096};
   static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dcqcn_paper", "cc=dctcp", "cc=hpcc"};
   char err[256];
-  if (eng_params_set(p, ccs[mvgen_rnd(r, 5)], err, sizeof err)) {
+  if (mvsim_set(p, ccs[mvgen_rnd(r, 5)], err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     exit(2);
   }
@@ -96,7 +96,7 @@ int main(void) {
     ex[e] = (eng_exp_desc_t){
         .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 3000 + (uint64_t)e};
   }
-  eng_world_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0;
   int64_t by_status[3] = {0};
   for (int e = 0; e < N_EXP; e++) {
@@ -108,9 +108,9 @@ int main(void) {
     CHECK_EQ_I64(er.status == ENG_OK, rr.status == REF_OK);
     CHECK_EQ_I64(er.status == ENG_TIMED_OUT, rr.status == REF_TIMED_OUT);
     for (int32_t i = 0; i < tgs[e].n; i++) {
-      CHECK_EQ_I64(eng_task_start(w, e, i), rr.start_ps[i]);
-      CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
-      CHECK_EQ_I64(eng_task_recv(w, e, i), rr.recv_ps[i]);
+      CHECK_EQ_I64(mvsim_start(w, e, i), rr.start_ps[i]);
+      CHECK_EQ_I64(mvsim_end(w, e, i), rr.end_ps[i]);
+      CHECK_EQ_I64(mvsim_recv(w, e, i), rr.recv_ps[i]);
     }
     CHECK_EQ_I64(er.end_ps, rr.last_end_ps);
     CHECK_EQ_I64(er.drops, rr.drops);
@@ -140,7 +140,7 @@ int main(void) {
          (long long)pauses, (long long)timeouts, (long long)mismatched);
   CHECK(drops > 0 && pauses > 0 && timeouts > 0 && by_status[REF_OK] > N_EXP / 2);
   CHECK(by_status[REF_TIMED_OUT] > 0);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   for (int e = 0; e < N_EXP; e++) {
     tg_free(&tgs[e]);
     topo_free(&topo[e]);

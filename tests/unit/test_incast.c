@@ -21,10 +21,10 @@ static incast_t run(eng_params_t *p, uint64_t bytes) {
   trf_flows_t fl = {N, f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = p, .seed = 7};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   incast_t o = {INT64_MAX, 0, 0, {0}};
   for (int i = 0; i < N; i++) {
-    int64_t fin = eng_task_end(w, 0, i);
+    int64_t fin = mvsim_end(w, 0, i);
     CHECK(fin > 0);
     if (fin < o.first) o.first = fin;
     if (fin > o.last) o.last = fin;
@@ -34,7 +34,7 @@ static incast_t run(eng_params_t *p, uint64_t bytes) {
   o.util = wire * 8.0 / (100.0 * G) / ((double)o.last * 1e-12);
   eng_exp_result(w, 0, &o.r);
   tg_free(&g);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   topo_free(&t);
   return o;
 }

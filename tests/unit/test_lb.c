@@ -23,17 +23,17 @@ static lb_run_t run(const topo_t *t, trf_flows_t *fl, eng_lb_t lb, int reorder) 
   p.reorder = reorder;
   tg_t g = mvsim_tg(fl);
   eng_exp_desc_t ex = {.topo = t, .tasks = &g, .params = &p, .seed = 11};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   lb_run_t o = {0, 1e9, {0}};
   for (int i = 0; i < fl->n; i++) {
     double th = (double)eng_standalone_fct(t, &p, &fl->f[i]) /
-                (double)(eng_task_end(w, 0, i) - fl->f[i].start_ps);
+                (double)(mvsim_end(w, 0, i) - fl->f[i].start_ps);
     o.mean += th / fl->n;
     if (th < o.min) o.min = th;
   }
   eng_exp_result(w, 0, &o.r);
   tg_free(&g);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   return o;
 }
 

@@ -1,83 +1,253 @@
-/* Network parameters: the presets file loads; `--set` converts units exactly
- * and rejects unknown keys and bad values naming them; presets set what their
- * sources say; the canonical text (hashed into experiment ids) is valid JSON
- * with sorted keys and changes with every parameter. */
+/* Network parameters: the presets file loads and is checked against the key
+ * table both ways; `--set` converts units exactly (ps, bytes, Q16) and rejects
+ * unknown keys and bad values naming them; presets set what their sources
+ * say; the engine's checks name the key; the README's parameter table lists
+ * every key with its canonical default. */
+#define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include "jobs/job_param_int.h"
 #include "mvsim.h"
 #include "mvtest.h"
 
-static json_t *canonical(const eng_params_t *p) {
-  char buf[8192];
-  int n = eng_params_canonical(p, buf, sizeof buf);
-  CHECK(n > 0 && n < (int)sizeof buf);
-  json_error_t je;
-  json_t *o = json_loads(buf, 0, &je);
-  CHECK(o != NULL);
-  return o;
-}
-
-int main(void) {
+static void defaults_and_units(void) {
   eng_params_t p = mvsim_params();
   char err[512];
-  /* Defaults and their units. */
   CHECK_EQ_I64(p.mtu, 4096);
   CHECK_EQ_I64(p.buffer, 32LL << 20);
   CHECK_EQ_I64(p.rto, 1048576000LL); /* 1048.576 us in ps */
   CHECK_EQ_I64(p.pfc_resume, 3 * 1024);
+  CHECK_EQ_I64(p.pfc_a16, 8192);           /* 0.125 * 2^16 */
   CHECK_EQ_I64(p.flowlet_gap, 10000000LL); /* 10 us */
+  CHECK_EQ_I64(p.sync, 1000000LL);
+  CHECK_EQ_I64(p.max_time, 10000000000000LL);
   CHECK(p.ccp.kind == CC_NONE && p.lb == ENG_LB_ECMP && p.pfc == 1 && p.reorder == 0);
   /* The SimAI table by port speed: 100G -> 400/1600 KB, 0.2; 400G -> 800/3200. */
   int64_t kmin, kmax;
   double pmax;
+  CHECK_EQ_I64(p.ecn_table.n, 6);
   eng_params_ecn_for(&p, 100000000000LL, &kmin, &kmax, &pmax);
   CHECK(kmin == 400 * 1024 && kmax == 1600 * 1024 && pmax == 0.2);
   eng_params_ecn_for(&p, 400000000000LL, &kmin, &kmax, &pmax);
   CHECK(kmin == 800 * 1024 && kmax == 3200 * 1024);
   eng_params_ecn_for(&p, 10000000000LL, &kmin, &kmax, &pmax); /* below the table: lowest row */
   CHECK(kmin == 100 * 1024);
-  /* --set. */
-  CHECK(eng_params_set(&p, "buffer_mb=0.5", err, sizeof err) == 0 && p.buffer == 524288);
-  CHECK(eng_params_set(&p, "rto_us=2.5", err, sizeof err) == 0 && p.rto == 2500000);
-  CHECK(eng_params_set(&p, "pfc=off", err, sizeof err) == 0 && p.pfc == 0);
-  CHECK(eng_params_set(&p, "lb=adaptive", err, sizeof err) == 0 && p.lb == ENG_LB_ADAPTIVE);
-  CHECK(eng_params_set(&p, "nope=1", err, sizeof err) == -1);
+
+  /* --set, each unit exactly: MiB and KiB to the nearest byte, us and s to
+   * the ps (finer is an error), Mb/s as the double nearest the decimal. */
+  CHECK(mvsim_set(&p, "buffer_mb=0.5", err, sizeof err) == 0 && p.buffer == 524288);
+  CHECK(mvsim_set(&p, "buffer_mb=0.3", err, sizeof err) == 0 && p.buffer == 314573);
+  CHECK(mvsim_set(&p, "ecn_kmin_kb=95.2", err, sizeof err) == 0 && p.ecn_kmin == 97485);
+  CHECK(mvsim_set(&p, "ecn_kmin_kb=-5", err, sizeof err) == 0 && p.ecn_kmin == -1);
+  CHECK(mvsim_set(&p, "rto_us=2.5", err, sizeof err) == 0 && p.rto == 2500000);
+  CHECK(mvsim_set(&p, "rto_us=0.000001", err, sizeof err) == 0 && p.rto == 1);
+  CHECK(mvsim_set(&p, "rto_us=0.0000015", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set rto_us: bad value '0.0000015' (expected a time in us (whole ps))");
+  CHECK(mvsim_set(&p, "max_time_s=1e-3", err, sizeof err) == 0 && p.max_time == 1000000000LL);
+  CHECK(mvsim_set(&p, "pfc_alpha=0.1", err, sizeof err) == 0 && p.pfc_a16 == 6554);
+  CHECK(mvsim_set(&p, "hpcc_ai_mbps=0.1", err, sizeof err) == 0 && p.ccp.hpcc_ai == 100000.0);
+  CHECK(mvsim_set(&p, "hpcc_ai_mbps=-3", err, sizeof err) == 0 && p.ccp.hpcc_ai == -1.0);
+  CHECK(mvsim_set(&p, "pfc=off", err, sizeof err) == 0 && p.pfc == 0);
+  CHECK(mvsim_set(&p, "lb=adaptive", err, sizeof err) == 0 && p.lb == ENG_LB_ADAPTIVE);
+  CHECK(mvsim_set(&p, "ecn_by_link_gbps={\"10\":[1,2,0.5]}", err, sizeof err) == 0);
+  CHECK(p.ecn_table.n == 1 && p.ecn_table.row[0].gbps == 10 && p.ecn_table.row[0].kmax == 2048);
+  CHECK(mvsim_set(&p, "nope=1", err, sizeof err) == -1);
   CHECK_STR_CONTAINS(err, "unknown key 'nope'");
-  CHECK(eng_params_set(&p, "mtu=12.5", err, sizeof err) == -1);
-  CHECK_STR_CONTAINS(err, "mtu");
-  CHECK(eng_params_set(&p, "ack_every", err, sizeof err) == -1);
+  CHECK(mvsim_set(&p, "mtu=12.5", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set mtu: bad value '12.5' (expected an integer)");
+  CHECK(mvsim_set(&p, "mtu=1e3", err, sizeof err) == 0 && p.mtu == 1000);
+  CHECK(mvsim_set(&p, "mtu=0x10", err, sizeof err) == -1);
+  CHECK(mvsim_set(&p, "ack_every", err, sizeof err) == -1);
   CHECK_STR_CONTAINS(err, "KEY=VALUE");
-  eng_params_t q = p;
-  CHECK(eng_params_set(&q, "ring_cap=3", err, sizeof err) == 0);
-  CHECK(eng_params_check(&q, err, sizeof err) == -1);
-  CHECK_STR_CONTAINS(err, "power of two");
-  /* Presets. */
-  CHECK(eng_params_set(&p, "cc=dcqcn_paper", err, sizeof err) == 0);
+  CHECK(mvsim_set(&p, "lb=magic", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "lb: unknown load balancing 'magic'");
+
+  /* The engine's checks name the key. */
+  eng_params_t q = mvsim_params();
+  char why[256];
+  CHECK(mvsim_set(&q, "ring_cap=3", err, sizeof err) == 0);
+  CHECK(eng_params_check(&q, why, sizeof why) == -1);
+  CHECK_STR_CONTAINS(why, "ring_cap: must be 0 (derived) or a power of two");
+  q = mvsim_params();
+  CHECK(mvsim_set(&q, "pfc_alpha=0", err, sizeof err) == 0);
+  CHECK(eng_params_check(&q, why, sizeof why) == -1);
+  CHECK_STR_CONTAINS(why, "pfc_alpha");
+  q = mvsim_params();
+  CHECK(mvsim_set(&q, "ecn_by_link_gbps={\"10\":[5,2,0.5]}", err, sizeof err) == 0);
+  CHECK(eng_params_check(&q, why, sizeof why) == -1);
+  CHECK_STR_CONTAINS(why, "ecn_by_link_gbps");
+}
+
+static void presets(void) {
+  eng_params_t p = mvsim_params();
+  char err[512];
+  CHECK(mvsim_set(&p, "cc=dcqcn_paper", err, sizeof err) == 0);
   CHECK(p.ccp.kind == CC_DCQCN && p.ccp.alpha_timer == 55000000LL && p.ccp.fast_steps == 5);
   CHECK(p.ecn_kmin == 5 * 1024 && p.ecn_kmax == 200 * 1024 && p.ecn_pmax == 0.01);
-  CHECK(eng_params_set(&p, "dcqcn_fast_steps=3", err, sizeof err) == 0 && p.ccp.fast_steps == 3);
-  CHECK(eng_params_set(&p, "cc=hpcc", err, sizeof err) == 0);
+  CHECK(p.ccp.min_rate == 1e9 && p.ccp.rate_ai == 40e6 && p.ccp.window == 0);
+  CHECK(mvsim_set(&p, "dcqcn_fast_steps=3", err, sizeof err) == 0 && p.ccp.fast_steps == 3);
+  /* The alias dcqcn = dcqcn_mlx; its ECN thresholds stay those of the table. */
+  eng_params_t m = mvsim_params();
+  CHECK(mvsim_set(&m, "cc=dcqcn", err, sizeof err) == 0);
+  CHECK(m.ccp.kind == CC_DCQCN && m.ccp.inc_timer == 300000000LL && m.ccp.window == -1);
+  CHECK(m.ecn_kmin == -1 && m.ccp.var_window == 1);
+  CHECK(mvsim_set(&p, "cc=hpcc", err, sizeof err) == 0);
   CHECK(p.ccp.kind == CC_HPCC && p.ccp.eta == 0.95 && p.ccp.max_stage == 0 && p.ccp.fast_react);
+  CHECK(p.ccp.g == 0 && p.ccp.alpha_timer == 0); /* a preset sets the whole cc_params_t */
   CHECK(eng_params_check(&p, err, sizeof err) == 0);
-  CHECK(eng_params_set(&p, "cc=cubic", err, sizeof err) == -1);
-  CHECK_STR_CONTAINS(err, "unknown congestion control 'cubic'");
-  /* Canonical text: JSON, keys in sorted order, sensitive to each parameter. */
-  json_t *a = canonical(&p);
-  const char *key, *prev = "";
-  json_t *v;
-  int n = 0;
-  json_object_foreach(a, key, v) {
-    CHECK(strcmp(prev, key) < 0);
-    prev = key;
-    n++;
+  CHECK(mvsim_set(&p, "cc=dctcp", err, sizeof err) == 0);
+  CHECK(p.ccp.kind == CC_DCTCP && p.ccp.dctcp_g == 0.0625 && p.ccp.init_cwnd == 40 * 1024);
+  CHECK_EQ_I64(p.ecn_kmin, 97485); /* 95.2 KiB to the nearest byte */
+  CHECK(mvsim_set(&p, "cc=none", err, sizeof err) == 0);
+  CHECK(p.ccp.kind == CC_NONE && p.ccp.dctcp_g == 0 && p.ccp.init_cwnd == 0);
+  CHECK(mvsim_set(&p, "cc=cubic", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "unknown congestion control 'cubic' (none, dcqcn_mlx, dcqcn,");
+}
+
+/* The presets file with one change: `edit` runs on its JSON, then it loads
+ * from a temporary file; returns the loader's result and message. */
+static int load_edited(void (*edit)(json_t *), char *err, size_t errlen) {
+  char src[1024], tmp[] = "/tmp/mv_presets_XXXXXX";
+  const char *dir = getenv("MV_PRESETS");
+  snprintf(src, sizeof src, "%s/network.json", dir ? dir : "jobs/presets");
+  json_t *root = json_load_file(src, 0, NULL);
+  int fd = mkstemp(tmp);
+  if (!root || fd < 0) exit(2);
+  close(fd);
+  edit(root);
+  json_dump_file(root, tmp, JSON_INDENT(1));
+  json_decref(root);
+  job_presets_t ps;
+  int rc = job_presets_load(tmp, &ps, err, errlen);
+  unlink(tmp);
+  return rc;
+}
+
+static void no_edit(json_t *r) {
+  (void)r;
+}
+static void drop_default(json_t *r) {
+  json_object_del(json_object_get(r, "defaults"), "ack_every");
+}
+static void extra_default(json_t *r) {
+  json_object_set_new(json_object_get(r, "defaults"), "buffer_kb", json_integer(3));
+}
+static void cc_default(json_t *r) {
+  json_object_set_new(json_object_get(r, "defaults"), "dcqcn_g", json_real(0.5));
+}
+static void drop_source(json_t *r) {
+  json_object_del(json_object_get(r, "sources"), "rto_us");
+}
+static void stale_source(json_t *r) {
+  json_object_set_new(json_object_get(r, "sources"), "ecn_columns", json_string("x"));
+}
+static void preset_incomplete(json_t *r) {
+  json_object_del(json_object_get(json_object_get(r, "cc_presets"), "dcqcn_paper"), "dcqcn_g");
+}
+static void preset_foreign(json_t *r) {
+  json_object_set_new(json_object_get(json_object_get(r, "cc_presets"), "hpcc"), "dctcp_g",
+                      json_real(0.5));
+}
+static void preset_network_key(json_t *r) {
+  json_object_set_new(json_object_get(json_object_get(r, "cc_presets"), "hpcc"), "mtu",
+                      json_integer(1000));
+}
+static void no_kind_preset(json_t *r) {
+  json_object_del(json_object_get(r, "cc_presets"), "dctcp");
+}
+static void bad_kind(json_t *r) {
+  json_object_set_new(json_object_get(json_object_get(r, "cc_presets"), "dctcp"), "kind",
+                      json_string("cubic"));
+}
+static void bad_value(json_t *r) {
+  json_object_set_new(json_object_get(r, "defaults"), "pfc", json_integer(1));
+}
+
+static void presets_file_checks(void) {
+  char err[512];
+  CHECK(load_edited(no_edit, err, sizeof err) == 0);
+  struct {
+    void (*edit)(json_t *);
+    const char *msg;
+  } cases[] = {
+      {drop_default, "defaults.ack_every: missing (every parameter has a default and a source)"},
+      {extra_default, "defaults.buffer_kb: unknown key"},
+      {cc_default, "defaults.dcqcn_g: set by the cc presets, not a default"},
+      {drop_source, "sources.rto_us: missing"},
+      {stale_source, "sources.ecn_columns: not a default"},
+      {preset_incomplete, "cc_presets.dcqcn_paper.dcqcn_g: missing (a dcqcn preset sets every"},
+      {preset_foreign, "cc_presets.hpcc.dctcp_g: of another kind"},
+      {preset_network_key, "cc_presets.hpcc.mtu: not a CC key"},
+      {no_kind_preset, "cc_presets: needs a dctcp preset named \"dctcp\""},
+      {bad_value, "defaults.pfc: expected true or false"},
+      {bad_kind, "cc_presets.dctcp.kind: expected one of dcqcn dctcp hpcc"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    CHECK(load_edited(cases[i].edit, err, sizeof err) == -1);
+    CHECK_STR_CONTAINS(err, cases[i].msg);
   }
-  CHECK(n > 40);
-  CHECK_STR_CONTAINS(json_string_value(json_object_get(a, "cc")), "hpcc");
-  eng_params_t r = p;
-  CHECK(eng_params_set(&r, "reorder=true", err, sizeof err) == 0);
-  json_t *b = canonical(&r);
-  CHECK(!json_equal(a, b));
-  json_decref(a);
-  json_decref(b);
+}
+
+/* README.md, "Network parameters": a row "| `key` | `default` | ..." for every
+ * network key, the default as the canonical text writes it (strings without
+ * their quotes); every CC key appears in the README. */
+static void readme_table(void) {
+  char path[1024], line[4096];
+  snprintf(path, sizeof path, "%s/../../README.md",
+           getenv("MV_TEST_DATA") ? getenv("MV_TEST_DATA") : "tests/data");
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  if (!f) return;
+  eng_params_t d = mvsim_params();
+  char *canon = job_params_canonical(&d);
+  int rows[256] = {0}, in_table = 0, mentioned[256] = {0};
+  while (fgets(line, sizeof line, f)) {
+    for (int i = 0; i < job_n_keys; i++) {
+      char quoted[80];
+      snprintf(quoted, sizeof quoted, "`%s`", job_keys[i].name);
+      mentioned[i] |= strstr(line, quoted) != NULL;
+    }
+    if (strncmp(line, "### ", 4) == 0) in_table = strstr(line, "Network parameters") != NULL;
+    char key[80], def[512];
+    if (!in_table || sscanf(line, "| `%79[^`]` | %511[^|]|", key, def) != 2) continue;
+    const job_key_t *k = job_key_find(key);
+    CHECK(k != NULL && k->cc_kind == CC_NONE);
+    if (!k) continue;
+    rows[k - job_keys]++;
+    if (k->unit == JOB_U_ECN_TABLE) continue;
+    /* The member's text in the canonical object, quotes of strings dropped. */
+    char member[96], want[600];
+    snprintf(member, sizeof member, "\"%s\":", key);
+    const char *v = strstr(canon, member);
+    size_t n = v ? strcspn(v + strlen(member), ",}") : 0;
+    snprintf(want, sizeof want, "`%.*s` ", (int)n, v ? v + strlen(member) : "");
+    if (v && want[1] == '"')
+      snprintf(want, sizeof want, "`%.*s` ", (int)n - 2, v + strlen(member) + 1);
+    if (strcmp(def, want) != 0) {
+      fprintf(stderr, "README: %s: default %s, the presets say %s\n", key, def, want);
+      mvtest_failures++;
+    }
+  }
+  fclose(f);
+  for (int i = 0; i < job_n_keys; i++) {
+    if (job_keys[i].cc_kind == CC_NONE && rows[i] != 1) {
+      fprintf(stderr, "README: %d rows for %s in Network parameters\n", rows[i], job_keys[i].name);
+      mvtest_failures++;
+    }
+    if (!mentioned[i]) {
+      fprintf(stderr, "README: %s is not described\n", job_keys[i].name);
+      mvtest_failures++;
+    }
+  }
+  free(canon);
+}
+
+int main(void) {
+  readme_table();
+  defaults_and_units();
+  presets();
+  presets_file_checks();
   return mvtest_end();
 }

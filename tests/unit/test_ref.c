@@ -52,7 +52,7 @@ static eng_params_t params(void) {
                         .buffer = 1000000,
                         .host_slots = 64,
                         .pfc = 1,
-                        .pfc_alpha = 0.125,
+                        .pfc_a16 = 8192, /* 0.125 */
                         .pfc_resume = 2 * 1048,
                         .ecn_kmin = -1,
                         .ecn_kmax = -1,
@@ -407,10 +407,10 @@ static void test_go_back_n(void) {
 /* ECN rows: nearest not above the rate, else the lowest; explicit values win. */
 static void test_ecn_rows(void) {
   eng_params_t p = params();
-  p.n_ecn_rows = 3;
-  p.ecn_table[0] = (eng_ecn_row_t){100, 400, 1600, 0.2};
-  p.ecn_table[1] = (eng_ecn_row_t){25, 100, 400, 0.2};
-  p.ecn_table[2] = (eng_ecn_row_t){400, 1600, 6400, 0.5};
+  p.ecn_table.n = 3;
+  p.ecn_table.row[0] = (eng_ecn_row_t){100, 400, 1600, 0.2};
+  p.ecn_table.row[1] = (eng_ecn_row_t){25, 100, 400, 0.2};
+  p.ecn_table.row[2] = (eng_ecn_row_t){400, 1600, 6400, 0.5};
   int64_t kmin, kmax;
   double pmax;
   CHECK(ref_ecn_for(&p, 200 * GBPS, &kmin, &kmax, &pmax) == 0);

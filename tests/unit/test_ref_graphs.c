@@ -150,7 +150,7 @@ static void check_graph(const topo_t *t, const tg_t *g, const eng_params_t *p,
 static void random_params(mvgen_rng_t *rng, eng_params_t *p, int torus) {
   static const char *ccs[] = {"cc=none", "cc=dcqcn", "cc=dctcp", "cc=hpcc"};
   char err[256];
-  if (eng_params_set(p, ccs[mvgen_rnd(rng, 4)], err, sizeof err)) {
+  if (mvsim_set(p, ccs[mvgen_rnd(rng, 4)], err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     exit(2);
   }

@@ -34,7 +34,7 @@ static eng_params_t params(void) {
                         .buffer = 1000000,
                         .host_slots = 64,
                         .pfc = 1,
-                        .pfc_alpha = 0.125,
+                        .pfc_a16 = 8192, /* 0.125 */
                         .pfc_resume = 2 * 1048,
                         .ecn_kmin = -1,
                         .ecn_kmax = -1,

@@ -6,6 +6,7 @@
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
+#include "sim/eng_world.h"
 
 #define N 200
 
@@ -20,7 +21,11 @@ int main(void) {
   big.ring_cap = 1 << 12;
   eng_exp_desc_t ex[2] = {{.topo = &t, .tasks = &g, .params = &p, .seed = 5},
                           {.topo = &t, .tasks = &g, .params = &big, .seed = 5}};
-  eng_world_t *w = mvsim_run(2, ex, ENG_BACKEND_CPU);
+  eng_world_desc_t d = {.n_exps = 2, .exps = ex};
+  eng_world_t *w = NULL;
+  char err[256];
+  CHECK(eng_world_create(&d, &w, err, sizeof err) == 0);
+  CHECK(eng_world_run(w, ENG_BACKEND_CPU, err, sizeof err) == 0);
   /* The compact experiment overflowed and ran again; the large one did not. */
   CHECK(w->n_parts == 1 && w->part_of[0] == 0 && w->part_of[1] == -1);
   CHECK(w->c.exp_fail[0] == ENG_FAIL_RING);
@@ -29,7 +34,7 @@ int main(void) {
   CHECK(rr.status == REF_OK);
   for (int e = 0; e < 2; e++) {
     eng_result_t r;
-    eng_exp_result(w, e, &r);
+    eng_world_result(w, e, &r);
     CHECK_EQ_I64(r.status, ENG_OK);
     CHECK_EQ_I64(r.packet_hops, rr.packet_hops);
     for (int i = 0; i < N; i++)

@@ -38,7 +38,7 @@ static int64_t lone(const tg_t *g, int32_t i) {
   return eng_standalone_fct(&star, &par, &f);
 }
 
-static eng_world_t *run(tg_t *g) {
+static eng_batch_t *run(tg_t *g) {
   tg_assign_ports(g);
   char err[512];
   if (tg_check(g, &star, "test", err, sizeof err)) {
@@ -46,7 +46,7 @@ static eng_world_t *run(tg_t *g) {
     exit(2);
   }
   eng_exp_desc_t ex = {.topo = &star, .tasks = g, .params = &par, .seed = 9};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   CHECK_EQ_I64(r.status, ENG_OK);
@@ -61,15 +61,15 @@ static void compute_then_flow(void) {
   tg_task_t f = flow(0, 1, 1000000);
   tg_add(&g, &f);
   tg_edge(&g, 1, 0, TG_ON_END);
-  eng_world_t *w = run(&g);
-  CHECK_EQ_I64(eng_task_start(w, 0, 0), 3 * US);
-  CHECK_EQ_I64(eng_task_end(w, 0, 0), 40 * US + 5);
-  CHECK_EQ_I64(eng_task_start(w, 0, 1), 40 * US + 5);
-  CHECK_EQ_I64(eng_task_end(w, 0, 1), 40 * US + 5 + lone(&g, 1));
+  eng_batch_t *w = run(&g);
+  CHECK_EQ_I64(mvsim_start(w, 0, 0), 3 * US);
+  CHECK_EQ_I64(mvsim_end(w, 0, 0), 40 * US + 5);
+  CHECK_EQ_I64(mvsim_start(w, 0, 1), 40 * US + 5);
+  CHECK_EQ_I64(mvsim_end(w, 0, 1), 40 * US + 5 + lone(&g, 1));
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   CHECK_EQ_I64(r.end_ps, 40 * US + 5 + lone(&g, 1));
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 
@@ -83,14 +83,14 @@ static void chain(void) {
     tg_add(&g, &f);
     if (i) tg_edge(&g, i, i - 1, TG_ON_END);
   }
-  eng_world_t *w = run(&g);
+  eng_batch_t *w = run(&g);
   int64_t t = 0;
   for (int32_t i = 0; i < K; i++) {
-    CHECK_EQ_I64(eng_task_start(w, 0, i), t);
+    CHECK_EQ_I64(mvsim_start(w, 0, i), t);
     t += lone(&g, i);
-    CHECK_EQ_I64(eng_task_end(w, 0, i), t);
+    CHECK_EQ_I64(mvsim_end(w, 0, i), t);
   }
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 
@@ -112,20 +112,19 @@ static void recv_and_sync(void) {
   tg_add(&g, &j);
   tg_edge(&g, 3, 2, TG_ON_END);  /* far: compute on host 3 */
   tg_edge(&g, 3, 1, TG_ON_RECV); /* near: flow b received at host 2 */
-  eng_world_t *w = run(&g);
-  int64_t recv_a = eng_task_recv(w, 0, 0);
-  CHECK(recv_a > 0 && recv_a < eng_task_end(w, 0, 0));
-  CHECK_EQ_I64(eng_task_start(w, 0, 1), recv_a);
+  eng_batch_t *w = run(&g);
+  int64_t recv_a = mvsim_recv(w, 0, 0);
+  CHECK(recv_a > 0 && recv_a < mvsim_end(w, 0, 0));
+  CHECK_EQ_I64(mvsim_start(w, 0, 1), recv_a);
   /* At that instant host 1 also queues a's last ACK, which goes first (control
    * has priority): b runs one ACK serialisation later than alone. */
-  CHECK_EQ_I64(eng_task_end(w, 0, 1),
-               recv_a + eng_ser(par.ctrl_bytes, 100000000000LL) + lone(&g, 1));
-  CHECK_EQ_I64(eng_task_start(w, 0, 2), eng_task_end(w, 0, 1) + par.sync + 7);
-  CHECK_EQ_I64(eng_task_end(w, 0, 2), eng_task_start(w, 0, 2) + 2 * US);
+  CHECK_EQ_I64(mvsim_end(w, 0, 1), recv_a + eng_ser(par.ctrl_bytes, 100000000000LL) + lone(&g, 1));
+  CHECK_EQ_I64(mvsim_start(w, 0, 2), mvsim_end(w, 0, 1) + par.sync + 7);
+  CHECK_EQ_I64(mvsim_end(w, 0, 2), mvsim_start(w, 0, 2) + 2 * US);
   /* The join fires at b's reception, on its own host, before the compute. */
-  CHECK_EQ_I64(eng_task_start(w, 0, 3), eng_task_recv(w, 0, 1));
-  CHECK_EQ_I64(eng_task_end(w, 0, 3), eng_task_recv(w, 0, 1));
-  eng_world_destroy(w);
+  CHECK_EQ_I64(mvsim_start(w, 0, 3), mvsim_recv(w, 0, 1));
+  CHECK_EQ_I64(mvsim_end(w, 0, 3), mvsim_recv(w, 0, 1));
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 
@@ -146,16 +145,16 @@ static void streams(void) {
   tg_add(&g, &j);
   tg_edge(&g, 3, 1, TG_ON_END);
   tg_edge(&g, 3, 2, TG_ON_END);
-  eng_world_t *w = run(&g);
-  CHECK_EQ_I64(eng_task_end(w, 0, 0), 5 * US);
-  CHECK_EQ_I64(eng_task_start(w, 0, 1), 5 * US);
-  CHECK_EQ_I64(eng_task_end(w, 0, 1), 8 * US);
-  CHECK_EQ_I64(eng_task_start(w, 0, 2), 0);
-  CHECK_EQ_I64(eng_task_end(w, 0, 3), 8 * US + par.sync);
+  eng_batch_t *w = run(&g);
+  CHECK_EQ_I64(mvsim_end(w, 0, 0), 5 * US);
+  CHECK_EQ_I64(mvsim_start(w, 0, 1), 5 * US);
+  CHECK_EQ_I64(mvsim_end(w, 0, 1), 8 * US);
+  CHECK_EQ_I64(mvsim_start(w, 0, 2), 0);
+  CHECK_EQ_I64(mvsim_end(w, 0, 3), 8 * US + par.sync);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   CHECK_EQ_I64(r.end_ps, 8 * US + par.sync);
-  eng_world_destroy(w);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 

@@ -74,19 +74,19 @@ static void test_run(void) {
   CHECK_EQ_I64(trf_read_cm(mvtest_data("triggers.cm"), &star, &g, err, sizeof err), 0);
   eng_params_t par = mvsim_params();
   eng_exp_desc_t ex = {.topo = &star, .tasks = &g, .params = &par, .seed = 1};
-  eng_world_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
   eng_result_t r;
   eng_exp_result(w, 0, &r);
   CHECK_EQ_I64(r.status, ENG_OK);
   int64_t s = par.sync;
-  CHECK_EQ_I64(eng_task_start(w, 0, 0), 1000000);
-  CHECK_EQ_I64(eng_task_start(w, 0, 1), eng_task_end(w, 0, 0) + s); /* oneshot, host 0 -> 1 */
-  CHECK_EQ_I64(eng_task_start(w, 0, 6), eng_task_end(w, 0, 0) + s);
-  int64_t r1 = eng_task_recv(w, 0, 1), r2 = eng_task_recv(w, 0, 2);
-  CHECK_EQ_I64(eng_task_start(w, 0, 3), r1 > r2 ? r1 : r2);          /* barrier: both at host 2 */
-  CHECK_EQ_I64(eng_task_start(w, 0, 4), eng_task_recv(w, 0, 3) + s); /* multishot: 1st, 2nd */
-  CHECK_EQ_I64(eng_task_start(w, 0, 5), eng_task_end(w, 0, 3) + s);
-  eng_world_destroy(w);
+  CHECK_EQ_I64(mvsim_start(w, 0, 0), 1000000);
+  CHECK_EQ_I64(mvsim_start(w, 0, 1), mvsim_end(w, 0, 0) + s); /* oneshot, host 0 -> 1 */
+  CHECK_EQ_I64(mvsim_start(w, 0, 6), mvsim_end(w, 0, 0) + s);
+  int64_t r1 = mvsim_recv(w, 0, 1), r2 = mvsim_recv(w, 0, 2);
+  CHECK_EQ_I64(mvsim_start(w, 0, 3), r1 > r2 ? r1 : r2);       /* barrier: both at host 2 */
+  CHECK_EQ_I64(mvsim_start(w, 0, 4), mvsim_recv(w, 0, 3) + s); /* multishot: 1st, 2nd */
+  CHECK_EQ_I64(mvsim_start(w, 0, 5), mvsim_end(w, 0, 3) + s);
+  eng_batch_destroy(w);
   tg_free(&g);
 }
 

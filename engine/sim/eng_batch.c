@@ -1,0 +1,220 @@
+/* eng.h over the world: experiments validated one by one (an invalid one is a
+ * result, not an error of the batch), memory estimates from the world's row
+ * counts, and results read back by experiment and task. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/eng_standalone.h"
+#include "sim/eng_world.h"
+
+struct eng_batch_t {
+  int32_t n;
+  int32_t *widx;    /* (n) experiment in the world; -1: invalid */
+  char **msg;       /* (n) why invalid; NULL otherwise */
+  int32_t *n_tasks; /* (n) */
+  eng_world_t *w;
+  int broken; /* a run failed: no results */
+};
+
+/* What the world cannot take from a task graph beyond tg_check. */
+static int batch_tasks_ok(const tg_t *g, const eng_params_t *p, char *err, size_t errlen) {
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *k = &g->t[i];
+    char at[64];
+    if (k->kind != TG_FLOW) continue;
+    if (k->line > 0)
+      snprintf(at, sizeof at, "flow on line %d", k->line);
+    else
+      snprintf(at, sizeof at, "flow (task %d)", i);
+    if (k->sport == 0 || k->dport == 0) {
+      snprintf(err, errlen, "%s: ports not assigned (tg_assign_ports)", at);
+      return -1;
+    }
+    if ((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
+      snprintf(err, errlen, "%s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)", at,
+               (unsigned long long)k->bytes, p->mtu);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int batch_trace_ok(const eng_trace_desc_t *tr, const tg_t *g, const topo_t *t, char *err,
+                          size_t errlen) {
+  if (!tr || tr->every <= 0) return 0;
+  if (tr->max_samples < 1 || tr->n_flows < 0 || tr->n_ports < 0) {
+    snprintf(err, errlen, "trace: needs room for a sample and non-negative counts");
+    return -1;
+  }
+  for (int32_t i = 0; i < tr->n_flows; i++)
+    if (tr->flows[i] < 0 || tr->flows[i] >= g->n || g->t[tr->flows[i]].kind != TG_FLOW) {
+      snprintf(err, errlen, "trace: task %d is not a flow (%d tasks)", tr->flows[i], g->n);
+      return -1;
+    }
+  for (int32_t i = 0; i < tr->n_ports; i++)
+    if (tr->ports[i] < 0 || tr->ports[i] >= 2 * t->n_links) {
+      snprintf(err, errlen, "trace: port %d: there are %d ports", tr->ports[i], 2 * t->n_links);
+      return -1;
+    }
+  return 0;
+}
+
+int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
+  if (!x->topo || !x->tasks || !x->params) {
+    snprintf(err, errlen, "an experiment needs a topology, tasks and parameters");
+    return -1;
+  }
+  if (eng_params_check(x->params, err, errlen)) return -1;
+  if (batch_tasks_ok(x->tasks, x->params, err, errlen)) return -1;
+  if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
+  if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
+  int64_t rows[ENG_T_COUNT];
+  if (eng_world_rows(x, 1, rows)) {
+    snprintf(err, errlen, "out of memory counting its rows");
+    return -1;
+  }
+  for (int t = 0; t < ENG_T_COUNT; t++)
+    if (rows[t] > INT32_MAX / 2) {
+      snprintf(err, errlen,
+               "too large for one world (more than 2^30 rows in one table with "
+               "worst-case link rings)");
+      return -1;
+    }
+  return 0;
+}
+
+int64_t eng_exp_memory(const eng_exp_desc_t *x) {
+  char err[8];
+  eng_world_desc_t wd = {.n_exps = 1, .exps = x};
+  return eng_exp_validate(x, err, sizeof err) ? -1 : eng_world_estimate(&wd);
+}
+
+/* The valid experiments of d (malloc'd, *n of them); widx[e] their index, -1
+ * for an invalid one whose reason goes to msg[e] (when msg is not NULL). */
+static eng_exp_desc_t *batch_valid(const eng_batch_desc_t *d, int32_t *widx, char **msg,
+                                   int32_t *n) {
+  eng_exp_desc_t *v = malloc(((size_t)d->n_exps + 1) * sizeof *v);
+  *n = 0;
+  if (!v) return NULL;
+  for (int32_t e = 0; e < d->n_exps; e++) {
+    char why[1024];
+    widx[e] = -1;
+    if (eng_exp_validate(&d->exps[e], why, sizeof why) == 0) {
+      v[*n] = d->exps[e];
+      widx[e] = (*n)++;
+    } else if (msg && !(msg[e] = strdup(why))) {
+      free(v);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+int64_t eng_batch_memory(const eng_batch_desc_t *d) {
+  int32_t n = 0, *widx = malloc(((size_t)d->n_exps + 1) * sizeof *widx);
+  eng_exp_desc_t *v = widx ? batch_valid(d, widx, NULL, &n) : NULL;
+  eng_world_desc_t wd = {.n_exps = n, .exps = v};
+  int64_t bytes = v ? eng_world_estimate(&wd) : -1;
+  free(v);
+  free(widx);
+  return bytes;
+}
+
+int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, size_t errlen) {
+  int rc = ENG_E_NOMEM;
+  int32_t n = d->n_exps, nv = 0;
+  eng_exp_desc_t *v = NULL;
+  eng_batch_t *b = calloc(1, sizeof *b);
+  *out = NULL;
+  if (!b) goto fail_oom;
+  b->n = n;
+  b->widx = malloc(((size_t)n + 1) * sizeof *b->widx);
+  b->msg = calloc((size_t)n + 1, sizeof *b->msg);
+  b->n_tasks = calloc((size_t)n + 1, sizeof *b->n_tasks);
+  if (!b->widx || !b->msg || !b->n_tasks) goto fail_oom;
+  for (int32_t e = 0; e < n; e++)
+    b->n_tasks[e] = d->exps[e].tasks ? d->exps[e].tasks->n : 0;
+  v = batch_valid(d, b->widx, b->msg, &nv);
+  if (!v) goto fail_oom;
+  eng_world_desc_t wd = {.n_exps = nv, .exps = v};
+  rc = eng_world_create(&wd, &b->w, err, errlen);
+  if (rc) goto fail;
+  free(v);
+  *out = b;
+  return 0;
+fail_oom:
+  snprintf(err, errlen, "out of memory describing a batch of %d experiments", n);
+fail:
+  free(v);
+  eng_batch_destroy(b);
+  return rc;
+}
+
+int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t errlen) {
+  if (r->backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
+    snprintf(err, errlen, "--backend cuda: %s", eng_cuda_unavailable_reason());
+    return ENG_E_DEVICE;
+  }
+  if (b->w->n_exps == 0) return 0; /* every experiment is invalid */
+  b->w->threads = r->threads;
+  int rc = eng_world_run(b->w, r->backend, err, errlen);
+  b->broken = rc != 0;
+  return rc;
+}
+
+void eng_batch_destroy(eng_batch_t *b) {
+  if (!b) return;
+  for (int32_t e = 0; b->msg && e < b->n; e++)
+    free(b->msg[e]);
+  free(b->msg);
+  free(b->widx);
+  free(b->n_tasks);
+  eng_world_destroy(b->w);
+  free(b);
+}
+
+int64_t eng_batch_bytes(const eng_batch_t *b) {
+  return eng_world_bytes(b->w);
+}
+
+void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r) {
+  if (b->widx[e] >= 0 && !b->broken) {
+    eng_world_result(b->w, b->widx[e], r);
+    return;
+  }
+  memset(r, 0, sizeof *r);
+  r->status = b->widx[e] < 0 ? ENG_INVALID : ENG_FAILED;
+  r->message = b->msg[e] ? b->msg[e] : "";
+}
+
+int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times_t *t) {
+  if (e < 0 || e >= b->n || task < 0 || task >= b->n_tasks[e]) return -1;
+  t->start = t->end = t->recv = -1;
+  if (b->widx[e] < 0 || b->broken) return 0;
+  t->start = eng_task_start(b->w, b->widx[e], task);
+  t->end = eng_task_end(b->w, b->widx[e], task);
+  t->recv = eng_task_recv(b->w, b->widx[e], task);
+  return 0;
+}
+
+int32_t eng_trace_samples(const eng_batch_t *b, int32_t e) {
+  return b->widx[e] < 0 || b->broken ? 0 : eng_world_trace_samples(b->w, b->widx[e]);
+}
+
+double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series) {
+  return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w, b->widx[e], k, series) : 0.0;
+}
+
+int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_task_t *flow) {
+  trf_flow_t f = {.src = flow->host,
+                  .dst = flow->dst,
+                  .sport = flow->sport,
+                  .dport = flow->dport,
+                  .prio = flow->prio,
+                  .bytes = flow->bytes,
+                  .start_ps = flow->start,
+                  .line = flow->line};
+  return eng_standalone_fct(t, p, &f);
+}
