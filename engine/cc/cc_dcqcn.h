@@ -14,6 +14,8 @@ ENG_INLINE void cc_dcqcn_init(const cc_state_t *s, cc_dcqcn_t *d, const cc_param
   d->alpha = 1.0;
   d->t_alpha = d->t_inc = INT64_MAX;
   d->last_cut = -1;
+  d->bytes = 0;
+  d->stage_t = d->stage_b = d->cnp_seen = 0;
 }
 
 /* One increase event (timer or byte counter fired). */

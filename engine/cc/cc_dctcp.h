@@ -12,7 +12,8 @@ ENG_INLINE void cc_dctcp_init(cc_dctcp_t *d, const cc_params_t *p) {
   d->cwnd = (double)p->init_cwnd;
   d->ssthresh = 1e300;
   d->alpha = 1.0;
-  d->win_end = 0;
+  d->win_end = d->acked = d->marked = 0;
+  d->cut = 0;
 }
 
 /* `acked` packets newly acknowledged, `ece` the ACK's echo, `una` and `nxt` the
