@@ -218,6 +218,12 @@ static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     if (eng_ring_overflow(w, e)) which[n++] = e;
+  if (n && getenv("MULTIVERSE_VERBOSE")) {
+    fprintf(stderr, "rings overflowed in %d experiment(s), run again with worst-case rings:", n);
+    for (int32_t i = 0; i < n && i < 16; i++)
+      fprintf(stderr, " %d", which[i]);
+    fprintf(stderr, "%s\n", n > 16 ? " ..." : "");
+  }
   int rc = n ? eng_run_part(w, 0, which, n, 1, backend, err, errlen) : 0;
   free(which);
   return rc;
