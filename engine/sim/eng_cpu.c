@@ -12,28 +12,6 @@
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 
-/* Rows [lo, hi) of experiment e in each table a system runs over. */
-static inline int32_t cpu_lo_node(const eng_cols_t *c, int32_t e) {
-  return c->exp_node_off[e];
-}
-static inline int32_t cpu_hi_node(const eng_cols_t *c, int32_t e) {
-  return c->exp_node_off[e] + c->exp_n_nodes[e];
-}
-static inline int32_t cpu_lo_port(const eng_cols_t *c, int32_t e) {
-  return c->exp_port_off[e];
-}
-static inline int32_t cpu_hi_port(const eng_cols_t *c, int32_t e) {
-  return c->exp_port_off[e] + c->exp_n_ports[e];
-}
-static inline int32_t cpu_lo_exp(const eng_cols_t *c, int32_t e) {
-  (void)c;
-  return e;
-}
-static inline int32_t cpu_hi_exp(const eng_cols_t *c, int32_t e) {
-  (void)c;
-  return e + 1;
-}
-
 /* One system over rows [lo, hi); an exp system's result ORs into `running`. */
 #define CPU_CALL_node(fn, r) fn(c, r)
 #define CPU_CALL_port(fn, r) fn(c, r)
@@ -43,7 +21,7 @@ static inline int32_t cpu_hi_exp(const eng_cols_t *c, int32_t e) {
 static int cpu_window(eng_cols_t *c, int32_t e) {
   int running = 0;
 #define CPU_ONE(phase, tab, fn)                                                                    \
-  for (int32_t r = cpu_lo_##tab(c, e); r < cpu_hi_##tab(c, e); r++)                                \
+  for (int32_t r = eng_lo_##tab(c, e); r < eng_hi_##tab(c, e); r++)                                \
     CPU_CALL_##tab(fn, r);
   ENG_SYSTEMS(CPU_ONE)
 #undef CPU_ONE

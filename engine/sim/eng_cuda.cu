@@ -1,12 +1,16 @@
 /* CUDA backend: the systems of ENG_SYSTEMS (eng_step.h), the same code as the
  * CPU backend, one thread per row. The world's tables live in one device
  * arena; the columns are copied up once, stepped there until every
- * experiment ends, and copied back. Two launch modes:
- *   persistent (default): one cooperative kernel runs every phase of many
- *     windows, with a grid-wide barrier between phases, returning to the host
- *     only when all experiments ended or a progress report is due;
- *   systems (MULTIVERSE_CUDA_LAUNCH=systems): one kernel per system and
- *     window, as an ablation. */
+ * experiment ends, and copied back. Three launch modes, chosen by the batch's
+ * shape or MULTIVERSE_CUDA_LAUNCH:
+ *   experiment: one kernel in which each thread block takes experiments from a
+ *     shared counter and steps each alone through all its windows, with block
+ *     barriers only: experiments never wait for one another, and a block that
+ *     finishes one takes the next (many experiments of moderate size);
+ *   persistent: one cooperative kernel runs every phase of many windows of all
+ *     experiments, with a grid-wide barrier between phases (a few large
+ *     experiments);
+ *   systems: one kernel per system and window (the ablation). */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -81,6 +85,41 @@ static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, int32_t windows, 
     }
   }
   if (tid == 0) *done = windows;
+}
+
+/* Experiment mode: blocks take experiments from *next and step each through
+ * all its windows; `running[w & 1]` (shared) collects whether the experiment
+ * runs on after window w, reset one window ahead once every thread has read
+ * it. *finished counts experiments done (progress). */
+static __global__ void k_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
+                                     int32_t *finished) {
+  __shared__ int32_t e_sh;
+  __shared__ int running_sh[2];
+  const int32_t tid = (int32_t)threadIdx.x, stride = (int32_t)blockDim.x;
+  for (;;) {
+    if (tid == 0) {
+      e_sh = atomicAdd(next, 1);
+      running_sh[0] = running_sh[1] = 0;
+    }
+    __syncthreads();
+    const int32_t e = e_sh;
+    if (e >= n_exps) return;
+    for (int32_t w = 0;; w++) {
+      int *running = &running_sh[w & 1];
+      for (int phase = 0; phase < ENG_PHASES; phase++) {
+        if (phase == 1 && tid == 0) running_sh[(w + 1) & 1] = 0;
+#define CU_EXP(ph, tab, fn)                                                                        \
+  if (ph == phase)                                                                                 \
+    for (int32_t i = eng_lo_##tab(&c, e) + tid; i < eng_hi_##tab(&c, e); i += stride)              \
+      CU_CALL_##tab(fn, i);
+        ENG_SYSTEMS(CU_EXP)
+#undef CU_EXP
+        __syncthreads();
+      }
+      if (!*(volatile int *)running) break;
+    }
+    if (tid == 0) atomicAdd(finished, 1);
+  }
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -219,13 +258,78 @@ fail:
   return -1;
 }
 
+/* Experiment mode: as many blocks as fit at once (or as experiments), each of
+ * T threads; the host polls the count of finished experiments for progress
+ * while the kernel runs. */
+static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags, char *err,
+                              size_t errlen) {
+  int dev = 0, sms = 0, per_sm = 0;
+  int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0;
+  cudaStream_t run = NULL, peek = NULL;
+  eng_progress_t pg;
+  eng_progress_begin(&pg);
+  CUDA_TRY(cudaGetDevice(&dev));
+  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_experiments, T, 0));
+  CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
+  CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
+  CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
+  {
+    int grid = sms * (per_sm > 0 ? per_sm : 1);
+    if (grid > n.exp) grid = n.exp;
+    k_experiments<<<grid, T, 0, run>>>(d, n.exp, d_next, d_fin);
+    CUDA_TRY(cudaGetLastError());
+    for (;;) {
+      cudaError_t q = cudaStreamQuery(run);
+      if (q == cudaSuccess) break;
+      if (q != cudaErrorNotReady) CUDA_TRY(q);
+      struct timespec nap = {0, 20000000};
+      nanosleep(&nap, NULL);
+      if (eng_progress_due(&pg)) {
+        CUDA_TRY(cudaMemcpyAsync(&fin, d_fin, sizeof fin, cudaMemcpyDeviceToHost, peek));
+        CUDA_TRY(cudaStreamSynchronize(peek));
+        eng_progress_count(&pg, fin, n.exp);
+      }
+    }
+  }
+  CUDA_TRY(cudaStreamDestroy(run));
+  CUDA_TRY(cudaStreamDestroy(peek));
+  return 0;
+fail:
+  if (run) cudaStreamDestroy(run);
+  if (peek) cudaStreamDestroy(peek);
+  return -1;
+}
+
+/* Launch mode of a world: MULTIVERSE_CUDA_LAUNCH, else experiment mode when
+ * there are experiments enough to fill the device and each fits a block of
+ * at most 512 threads with few nodes per thread; *T its block size. */
+typedef enum cu_mode_t { CU_EXPERIMENTS, CU_PERSISTENT, CU_SYSTEMS } cu_mode_t;
+
+static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T) {
+  int32_t most = 0;
+  for (int32_t e = 0; e < w->n_exps; e++)
+    if (w->c.exp_n_nodes[e] > most) most = w->c.exp_n_nodes[e];
+  *T = most <= 128 ? 128 : most <= 256 ? 256 : 512;
+  const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
+  if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
+  if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
+  if (m && strcmp(m, "experiment") == 0) return CU_EXPERIMENTS;
+  int dev = 0, sms = 132;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    cudaGetLastError();
+  return w->n_exps >= sms && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
+}
+
 extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   if (!eng_cuda_available()) {
     snprintf(err, errlen, "--backend cuda: no CUDA device is present");
     return -1;
   }
-  const char *mode = getenv("MULTIVERSE_CUDA_LAUNCH");
-  int persistent = !mode || strcmp(mode, "systems") != 0;
+  int32_t T = 128;
+  const cu_mode_t mode = cu_mode(w, &T);
+  static const char *const mode_name[] = {"experiment", "persistent", "systems"};
   eng_cols_t d;
   char *arena = NULL;
   int *d_flags = NULL;
@@ -255,8 +359,9 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
 #undef CU_UP
   CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
-  if (persistent ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
-                 : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
+  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(d, n, T, d_flags, err, errlen)
+      : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
+                              : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;
   CUDA_TRY(cudaGetLastError());
   t2 = now_s();
@@ -266,10 +371,12 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
                         col_bytes(w, ENG_T_##tab, sizeof(type)), cudaMemcpyDeviceToHost));
   ENG_COLUMNS(CU_DOWN)
 #undef CU_DOWN
+  if (mode == CU_EXPERIMENTS) /* each experiment ran its own windows: report the most */
+    for (int32_t e = 0; e < w->n_exps; e++)
+      if (w->c.exp_windows[e] > windows) windows = w->c.exp_windows[e];
   if (getenv("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s\n",
-            bytes, t1 - t0, (long long)windows, persistent ? "persistent" : "systems", t2 - t1,
-            now_s() - t2);
+            bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2);
   rc = 0;
 fail:
   cudaFree(d_flags);

@@ -31,3 +31,8 @@ void eng_progress_report(eng_progress_t *pg, const int32_t *status, const int64_
   fprintf(stderr, "multiverse: %d/%d experiments done, the slowest at %.3f ms simulated, %.0f s\n",
           done, n, slowest == INT64_MAX ? 0.0 : (double)slowest / 1e9, pg->last - pg->start);
 }
+
+void eng_progress_count(eng_progress_t *pg, int32_t done, int32_t n) {
+  pg->last = omp_get_wtime();
+  fprintf(stderr, "multiverse: %d/%d experiments done, %.0f s\n", done, n, pg->last - pg->start);
+}

@@ -16,5 +16,7 @@ void eng_progress_begin(eng_progress_t *pg);
 int eng_progress_due(eng_progress_t *pg);
 /* Reports from experiment statuses and window starts (host copies, n_exps). */
 void eng_progress_report(eng_progress_t *pg, const int32_t *status, const int64_t *t, int32_t n);
+/* Reports `done` of n experiments (when their statuses are not at hand). */
+void eng_progress_count(eng_progress_t *pg, int32_t done, int32_t n);
 
 #endif

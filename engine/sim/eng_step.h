@@ -358,6 +358,29 @@ ENG_INLINE int eng_exp_advance(eng_cols_t *c, int32_t e) {
   return 0;
 }
 
+/* Rows [lo, hi) of experiment e in each table a system runs over (for
+ * backends that step one experiment at a time). */
+ENG_INLINE int32_t eng_lo_node(const eng_cols_t *c, int32_t e) {
+  return c->exp_node_off[e];
+}
+ENG_INLINE int32_t eng_hi_node(const eng_cols_t *c, int32_t e) {
+  return c->exp_node_off[e] + c->exp_n_nodes[e];
+}
+ENG_INLINE int32_t eng_lo_port(const eng_cols_t *c, int32_t e) {
+  return c->exp_port_off[e];
+}
+ENG_INLINE int32_t eng_hi_port(const eng_cols_t *c, int32_t e) {
+  return c->exp_port_off[e] + c->exp_n_ports[e];
+}
+ENG_INLINE int32_t eng_lo_exp(const eng_cols_t *c, int32_t e) {
+  (void)c;
+  return e;
+}
+ENG_INLINE int32_t eng_hi_exp(const eng_cols_t *c, int32_t e) {
+  (void)c;
+  return e + 1;
+}
+
 /* The systems of one window, in order: every backend and launch mode is
  * generated from this list. X(phase, table, system): systems of one phase touch
  * disjoint cells and run together; a barrier separates phases. The `exp`

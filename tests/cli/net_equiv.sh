@@ -62,11 +62,16 @@ for b in a b c; do
       "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} "${tr[@]}" --backend cuda -o gpu-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
       cmp cpu-$b/trace-0.csv gpu-$b/trace-0.csv
-      # Per-system launches (the ablation) and a device too small for the batch
-      # (split in halves until each part fits) give the same files.
+      # Every launch mode (one block per experiment, the persistent grid, one
+      # kernel per system) and a device too small for the batch (split in
+      # halves until each part fits) give the same files.
+      MULTIVERSE_CUDA_LAUNCH=experiment "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o exm-$b > /dev/null
+      MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o per-$b > /dev/null
       MULTIVERSE_CUDA_LAUNCH=systems "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sys-$b > /dev/null
       MULTIVERSE_CUDA_BYTES=$((3 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o split-$b > /dev/null
-      for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt sys-$b/fct-$i.txt; cmp cpu-$b/fct-$i.txt split-$b/fct-$i.txt; done
+      for i in $(seq 0 $((n - 1))); do
+        for o in exm per sys split; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+      done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
       sw=(--flows $b-0.txt --flows $b-1.txt --sweep cc=none,dcqcn,dctcp,hpcc --sweep lb=ecmp,spray,adaptive)
