@@ -23,6 +23,16 @@ static int batch_tasks_ok(const tg_t *g, const eng_params_t *p, char *err, size_
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *k = &g->t[i];
     char at[64];
+    /* A slowed compute task's work, dur * overlap_q16, is an int64. */
+    if (k->kind == TG_COMPUTE && k->gpu >= 0 && p->overlap_q16 > 65536 &&
+        k->dur > INT64_MAX / p->overlap_q16) {
+      snprintf(err, errlen,
+               "task %d: a compute task of %lld ps is too long to slow down (at most %lld ps with "
+               "overlap_slowdown %.4g)",
+               i, (long long)k->dur, (long long)(INT64_MAX / p->overlap_q16),
+               (double)p->overlap_q16 / 65536.0);
+      return -1;
+    }
     if (k->kind != TG_FLOW) continue;
     if (k->line > 0)
       snprintf(at, sizeof at, "flow on line %d", k->line);

@@ -68,8 +68,9 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
     free(nflows);
     return -1;
   }
-  int64_t flows = 0, streamed = 0;
+  int64_t flows = 0, streamed = 0, gpus = 0;
   for (int32_t i = 0; i < g->n; i++) {
+    if (g->t[i].gpu + 1 > gpus) gpus = g->t[i].gpu + 1;
     tasks[g->t[i].host]++;
     nflows[g->t[i].host] += g->t[i].kind == TG_FLOW;
     flows += g->t[i].kind == TG_FLOW;
@@ -93,6 +94,7 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
   rows[ENG_T_pred] = g->n_edges + streamed; /* at most one stream edge per member */
   rows[ENG_T_succ] = g->n_edges + streamed;
   rows[ENG_T_heap] = g->n;
+  rows[ENG_T_gpu] = gpus;
   rows[ENG_T_rank] = flows;
   rows[ENG_T_route] = (int64_t)t->routes.n_rows * t->routes.n_groups;
   rows[ENG_T_set] = (int64_t)t->routes.n_sets + 1;
@@ -184,7 +186,8 @@ static int build_tiers(const topo_t *t, uint8_t *tier) {
 typedef struct build_base_t {
   int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
       tval, flet;
-  int32_t cca[4]; /* next row of each CC algorithm's table (by cc_kind_t) */
+  int32_t cca[4];       /* next row of each CC algorithm's table (by cc_kind_t) */
+  int32_t gpu, gpu_end; /* first GPU row of the experiment, and past its last */
 } build_base_t;
 
 /* Where one copy of a topology's routing tables starts. */
@@ -378,6 +381,8 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     c->task_end[r] = -1;
     c->task_hkey[r] = ENG_INF;
     c->task_hpos[r] = -1;
+    c->task_gpu[r] = k->gpu >= 0 ? b->gpu + k->gpu : -1;
+    c->task_gnext[r] = -1;
     pfill[i] = po;
     sfill[i] = so;
     po += m->npred[i];
@@ -557,6 +562,12 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   b->port += 2 * t->n_links;
   if (p->ccp.kind != CC_NONE) b->cca[p->ccp.kind] += c->exp_n_flows[e];
   b->flow += c->exp_n_flows[e];
+  for (int32_t i = 0; i < g->n; i++) /* GPUs: rows 0..max gpu index */
+    if (g->t[i].gpu >= 0 && b->gpu + g->t[i].gpu + 1 > b->gpu_end)
+      b->gpu_end = b->gpu + g->t[i].gpu + 1;
+  for (int32_t q = b->gpu; q < b->gpu_end; q++)
+    c->gpu_run[q] = -1;
+  b->gpu = b->gpu_end;
   b->task += g->n;
   return 0;
 }

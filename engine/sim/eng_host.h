@@ -72,15 +72,20 @@ ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
 ENG_INLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (!c->task_started[t]) {
+    int32_t kind = c->task_kind[t];
     c->task_started[t] = 1;
     c->task_start[t] = k->now;
-    if (c->task_kind[t] == TG_FLOW) {
+    if ((kind == TG_FLOW || kind == TG_COLL) && eng_slows(k, t)) eng_comm_change(k, t, +1);
+    if (kind == TG_FLOW) {
       eng_flow_begin(k, c->task_flow[t]);
       return;
     }
-    if (c->task_kind[t] != TG_JOIN && c->task_dur[t] > 0) {
-      eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, c->task_dur[t]), ENG_EV_TASK),
-                   c->task_hidx[t]);
+    if (kind != TG_JOIN && c->task_dur[t] > 0) {
+      if (kind == TG_COMPUTE && eng_slows(k, t))
+        eng_compute_begin(k, t);
+      else
+        eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, c->task_dur[t]), ENG_EV_TASK),
+                     c->task_hidx[t]);
       return;
     }
   }

@@ -33,6 +33,8 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     why = "rto_us: must be > 0";
   else if (p->sync < 1 || p->sync > 1000000000000LL)
     why = "sync_us: must be in (0, 1e6] us";
+  else if (p->overlap_q16 < 65536 || p->overlap_q16 > 10 * 65536)
+    why = "overlap_slowdown: must be in [1, 10]";
   else if (p->flowlet_gap < 0)
     why = "flowlet_gap_us: must be >= 0";
   else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)

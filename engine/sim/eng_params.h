@@ -82,7 +82,9 @@ typedef struct eng_ecn_table_t {
   /* in-flight packets per link direction (power of 2; 0: derived) */                              \
   X(A, ring_cap, COUNT, int32_t, ring_cap, NOCOL)                                                  \
   /* ps: an event of one host's task becomes known to another's */                                 \
-  X(A, sync_us, US, int64_t, sync, COL)
+  X(A, sync_us, US, int64_t, sync, COL)                                                            \
+  /* compute of a GPU while its communication runs takes this factor longer (x 2^16) */            \
+  X(A, overlap_slowdown, Q16, int64_t, overlap_q16, COL)
 
 typedef struct eng_params_t {
 #define ENG_PARAM_FIELD(A, key, unit, type, field, col) type field;

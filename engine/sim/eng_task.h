@@ -238,10 +238,69 @@ ENG_INLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
   }
 }
 
+/* ---- compute slowed by its GPU's communication (overlap_slowdown) --------- */
+
+/* Whether task t's GPU slows its compute while its communication runs. */
+ENG_INLINE int eng_slows(const eng_ctx_t *k, int32_t t) {
+  return k->c->task_gpu[t] >= 0 && k->c->exp_overlap_q16[k->e] != 65536;
+}
+
+/* Running compute task t works at `rate` from k->now: its end moves to when
+ * its remaining work is done. */
+ENG_INLINE void eng_compute_at(eng_ctx_t *k, int32_t t, int32_t rate) {
+  eng_cols_t *c = k->c;
+  c->task_rate[t] = rate;
+  c->task_tupd[t] = k->now;
+  int64_t left = (c->task_rem[t] + rate - 1) / rate; /* ps */
+  eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, left), ENG_EV_TASK), c->task_hidx[t]);
+}
+
+/* GPU g's communication started or stopped running: its running compute
+ * tasks account for the work done so far and go on at the new rate. */
+ENG_INLINE void eng_gpu_rerate(eng_ctx_t *k, int32_t g) {
+  eng_cols_t *c = k->c;
+  int32_t rate = c->gpu_comm[g] > 0 ? 65536 : (int32_t)c->exp_overlap_q16[k->e];
+  for (int32_t t = c->gpu_run[g]; t >= 0; t = c->task_gnext[t]) {
+    int64_t done = (k->now - c->task_tupd[t]) * c->task_rate[t];
+    c->task_rem[t] = done >= c->task_rem[t] ? 0 : c->task_rem[t] - done;
+    eng_compute_at(k, t, rate);
+  }
+}
+
+/* Compute task t starts at k->now: dur ps of work at full speed, each ps worth
+ * overlap_q16 units; slowed it does 65536 units a ps. */
+ENG_INLINE void eng_compute_begin(eng_ctx_t *k, int32_t t) {
+  eng_cols_t *c = k->c;
+  int32_t g = c->task_gpu[t];
+  c->task_rem[t] = c->task_dur[t] * c->exp_overlap_q16[k->e];
+  c->task_gnext[t] = c->gpu_run[g];
+  c->gpu_run[g] = t;
+  eng_compute_at(k, t, c->gpu_comm[g] > 0 ? 65536 : (int32_t)c->exp_overlap_q16[k->e]);
+}
+
+/* A communication task (flow or coll) of t's GPU begins (+1) or ends (-1). */
+ENG_INLINE void eng_comm_change(eng_ctx_t *k, int32_t t, int32_t d) {
+  eng_cols_t *c = k->c;
+  int32_t g = c->task_gpu[t];
+  c->gpu_comm[g] += d;
+  if (c->gpu_comm[g] == (d > 0 ? 1 : 0)) eng_gpu_rerate(k, g);
+}
+
 /* Task t ended at k->now. */
 ENG_INLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
-  eng_store_i64(&k->c->task_end[t], k->now);
-  eng_atomic_add_i64(&k->c->exp_tasks_done[k->e], 1);
+  eng_cols_t *c = k->c;
+  if (eng_slows(k, t)) {
+    if (c->task_kind[t] == TG_COMPUTE && c->task_dur[t] > 0) { /* off its GPU's running list */
+      int32_t *at = &c->gpu_run[c->task_gpu[t]];
+      while (*at != t)
+        at = &c->task_gnext[*at];
+      *at = c->task_gnext[t];
+    } else if (c->task_kind[t] == TG_FLOW || c->task_kind[t] == TG_COLL) {
+      eng_comm_change(k, t, -1);
+    }
+  }
+  eng_store_i64(&c->task_end[t], k->now);
+  eng_atomic_add_i64(&c->exp_tasks_done[k->e], 1);
   eng_task_notify(k, t, TG_ON_END);
 }
 

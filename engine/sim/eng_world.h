@@ -219,6 +219,13 @@ enum {
   X(task, int64_t, hkey)  /* key of its pending event in its owner's heap; ENG_INF: none */        \
   X(task, int32_t, hidx)  /* tie-break of that event: its number at the owner, or its rank */      \
   X(task, int32_t, hpos)  /* position in the owner's heap, -1: not there */                        \
+  X(task, int32_t, gpu)   /* its GPU's row, -1: none */                                            \
+  X(task, int64_t, rem)   /* compute, slowed or not: work left, ps x overlap_q16 */                \
+  X(task, int64_t, tupd)  /* ps: when rem was last brought up to date */                           \
+  X(task, int32_t, rate)  /* work done per ps: overlap_q16 (full speed) or 65536 (slowed) */       \
+  X(task, int32_t, gnext) /* next running compute task of its GPU, -1 */                           \
+  X(gpu, int32_t, comm)   /* per GPU: its communication tasks running now */                       \
+  X(gpu, int32_t, run)    /* its first running compute task (task row), -1 */                      \
   X(dcqcn, cc_dcqcn_t, s) /* per-flow state of each CC algorithm: one table each */                \
   X(dctcp, cc_dctcp_t, s)                                                                          \
   X(hpcc, cc_hpcc_t, s)                                                                            \
@@ -265,6 +272,7 @@ typedef enum eng_table_t {
   ENG_T_pred,
   ENG_T_succ,
   ENG_T_heap,
+  ENG_T_gpu,
   ENG_T_rank,
   ENG_T_rbit,
   ENG_T_poke,

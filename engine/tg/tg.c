@@ -200,12 +200,13 @@ done:
 int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_t errlen) {
   char at[600];
   int32_t *npred = calloc((size_t)g->n + 1, sizeof *npred);
-  int32_t *stream_host = NULL;
-  int32_t max_stream = -1, rc = -1;
+  int32_t *stream_host = NULL, *gpu_host = NULL;
+  int32_t max_stream = -1, max_gpu = -1, rc = -1;
   if (!npred) goto oom;
   for (int32_t i = 0; i < g->n; i++) {
     if (tg_check_task(g, i, t, where, err, errlen)) goto done;
     if (g->t[i].stream > max_stream) max_stream = g->t[i].stream;
+    if (g->t[i].gpu > max_gpu) max_gpu = g->t[i].gpu;
   }
   for (int32_t k = 0; k < g->n_edges; k++) {
     const tg_edge_t *e = &g->e[k];
@@ -230,18 +231,27 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
     }
     npred[e->task]++;
   }
-  if (max_stream >= 0) {
-    stream_host = malloc(((size_t)max_stream + 1) * sizeof *stream_host);
-    if (!stream_host) goto oom;
-    for (int32_t s = 0; s <= max_stream; s++)
-      stream_host[s] = -1;
-  }
+  stream_host = malloc(((size_t)max_stream + 2) * sizeof *stream_host);
+  gpu_host = malloc(((size_t)max_gpu + 2) * sizeof *gpu_host);
+  if (!stream_host || !gpu_host) goto oom;
+  for (int32_t s = 0; s <= max_stream; s++)
+    stream_host[s] = -1;
+  for (int32_t s = 0; s <= max_gpu; s++)
+    gpu_host[s] = -1;
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *k = &g->t[i];
     tg_where(g, i, where, at, sizeof at);
     if (k->need < 0 || k->need > npred[i]) {
       snprintf(err, errlen, "%sneeds %d predecessors but has %d", at, k->need, npred[i]);
       goto done;
+    }
+    if (k->gpu >= 0) {
+      if (gpu_host[k->gpu] >= 0 && gpu_host[k->gpu] != k->host) {
+        snprintf(err, errlen, "%sGPU %d is on host %d, not %d", at, k->gpu, gpu_host[k->gpu],
+                 k->host);
+        goto done;
+      }
+      gpu_host[k->gpu] = k->host;
     }
     if (k->stream < 0) continue;
     if (stream_host[k->stream] >= 0 && stream_host[k->stream] != k->host) {
@@ -266,6 +276,7 @@ oom:
 done:
   free(npred);
   free(stream_host);
+  free(gpu_host);
   return rc;
 }
 

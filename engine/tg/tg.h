@@ -37,7 +37,8 @@ typedef struct tg_task_t {
   int64_t start;  /* ps: earliest start */
   int64_t delay;  /* ps added after the predecessors are known */
   int64_t dur;    /* ps: compute and coll */
-  int32_t gpu;    /* GPU index in the experiment, -1: none (traces, overlap) */
+  int32_t gpu;    /* GPU index in the experiment, -1: none (traces; compute slowed while
+                   * communication of its GPU runs); a GPU's tasks share one host */
   int32_t stream; /* >= 0: tasks of one stream run one at a time, in task order
                    * (all on the same host); -1: none */
   int32_t need;   /* predecessors that must be known before it starts; 0: all */
@@ -79,7 +80,8 @@ void tg_assign_ports(tg_t *g);
 /* Checks the graph against a topology: owners are hosts, flows go to another
  * reachable host with bytes > 0, times and durations are >= 0, edges name
  * existing tasks (never the task itself), `on` recv only on flows, need within
- * the predecessor count, stream members share their host, and the graph is
+ * the predecessor count, stream members share their host, so do a GPU's
+ * tasks, and the graph is
  * acyclic (stream order included). `where` prefixes messages (a file name);
  * a task with a line is named by it. 0 or -1 with a message. */
 int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_t errlen);

@@ -126,6 +126,11 @@ typedef struct ref_task_t {
   int64_t stream_at;   /* ps: end of stream_prev; -1 until it ends */
   int64_t sched;       /* ps of its pending start event; -1 none */
   uint8_t started, ended;
+  /* A compute task slowed while communication of its GPU runs (model.md). */
+  int64_t work;   /* units of work left (ps x Q) as of work_t */
+  int64_t work_t; /* ps */
+  int64_t rate;   /* units done per ps: Q at full speed, 2^16 slowed */
+  int64_t end_at; /* ps of its pending end event (compute and coll); -1 none */
 } ref_task_t;
 
 typedef struct ref_edge_out_t {
@@ -144,6 +149,8 @@ typedef struct ref_sim_t {
   ref_port_t *ports; /* (2 * n_links) by global port index (rt.port0) */
   ref_flow_t *flows; /* (g->n) by task index; used for flow tasks */
   ref_task_t *tasks; /* (g->n) */
+  int32_t *gpu_comm; /* (GPUs) communication tasks of each GPU running now */
+  int32_t n_gpus;
   int32_t *task_of;  /* (g->n) task indices grouped by owner (ref_node_t.task0) */
   int32_t *succ_off; /* (g->n + 1) into succ */
   ref_edge_out_t *succ;

@@ -148,10 +148,44 @@ void ref_task_happened(ref_sim_t *s, int32_t i, int32_t on, int32_t h, int64_t t
   }
 }
 
+/* ---- compute slowed by its GPU's communication ------------------------- */
+
+/* Whether task i's compute slows with its GPU's communication. */
+static int slows(const ref_sim_t *s, int32_t i) {
+  return s->g->t[i].gpu >= 0 && s->p->overlap_q16 != 65536;
+}
+
+/* Compute task i works at `rate` from t on: (re)schedule its end. */
+static void run_at(ref_sim_t *s, int32_t i, int64_t rate, int64_t t) {
+  ref_task_t *k = &s->tasks[i];
+  k->rate = rate;
+  k->work_t = t;
+  k->end_at = t + (k->work + rate - 1) / rate;
+  ref_push(s, k->end_at, s->g->t[i].host, REF_EV_TASK, k->number, 1, NULL);
+}
+
+/* The number of running communication tasks of GPU g changes by d at t; when
+ * it becomes 1 or 0, every compute task of g that runs takes the new rate. */
+static void comm_change(ref_sim_t *s, int32_t g, int32_t d, int64_t t) {
+  s->gpu_comm[g] += d;
+  if (s->gpu_comm[g] != (d > 0 ? 1 : 0)) return;
+  int64_t rate = s->gpu_comm[g] ? 65536 : s->p->overlap_q16;
+  for (int32_t i = 0; i < s->g->n; i++) {
+    const tg_task_t *x = &s->g->t[i];
+    ref_task_t *k = &s->tasks[i];
+    if (x->gpu != g || x->kind != TG_COMPUTE || !k->started || k->ended || x->dur == 0) continue;
+    k->work -= (t - k->work_t) * k->rate;
+    if (k->work < 0) k->work = 0;
+    run_at(s, i, rate, t);
+  }
+}
+
 void ref_task_end(ref_sim_t *s, int32_t i, int64_t t) {
   ref_task_t *k = &s->tasks[i];
   REF_CHECK(k->started && !k->ended);
   k->ended = 1;
+  int32_t kind = s->g->t[i].kind;
+  if (slows(s, i) && (kind == TG_FLOW || kind == TG_COLL)) comm_change(s, s->g->t[i].gpu, -1, t);
   s->res->end_ps[i] = t;
   if (t > s->res->last_end_ps) s->res->last_end_ps = t;
   s->unfinished--;
@@ -161,7 +195,8 @@ void ref_task_end(ref_sim_t *s, int32_t i, int64_t t) {
 int ref_task_stale(const ref_sim_t *s, const ref_event_t *ev) {
   int32_t i = s->task_of[s->nodes[ev->node].task0 + ev->index];
   const ref_task_t *k = &s->tasks[i];
-  return !ev->aux && (k->started || k->sched != ev->t);
+  if (ev->aux) return k->ended || k->end_at != ev->t; /* an end that moved */
+  return k->started || k->sched != ev->t;
 }
 
 void ref_task_event(ref_sim_t *s, const ref_event_t *ev) {
@@ -171,18 +206,31 @@ void ref_task_event(ref_sim_t *s, const ref_event_t *ev) {
     ref_task_end(s, i, ev->t);
     return;
   }
-  s->tasks[i].started = 1;
+  ref_task_t *k = &s->tasks[i];
+  k->started = 1;
   s->res->start_ps[i] = ev->t;
-  if (d->kind == TG_FLOW)
+  if (slows(s, i) && (d->kind == TG_FLOW || d->kind == TG_COLL)) comm_change(s, d->gpu, +1, ev->t);
+  if (d->kind == TG_FLOW) {
     ref_flow_start(s, i, ev->t);
-  else if (d->kind == TG_JOIN || d->dur == 0)
+  } else if (d->kind == TG_JOIN || d->dur == 0) {
     ref_task_end(s, i, ev->t);
-  else
-    ref_push(s, ev->t + d->dur, d->host, REF_EV_TASK, s->tasks[i].number, 1, NULL);
+  } else if (d->kind == TG_COMPUTE && slows(s, i)) {
+    k->work = d->dur * s->p->overlap_q16;
+    run_at(s, i, s->gpu_comm[d->gpu] ? 65536 : s->p->overlap_q16, ev->t);
+  } else {
+    k->end_at = ev->t + d->dur;
+    ref_push(s, k->end_at, d->host, REF_EV_TASK, k->number, 1, NULL);
+  }
 }
 
 int ref_tasks_init(ref_sim_t *s) {
   if (build(s)) return -1;
+  for (int32_t i = 0; i < s->g->n; i++) {
+    s->tasks[i].end_at = -1;
+    if (s->g->t[i].gpu + 1 > s->n_gpus) s->n_gpus = s->g->t[i].gpu + 1;
+  }
+  s->gpu_comm = calloc((size_t)s->n_gpus + 1, sizeof *s->gpu_comm);
+  if (!s->gpu_comm) return -1;
   s->unfinished = s->g->n;
   for (int32_t i = 0; i < s->g->n; i++)
     if (s->tasks[i].n_pred == 0 && s->tasks[i].stream_prev < 0) evaluate(s, i, 0);
@@ -194,6 +242,7 @@ void ref_tasks_free(ref_sim_t *s) {
     for (int32_t i = 0; i < s->g->n; i++)
       free(s->tasks[i].k_low);
   free(s->tasks);
+  free(s->gpu_comm);
   free(s->task_of);
   free(s->succ_off);
   free(s->succ);

@@ -97,7 +97,8 @@ static inline int32_t mvgen_pred(mvgen_rng_t *r, const tg_t *g, const int32_t *o
 
 /* mvgen_graph flags. */
 enum {
-  MVGEN_STREAM_NEED = 1 /* stream members may have need k (else need 0 in streams) */
+  MVGEN_STREAM_NEED = 1, /* stream members may have need k (else need 0 in streams) */
+  MVGEN_GPUS = 2         /* most tasks belong to one of two GPUs of their host */
 };
 
 /* Appends a random graph of 2..max_tasks tasks to the empty `g` (ports as
@@ -158,6 +159,12 @@ static inline int32_t mvgen_graph(const topo_t *t, uint64_t seed, int32_t mtu, i
     g->t[i].stream = s;
     if (!(flags & MVGEN_STREAM_NEED)) g->t[i].need = 0;
     last[s] = i;
+  }
+  for (int32_t i = 0; (flags & MVGEN_GPUS) && i < n; i++) {
+    int32_t h = 0;
+    while (hosts[h] != g->t[i].host)
+      h++;
+    if (mvgen_rnd(&r, 4)) g->t[i].gpu = 2 * h + (int32_t)mvgen_rnd(&r, 2);
   }
   tg_assign_ports(g);
   rc = n;

@@ -48,6 +48,9 @@ static void random_params(mvgen_rng_t *r, eng_params_t *p) {
   }
   p->mtu = mtus[mvgen_rnd(r, 3)];
   p->sync = 1 + (int64_t)mvgen_rnd(r, 3000000);
+  /* Compute slowed by its GPU's communication: none, a little, a lot. */
+  static const int64_t slow[] = {65536, 77923 /* 1.189 */, 3 * 65536 + 12345};
+  p->overlap_q16 = slow[mvgen_rnd(r, 3)];
   p->pfc = (int32_t)mvgen_rnd(r, 2);
   p->buffer =
       mvgen_rnd(r, 3) == 0 ? 32 << 20 : (int64_t)(4 + mvgen_rnd(r, 40)) * (p->mtu + p->header);
@@ -86,8 +89,8 @@ int main(void) {
     par[e] = mvsim_params();
     random_params(&rng, &par[e]);
     /* Stream members with need k included: the stream is a condition apart. */
-    if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS, MVGEN_STREAM_NEED,
-                    &tgs[e]) < 0)
+    if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS,
+                    MVGEN_STREAM_NEED | MVGEN_GPUS, &tgs[e]) < 0)
       return 2;
     if (tg_check(&tgs[e], &topo[e], "mvgen", err, sizeof err)) {
       fprintf(stderr, "%s\n", err);
@@ -97,7 +100,7 @@ int main(void) {
         .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 3000 + (uint64_t)e};
   }
   eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
-  int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0;
+  int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0, slowed = 0;
   int64_t by_status[3] = {0};
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
@@ -111,6 +114,9 @@ int main(void) {
       CHECK_EQ_I64(mvsim_start(w, e, i), rr.start_ps[i]);
       CHECK_EQ_I64(mvsim_end(w, e, i), rr.end_ps[i]);
       CHECK_EQ_I64(mvsim_recv(w, e, i), rr.recv_ps[i]);
+      const tg_task_t *k = &tgs[e].t[i]; /* compute slowed by its GPU's communication */
+      slowed +=
+          k->kind == TG_COMPUTE && rr.end_ps[i] >= 0 && rr.end_ps[i] - rr.start_ps[i] > k->dur;
     }
     CHECK_EQ_I64(er.end_ps, rr.last_end_ps);
     CHECK_EQ_I64(er.drops, rr.drops);
@@ -140,6 +146,8 @@ int main(void) {
          (long long)pauses, (long long)timeouts, (long long)mismatched);
   CHECK(drops > 0 && pauses > 0 && timeouts > 0 && by_status[REF_OK] > N_EXP / 2);
   CHECK(by_status[REF_TIMED_OUT] > 0);
+  printf("%lld compute tasks slowed by communication\n", (long long)slowed);
+  CHECK(slowed > 0);
   eng_batch_destroy(w);
   for (int e = 0; e < N_EXP; e++) {
     tg_free(&tgs[e]);

@@ -158,6 +158,37 @@ static void streams(void) {
   tg_free(&g);
 }
 
+/* overlap_slowdown 1.5: a 100 us compute task of GPU 0 (host 0) runs at full
+ * speed, slows to 2/3 while a flow of the same GPU runs, and speeds up again
+ * after it; a compute task of GPU 1 (host 1) never slows. */
+static void overlap(void) {
+  eng_params_t p = par;
+  p.overlap_q16 = 98304; /* 1.5 x 2^16 */
+  tg_t g = {0};
+  tg_task_t c = task(TG_COMPUTE, 0, 100 * US);
+  c.gpu = 0;
+  tg_add(&g, &c);
+  tg_task_t f = flow(0, 2, 1000000);
+  f.gpu = 0;
+  f.start = 20 * US;
+  tg_add(&g, &f);
+  c.host = 1;
+  c.gpu = 1;
+  tg_add(&g, &c);
+  tg_assign_ports(&g);
+  eng_exp_desc_t ex = {.topo = &star, .tasks = &g, .params = &p, .seed = 9};
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  int64_t t1 = 20 * US, t2 = mvsim_end(w, 0, 1);
+  CHECK_EQ_I64(t2 - t1, lone(&g, 1));
+  /* Work units: 100 us x 98304, 98304 a ps at full speed, 65536 slowed. */
+  int64_t rem = 100 * US * 98304 - t1 * 98304 - (t2 - t1) * 65536;
+  CHECK(rem > 0);
+  CHECK_EQ_I64(mvsim_end(w, 0, 0), t2 + (rem + 98303) / 98304);
+  CHECK_EQ_I64(mvsim_end(w, 0, 2), 100 * US);
+  eng_batch_destroy(w);
+  tg_free(&g);
+}
+
 int main(void) {
   star = mvsim_star(4, 100000000000LL, US);
   par = mvsim_params();
@@ -165,6 +196,7 @@ int main(void) {
   chain();
   recv_and_sync();
   streams();
+  overlap();
   topo_free(&star);
   return mvtest_end();
 }

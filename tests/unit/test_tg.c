@@ -92,6 +92,10 @@ static void test_bad(void) {
   CHECK_EQ_I64(tg_check(&g, &star, "g", err, sizeof err), 0);
   g.t[2].host = 3;
   check_bad(&g, "stream 3 is on host 2, not 3");
+  g.t[2].host = 2;
+  g.t[1].gpu = 5;
+  g.t[0].gpu = 5;
+  check_bad(&g, "GPU 5 is on host 0, not 2");
   tg_free(&g);
 }
 
