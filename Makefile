@@ -30,8 +30,10 @@ asan: deps
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L unit
 
+# The speed benchmarks: tests/bench/RESULTS.md (tests/bench/README.md; on the
+# GPU machine, tools/gpu_run.sh OUTDIR does the build, the GPU tests and this).
 bench: build
-	ctest --test-dir $(BUILD) --output-on-failure -L bench -V
+	tests/bench/bench.sh $(BUILD) tests/bench/RESULTS.md $(BUILD)/bench-logs
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
