@@ -24,7 +24,9 @@ t_build=$(since)
 tests="passed"
 ctest --test-dir build-gpu -L gpu --timeout 120 --output-on-failure > "$out/logs/ctest-gpu.log" 2>&1 ||
   tests="FAILED (logs/ctest-gpu.log)"
-tests="$tests, $(grep -E 'tests passed|tests failed' "$out/logs/ctest-gpu.log" | tail -1)" || true
+tests="$tests: $(grep -E 'tests passed|tests failed' "$out/logs/ctest-gpu.log" | tail -1)" || true
+skipped=$(grep -c '(Skipped)' "$out/logs/ctest-gpu.log") || true
+[ "$skipped" = 0 ] || tests="$tests; $skipped skipped (no GPU?)"
 t_tests=$(since)
 
 budget=$((total - t_tests - 15))

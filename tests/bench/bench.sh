@@ -31,7 +31,7 @@ perm_bytes=${BENCH_PERM_BYTES:-2000000}
 k8_batches=${BENCH_K8_BATCHES:-1 64 512 2048}
 k16_batches=${BENCH_K16_BATCHES:-1 64 512}
 ws_batches=${BENCH_WS_BATCHES:-64 512}
-ws_flows=${BENCH_WS_FLOWS:-200}
+ws_flows=${BENCH_WS_FLOWS:-100}
 launch_batches=${BENCH_LAUNCH_BATCHES:-1 2048}
 scale_bytes=${BENCH_SCALE_BYTES:-200000}
 scale_k8_from=${BENCH_SCALE_K8_FROM:-1024}
@@ -103,7 +103,7 @@ render
 section "scale"
 scale_search
 render
-section "54,000-host fat-tree"
+section "big fat-tree"
 big_run
 render
 say "bench: done in $(bench_calc 'n - s' n="$(bench_now)" s="$t_start") s; $results"

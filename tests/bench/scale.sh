@@ -17,6 +17,10 @@ scale_one() {
   [ -s "$work/k$k.json" ] || gen_fat_tree "$k" > "$work/k$k.json"
   mkdir -p "$dir"
   while [ "$b" -le "$scale_max" ]; do
+    if [ "$(bench_left "$end" | cut -c1)" = - ]; then
+      why="time: none left for batch $b"
+      break
+    fi
     if [ -n "$prev_b" ]; then
       p=$(bench_calc 'e * b / b0' e="$prev_el" b="$b" b0="$prev_b")
       left=$(bench_left "$end")
@@ -115,7 +119,7 @@ big_run() {
     hps=$(bench_calc 'h / w' h="$hops" w="$R_WALL")
     BIG_ROWS+=("| $be | $st | $hops | $(fmt "$R_WALL" %.2f) | $(fmt "$R_ELAPSED" %.1f) | $(fmt "$hps") | $(fmt "$(bench_calc 'w / 1e9' w="${R_WORLD:-0}")" %.2f) | $(is_num "$R_RSS_KB" && fmt "$(bench_calc 'r / 1048576' r="$R_RSS_KB")" %.2f || echo -) | ${R_GPU_MB:--} | ${R_UP:--} / ${R_RUN:--} / ${R_DOWN:--} |")
     BIG_FIG+="${BIG_FIG:+;} $be $(fmt "$R_WALL" %.2f) s ($(fmt "$R_ELAPSED" %.1f) s with set-up), world $(fmt "$(bench_calc 'w / 1e9' w="${R_WORLD:-0}")" %.2f) GB"
-    say "  54k fat-tree on $be: $st, $hops packet-hops in $(fmt "$R_WALL" %.2f) s, world ${R_WORLD:-?} bytes"
+    say "  k=$k fat-tree on $be: $st, $hops packet-hops in $(fmt "$R_WALL" %.2f) s, world ${R_WORLD:-?} bytes"
     tsv "$section_name" "fat-tree-k$k" 1 "$be" 1 "$R_WALL" "$hops" "$hps" "${R_WORLD:--}" "${R_UP:--}" \
       "${R_RUN:--}" "${R_DOWN:--}" "$R_ELAPSED" "rss_kb=${R_RSS_KB:--} gpu_mib=${R_GPU_MB:--}"
   done
