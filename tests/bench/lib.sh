@@ -50,6 +50,11 @@ bench_same() {
   cmp -s <(sed "$strip" "$a/summary.jsonl") <(sed "$strip" "$b/summary.jsonl")
 }
 
+# The sum of the values the sed script picks from FILE, empty when none.
+bench_cuda_sum() {
+  sed -n "$1" "$2" | awk '{ s += $1; n++ } END { if (n) printf "%.3f\n", s }'
+}
+
 # Seconds since the epoch, with microseconds.
 bench_now() {
   echo "${EPOCHREALTIME/,/.}"
@@ -60,18 +65,14 @@ bench_left() {
   bench_calc 'd - n' d="$1" n="$(bench_now)"
 }
 
-# 1 if the seconds $1 fit in what is left before the epoch time $2.
-bench_fits() {
-  bench_calc '(n + s <= d) ? 1 : 0' n="$(bench_now)" s="$1" d="$2"
-}
-
 # bench_net OUTDIR [options...]: one run of `$BENCH_MV ${BENCH_CMD:-net}`
 # (verbose, --json) writing OUTDIR, killed at the epoch time $BENCH_HARD_END if
 # set; with BENCH_POLL=1 it samples the process's peak resident memory and the
 # GPU's used memory while it runs. Sets R_RC (124: killed at the deadline),
 # R_ELAPSED (s, the whole command), R_WALL (s, the batch's run as the program
 # reports it), R_WORLD (bytes of tables), R_UP, R_RUN, R_DOWN (s: CUDA upload,
-# windows, download), R_RSS_KB, R_GPU_MB (peak device memory used, MiB), R_ERR
+# windows, download, summed over device runs), R_PARTS (device runs), R_DEVB
+# (bytes the first device run allocated), R_RSS_KB, R_GPU_MB (peak device memory used, MiB), R_ERR
 # (the last other line of stderr). stderr is kept in OUTDIR.err.
 bench_net() {
   local out=$1 t0 pid poll= hwm
@@ -112,9 +113,13 @@ bench_net() {
   fi
   R_WALL=$(head -1 "$out/summary.jsonl" 2> /dev/null | bench_field wall_s) || true
   R_WORLD=$(sed -n 's/^world: \([0-9]*\) bytes.*/\1/p' "$out.err" | head -1)
-  R_UP=$(sed -n 's/^cuda: upload \([0-9.]*\) s.*/\1/p' "$out.err" | tail -1)
-  R_RUN=$(sed -n 's/^cuda: .* launched \([0-9.]*\) s.*/\1/p' "$out.err" | tail -1)
-  R_DOWN=$(sed -n 's/^cuda: .* download \([0-9.]*\) s.*/\1/p' "$out.err" | tail -1)
+  # One "cuda:" line per device run: several when the engine split a batch
+  # too large for the device, or re-ran experiments whose rings overflowed.
+  R_PARTS=$(grep -c '^cuda: ' "$out.err") || true
+  R_DEVB=$(sed -n 's/^cuda: \([0-9]*\) bytes.*/\1/p' "$out.err" | head -1)
+  R_UP=$(bench_cuda_sum 's/^cuda: .*upload \([0-9.]*\) s.*/\1/p' "$out.err")
+  R_RUN=$(bench_cuda_sum 's/^cuda: .* windows[^,]* \([0-9.]*\) s, download.*/\1/p' "$out.err")
+  R_DOWN=$(bench_cuda_sum 's/^cuda: .* download \([0-9.]*\) s.*/\1/p' "$out.err")
   R_ERR=$(grep -v -e '^world:' -e '^cuda:' "$out.err" | tail -1 | cut -c1-200) || true
   [ "$R_RC" != 124 ] || R_ERR="killed: out of time"
   return 0

@@ -6,9 +6,11 @@ gpu_total_mib() {
 }
 
 # scale_one K FROM END: k=K permutations of SCALE_BYTES per host (256 distinct,
-# repeated), the batch doubling from FROM until a run fails (the device refused
-# it: out of memory), host memory would not hold the next, the time (before
-# the epoch END) would not suffice, or BENCH_SCALE_MAX. On the CUDA backend, or
+# repeated), the batch doubling from FROM until the device does not hold it
+# (the engine splits such a batch into parts run in turn: seen as a first
+# device run smaller than the world; or a run fails), host memory would not
+# hold the next, the time (before the epoch END) would not suffice, or
+# BENCH_SCALE_MAX. On the CUDA backend, or
 # the CPU's where CUDA is absent (labelled).
 scale_one() {
   local k=$1 b=$2 end=$3 hosts=$(($1 * $1 * $1 / 4)) be=cuda why= largest=- p left avail need
@@ -40,6 +42,11 @@ scale_one() {
       --flows-from "$dir/list-$b.txt" --set mtu=9000
     if [ "$R_RC" != 0 ]; then
       why="batch $b failed (exit $R_RC): $R_ERR"
+      break
+    fi
+    if [ "${R_PARTS:-0}" -gt 1 ] && is_num "$R_DEVB" &&
+      [ "$(bench_calc '(d < 0.99 * w) ? 1 : 0' d="$R_DEVB" w="$R_WORLD")" = 1 ]; then
+      why="batch $b ($(fmt "$(bench_calc 'w / 1e9' w="$R_WORLD")" %.0f) GB) did not fit at once: the engine split it ($R_PARTS device runs)"
       break
     fi
     ok=$(grep -c '"status":"ok"' "$dir/run-$b/summary.jsonl") || true

@@ -107,6 +107,7 @@ row() {
       if [ "$be" = cuda ]; then
         cu=("${R_UP:--}" "${R_RUN:--}" "${R_DOWN:--}")
         cuda_t="${R_UP:--} / ${R_RUN:--} / ${R_DOWN:--}"
+        [ "${R_PARTS:-0}" -le 1 ] || cuda_t+=" ($R_PARTS device runs)"
       fi
       [ "$r" = 1 ] || rm -rf "$dir/$be-$r"
     done

@@ -51,6 +51,12 @@ cp -r b e && rm e/fct-4.txt
 bench_net run1 --topology k4.json --flows perms/perm-0.txt
 [ "$R_RC" = 0 ] && [ "$R_WORLD" -gt 0 ] && is_num "$R_WALL" || fail "bench_net: rc $R_RC world $R_WORLD wall $R_WALL"
 
+# The CUDA backend's verbose lines, summed over device runs (a split batch).
+printf 'world: 9 bytes, 9 per experiment\ncuda: 2048 bytes, upload 0.125 s, 1234 windows (persistent) 0.020 s, download 0.003 s\ncuda: 100 bytes, upload 0.100 s, 12 windows (systems) 1.5 s, download 0.001 s\n' > v.err
+[ "$(bench_cuda_sum 's/^cuda: .*upload \([0-9.]*\) s.*/\1/p' v.err)" = 0.225 ] || fail "upload sum"
+[ "$(bench_cuda_sum 's/^cuda: .* windows[^,]* \([0-9.]*\) s, download.*/\1/p' v.err)" = 1.520 ] || fail "windows sum"
+[ -z "$(bench_cuda_sum 's/^cuda: .*upload \([0-9.]*\) s.*/\1/p' s.jsonl)" ] || fail "sum of nothing"
+
 # --sweep variants: 512 = 64 x 8 distinct parameter sets, each valid.
 for cc in dcqcn hpcc; do
   read -ra sw <<< "$(gen_ws_sweep "$cc" 512)"
