@@ -120,7 +120,7 @@ render() {
     echo
     echo "## 6. Scale"
     echo
-    echo "Largest batch of permutations (${scale_bytes} bytes per host; memory does not depend on it) that ran, the batch doubling until refused."
+    echo "Largest batch of permutations (${scale_bytes} bytes per host; memory does not depend on it) that ran at once, the batch doubling until the device no longer holds it."
     echo
     echo "| topology | largest batch that ran | its run / whole command s | world per experiment MB | peak GPU memory MiB | peak host RSS GiB | why the search stopped | device memory alone would hold about |"
     echo "|---|---|---|---|---|---|---|---|"
