@@ -20,9 +20,13 @@ info_collect() {
   fi
   local src
   src=$(cd "$here/../.." && pwd)
-  INFO_COMMIT=$(git -C "$src" rev-parse --short=12 HEAD 2> /dev/null) || INFO_COMMIT=unknown
-  if [ "$INFO_COMMIT" != unknown ] && [ -n "$(git -C "$src" status --porcelain -uno 2> /dev/null)" ]; then
-    INFO_COMMIT="$INFO_COMMIT (with uncommitted changes)"
+  if [ -n "${BENCH_COMMIT:-}" ]; then
+    INFO_COMMIT="$BENCH_COMMIT (as given)"
+  elif INFO_COMMIT=$(git -C "$src" rev-parse --short=12 HEAD 2> /dev/null); then
+    [ -z "$(git -C "$src" status --porcelain -uno 2> /dev/null)" ] ||
+      INFO_COMMIT="$INFO_COMMIT (with uncommitted changes)"
+  else
+    INFO_COMMIT="unknown: not a git checkout (set BENCH_COMMIT)"
   fi
 }
 
