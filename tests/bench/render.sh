@@ -113,7 +113,7 @@ render() {
     if [ ${#LAUNCH_ROWS[@]} = 0 ]; then
       echo "${LAUNCH_BEST:-not run}"
     else
-      echo "| batch | systems s | persistent s | less time | less time, windows only | runs | outputs identical |"
+      echo "| batch | systems s | one kernel (default) s | less time | less time, windows only | runs | outputs identical |"
       echo "|---|---|---|---|---|---|---|"
       printf '%s\n' "${LAUNCH_ROWS[@]}"
     fi

@@ -204,9 +204,11 @@ allreduce_hook() {
 }
 
 # Figure 5: the CUDA backend with MULTIVERSE_CUDA_LAUNCH=systems (kernels per
-# system per window) and =persistent (one kernel for every window) on the k=8
-# permutations, alternating which runs first; the two modes' outputs are
-# compared too.
+# system per window) against its default, one kernel for every window (a thread
+# block per experiment taking experiments from a device-side counter when the
+# batch has at least one experiment per SM, else one cooperative grid with
+# grid barriers), on the k=8 permutations, alternating which runs first; the
+# two modes' outputs are compared too.
 launch_rows() {
   local b r mode left p n dir list same
   if [ -n "$cuda_absent" ]; then
@@ -232,7 +234,7 @@ launch_rows() {
     for ((r = 1; r <= n; r++)); do
       for mode in $([ $((r % 2)) = 1 ] && echo systems persistent || echo persistent systems); do
         [ -z "${fail[$mode]:-}" ] || continue
-        export MULTIVERSE_CUDA_LAUNCH=$mode
+        [ "$mode" = systems ] && export MULTIVERSE_CUDA_LAUNCH=systems
         bench_net "$dir/$mode-$r" --backend cuda --topology "$work/k8.json" --flows-from "$list" --set mtu=9000
         unset MULTIVERSE_CUDA_LAUNCH
         if [ "$R_RC" != 0 ]; then
