@@ -91,8 +91,8 @@ static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, int32_t windows, 
  * all its windows; `running[w & 1]` (shared) collects whether the experiment
  * runs on after window w, reset one window ahead once every thread has read
  * it. *finished counts experiments done (progress). */
-static __global__ void k_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
-                                     int32_t *finished) {
+static __device__ __forceinline__ void cu_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
+                                                      int32_t *finished) {
   __shared__ int32_t e_sh;
   __shared__ int running_sh[2];
   const int32_t tid = (int32_t)threadIdx.x, stride = (int32_t)blockDim.x;
@@ -120,6 +120,25 @@ static __global__ void k_experiments(eng_cols_t c, int32_t n_exps, int32_t *next
     }
     if (tid == 0) atomicAdd(finished, 1);
   }
+}
+
+/* The experiment kernel compiled for 2, 3 and 4 resident blocks of 256 threads
+ * per SM: more blocks hide more memory latency, fewer registers spill more
+ * (MULTIVERSE_CUDA_BLOCKS_PER_SM picks one; block sizes up to 256). */
+#define CU_EXP_KERNEL(occ)                                                                         \
+  static __global__ void __launch_bounds__(256, occ)                                               \
+      k_experiments_##occ(eng_cols_t c, int32_t n_exps, int32_t *next, int32_t *finished) {        \
+    cu_experiments(c, n_exps, next, finished);                                                     \
+  }
+CU_EXP_KERNEL(2)
+CU_EXP_KERNEL(3)
+CU_EXP_KERNEL(4)
+#undef CU_EXP_KERNEL
+
+/* No bounds: for blocks of 512 threads (experiments of more than 256 nodes). */
+static __global__ void k_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
+                                     int32_t *finished) {
+  cu_experiments(c, n_exps, next, finished);
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -265,19 +284,25 @@ static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags
                               size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0;
+  const char *occ = getenv("MULTIVERSE_CUDA_BLOCKS_PER_SM");
+  const int o = occ ? atoi(occ) : 3;
+  void (*kern)(eng_cols_t, int32_t, int32_t *, int32_t *) = T > 256  ? k_experiments
+                                                            : o <= 2 ? k_experiments_2
+                                                            : o == 3 ? k_experiments_3
+                                                                     : k_experiments_4;
   cudaStream_t run = NULL, peek = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);
   CUDA_TRY(cudaGetDevice(&dev));
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_experiments, T, 0));
+  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
   CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
   {
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (grid > n.exp) grid = n.exp;
-    k_experiments<<<grid, T, 0, run>>>(d, n.exp, d_next, d_fin);
+    kern<<<grid, T, 0, run>>>(d, n.exp, d_next, d_fin);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
