@@ -22,13 +22,20 @@ int drv_fail(int rc, const char *fmt, ...);
 int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
                     eng_params_t *p);
 
+/* Reads a `--flows` file into g, by its content (trf_detect): an ns-3 HPCC flow
+ * file, an htsim connection matrix or a JSON task graph, checked against the
+ * topology; *format is its trf_format_t. 0, or 2 with a one-line message
+ * "multiverse CMD: FILE:LINE: ..." (g may then hold a partial graph). */
+int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, int *format);
+
 /* What one experiment of `multiverse net` reports. */
 typedef struct drv_net_report_t {
   int index;
   const char *flows_path;
   const char *sweep; /* "cc=dcqcn lb=spray" of --sweep, or NULL */
   const topo_t *topo;
-  const tg_t *tasks; /* its flows, in file order */
+  const tg_t *tasks; /* its tasks, in file order */
+  int graph;         /* 1: a task graph (.cm, JSON): flows in task order, tasks-N.txt */
   const eng_params_t *params;
   uint64_t id;
   double wall_s; /* the batch's wall time */

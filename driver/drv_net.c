@@ -1,5 +1,6 @@
-/* `multiverse net`: packet-level simulation of ns-3 HPCC-format flow files on one
- * topology, every flow file an experiment, all of them in one batch. */
+/* `multiverse net`: packet-level simulation of flow files (ns-3 HPCC flows, htsim
+ * connection matrices, JSON task graphs) on one topology, every file an
+ * experiment, all of them in one batch. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <omp.h>
@@ -22,15 +23,17 @@ static const char net_usage[] =
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
-    "  FLOWS  ns-3 HPCC flow file; each one is an experiment, all run as one batch\n"
+    "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
+    "         (told apart by content); each one is an experiment, all run as one batch\n"
     "  LIST   a file naming flow files, one per line (relative to its folder)\n"
     "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
     "  --sweep KEY=V1,V2,...  every flow file runs once per value (several --sweep: every\n"
     "         combination, the first varying slowest), all in the same batch\n"
-    "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format) and OUTDIR/summary.jsonl;\n"
+    "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format; a task graph's flows in\n"
+    "task order, and every task's times in OUTDIR/tasks-N.txt) and OUTDIR/summary.jsonl;\n"
     "prints one summary line per experiment (one JSON object per line with --json);\n"
     "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
-    "delivered and CC state of flows (file-order indices), data queue of the port of NODE\n"
+    "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
     "towards PEER, every US microseconds (default 10)\n";
 
 typedef struct net_args_t {
@@ -227,8 +230,9 @@ int drv_net(int argc, char **argv) {
   job_presets_t *ps = malloc(sizeof *ps);
   eng_params_t params, *combo = NULL;
   char **labels = NULL;
-  int n_combo = 0, n_exps = 0, n_read = 0;
+  int n_combo = 0, n_exps = 0;
   tg_t *tasks = NULL;
+  int *graph = NULL; /* per flows file: 1 for a task graph (.cm, JSON) */
   uint64_t *ids = NULL;
   eng_exp_desc_t *ex = NULL;
   eng_batch_t *b = NULL;
@@ -267,22 +271,15 @@ int drv_net(int argc, char **argv) {
   tasks = calloc((size_t)a.n_flows, sizeof *tasks);
   ex = calloc((size_t)n_exps, sizeof *ex);
   ids = calloc((size_t)n_exps, sizeof *ids);
-  if (!tasks || !ex || !ids) {
+  graph = calloc((size_t)a.n_flows, sizeof *graph);
+  if (!tasks || !ex || !ids || !graph) {
     drv_fail(2, "multiverse net: out of memory\n");
     goto fail_tasks;
   }
-  for (; n_read < a.n_flows; n_read++) {
-    trf_flows_t fl;
-    if (trf_read_ns3(a.flows[n_read], &topo, &fl, err, sizeof err)) {
-      drv_fail(2, "multiverse net: %s\n", err);
-      goto fail_tasks;
-    }
-    int conv = trf_to_tg(&fl, &tasks[n_read]);
-    trf_free(&fl);
-    if (conv) {
-      drv_fail(2, "multiverse net: out of memory\n");
-      goto fail_tasks;
-    }
+  for (int i = 0; i < a.n_flows; i++) {
+    int fmt;
+    if (drv_read_flows("net", a.flows[i], &topo, &tasks[i], &fmt)) goto fail_tasks;
+    graph[i] = fmt != TRF_FORMAT_NS3;
   }
   if (net_ids(&a, n_combo, combo, ids)) goto fail_tasks;
   for (int e = 0; e < n_exps; e++)
@@ -319,9 +316,10 @@ int drv_net(int argc, char **argv) {
   rc = 0;
   for (int e = 0; e < n_exps; e++) {
     int i = e / n_combo, c = e % n_combo;
-    drv_net_report_t r = {e,      a.flows[i], labels[c][0] ? labels[c] : NULL,
-                          &topo,  &tasks[i],  &combo[c],
-                          ids[e], wall,       a.backend};
+    drv_net_report_t r = {e,         a.flows[i], labels[c][0] ? labels[c] : NULL,
+                          &topo,     &tasks[i],  graph[i],
+                          &combo[c], ids[e],     wall,
+                          a.backend};
     int wr = drv_net_write(b, &r, a.out, a.json, summary);
     if (wr > rc) rc = wr;
   }
@@ -330,9 +328,10 @@ int drv_net(int argc, char **argv) {
 fail_run:
   eng_batch_destroy(b);
 fail_tasks:
-  for (int i = 0; tasks && i < n_read; i++)
+  for (int i = 0; tasks && i < a.n_flows; i++) /* calloc'd: unread ones are empty */
     tg_free(&tasks[i]);
   free(tasks);
+  free(graph);
   free(ex);
   free(ids);
   free((void *)trace.flows);

@@ -1,5 +1,5 @@
-/* Outputs of `multiverse net`: the ns-3 HPCC FCT file of each experiment and
- * its summary (a text line or a JSON object). */
+/* Outputs of `multiverse net`: the ns-3 HPCC FCT file of each experiment, a
+ * task graph's task times, and its summary (a text line or a JSON object). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -49,16 +49,19 @@ typedef struct out_stats_t {
   double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
 } out_stats_t;
 
-/* Writes the finished flows in finish order; fills the FCT statistics. */
+/* Writes the finished flows, in finish order (ties in task order), or in task
+ * order for a task graph; fills the FCT statistics. */
 static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const char *path,
                         out_stats_t *st) {
   const tg_t *fl = r->tasks;
   out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
+  int64_t *starts = malloc(((size_t)fl->n + 1) * sizeof *starts);
   int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
   double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
   FILE *f = fopen(path, "w");
-  if (!rows || !fcts || !slow || !f) {
+  if (!rows || !starts || !fcts || !slow || !f) {
     free(rows);
+    free(starts);
     free(fcts);
     free(slow);
     if (f) fclose(f);
@@ -67,18 +70,21 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
     eng_task_times_t tt;
+    if (fl->t[i].kind != TG_FLOW) continue;
     st->bytes += fl->t[i].bytes;
-    if (eng_task_times(b, r->index, i, &tt) == 0 && tt.end >= 0) rows[n++] = (out_row_t){tt.end, i};
+    if (eng_task_times(b, r->index, i, &tt) == 0 && tt.end >= 0) {
+      starts[i] = tt.start; /* a flow with predecessors starts later than its `start` */
+      rows[n++] = (out_row_t){tt.end, i};
+    }
   }
-  qsort(rows, (size_t)n, sizeof *rows, out_cmp);
+  if (!r->graph) qsort(rows, (size_t)n, sizeof *rows, out_cmp);
   double sum = 0;
   for (int32_t k = 0; k < n; k++) {
     const tg_task_t *t = &fl->t[rows[k].idx];
-    int64_t fct = rows[k].finish - t->start;
+    int64_t start = starts[rows[k].idx], fct = rows[k].finish - start;
     int64_t alone = eng_flow_standalone(r->topo, r->params, t);
     fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->host),
-            out_ip(t->dst), t->sport, t->dport, t->bytes, t->start / 1000, fct / 1000,
-            alone / 1000);
+            out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000, fct / 1000, alone / 1000);
     fcts[k] = fct / 1000;
     sum += (double)fcts[k];
     slow[k] = alone > 0 ? (double)fct / (double)alone : 0;
@@ -93,8 +99,29 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
   st->p50_slow = n ? slow[out_rank(n, 50)] : 0;
   st->p99_slow = n ? slow[out_rank(n, 99)] : 0;
   free(rows);
+  free(starts);
   free(fcts);
   free(slow);
+  if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
+  return 0;
+}
+
+/* tasks-N.txt of a task graph: every task in task order with its times (ps,
+ * -1 where the event did not happen). */
+static int out_tasks_file(const eng_batch_t *b, const drv_net_report_t *r, const char *path) {
+  static const char *const kinds[] = {"flow", "compute", "coll", "join"};
+  FILE *f = fopen(path, "w");
+  if (!f) return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
+  fprintf(f, "# task kind host dst bytes start_ps end_ps recv_ps line label\n");
+  for (int32_t i = 0; i < r->tasks->n; i++) {
+    const tg_task_t *t = &r->tasks->t[i];
+    eng_task_times_t tt = {-1, -1, -1};
+    eng_task_times(b, r->index, i, &tt);
+    int flow = t->kind == TG_FLOW;
+    fprintf(f, "%d %s %d %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %d %s\n", i,
+            kinds[t->kind], t->host, flow ? t->dst : -1, flow ? (int64_t)t->bytes : -1, tt.start,
+            tt.end, tt.recv, t->line, t->label >= 0 ? r->tasks->labels[t->label] : "-");
+  }
   if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
   return 0;
 }
@@ -107,11 +134,18 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
   snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir, r->index,
            res.status == ENG_OK ? "" : ".partial");
   out_stats_t st = {0};
+  int32_t flows = 0;
+  for (int32_t i = 0; i < r->tasks->n; i++)
+    flows += r->tasks->t[i].kind == TG_FLOW;
   if (res.status == ENG_INVALID) { /* nothing ran: no FCT file */
     for (int32_t i = 0; i < r->tasks->n; i++)
-      st.bytes += r->tasks->t[i].bytes;
+      st.bytes += r->tasks->t[i].kind == TG_FLOW ? r->tasks->t[i].bytes : 0;
   } else if (out_fct_file(b, r, path, &st)) {
     return 2;
+  } else if (r->graph) {
+    snprintf(path, sizeof path, "%s/tasks-%d%s.txt", outdir, r->index,
+             res.status == ENG_OK ? "" : ".partial");
+    if (out_tasks_file(b, r, path)) return 2;
   }
   const char *reason = res.status == ENG_INVALID ? res.message : eng_fail_text(res.fail);
   double rate = r->wall_s > 0 ? (double)res.packet_hops / r->wall_s : 0;
@@ -120,8 +154,8 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
   json_t *o = json_pack(
       "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:f,s:f}",
       "experiment", r->index, "flows_file", r->flows_path, "experiment_id", id, "status",
-      eng_status_name(res.status), "reason", reason, "flows", r->tasks->n, "flows_done", st.done,
-      "bytes", (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct, "p99_fct_ns",
+      eng_status_name(res.status), "reason", reason, "flows", flows, "flows_done", st.done, "bytes",
+      (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct, "p99_fct_ns",
       (json_int_t)st.p99_fct, "mean_fct_ns", (json_int_t)st.mean_fct, "drops",
       (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
       (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
@@ -140,6 +174,7 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
     }
     json_object_set_new(o, "sweep", sw);
   }
+  if (r->graph) json_object_set_new(o, "tasks", json_integer(r->tasks->n));
   json_object_set_new(o, "p50_slowdown", json_real(st.p50_slow));
   json_object_set_new(o, "p99_slowdown", json_real(st.p99_slow));
   json_object_set_new(o, "mean_slowdown", json_real(st.mean_slow));
@@ -168,7 +203,7 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
            "ns p99_slowdown=%.2f drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64
            " hops=%" PRId64 " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
-           r->sweep ? "]" : "", eng_status_name(res.status), r->tasks->n, st.bytes, st.max_fct,
+           r->sweep ? "]" : "", eng_status_name(res.status), flows, st.bytes, st.max_fct,
            st.p99_fct, st.p99_slow, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps,
            res.packet_hops, r->wall_s, rate, *reason ? ": " : "", reason);
   }
