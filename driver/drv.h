@@ -12,6 +12,10 @@
 #include "sim/eng.h"
 #include "topo/topo.h"
 
+#define DRV_MAX_SETS 256
+#define DRV_MAX_SWEEPS 16
+#define DRV_MAX_EXPS 1000000
+
 /* Prints the message to stderr and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
 
@@ -21,6 +25,14 @@ int drv_fail(int rc, const char *fmt, ...);
  * with a message. */
 int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
                     eng_params_t *p);
+
+/* The parameter sets of `--sweep KEY=V1,V2,...` (n_sweeps of them): every
+ * combination of the swept values applied on top of `base`, the first --sweep
+ * varying slowest. Fills *n, *out (n parameter sets) and *labels (n strings
+ * "cc=dcqcn lb=spray", "" without sweeps). 0, or 2 with a message naming the
+ * command `cmd`. */
+int drv_sweep(const char *cmd, const char *const *sweeps, int n_sweeps, const job_presets_t *ps,
+              const eng_params_t *base, int *n, eng_params_t **out, char ***labels);
 
 /* Reads a `--flows` file into g, by its content (trf_detect): an ns-3 HPCC flow
  * file, an htsim connection matrix or a JSON task graph, checked against the

@@ -12,10 +12,6 @@
 #include "driver/drv.h"
 #include "traffic/trf.h"
 
-#define DRV_MAX_SETS 256
-#define DRV_MAX_SWEEPS 16
-#define DRV_MAX_EXPS 1000000
-
 static const char net_usage[] =
     "usage: multiverse net --topology TOPO --flows FLOWS [--flows FLOWS2 ...] [--flows-from LIST]\n"
     "                      [--set KEY=VALUE ...] [--sweep KEY=V1,V2,... ...]\n"
@@ -157,52 +153,6 @@ static int net_mkdir(const char *dir) {
   return drv_fail(2, "multiverse net: cannot create %s: %s\n", dir, strerror(errno));
 }
 
-/* The parameter sets of --sweep: every combination of the swept values applied
- * on top of `base` (the first --sweep varies slowest). Fills *n, *out (array of
- * n parameter sets) and *labels ("cc=dcqcn lb=spray", n of them). */
-static int net_sweep(const net_args_t *a, const job_presets_t *ps, const eng_params_t *base, int *n,
-                     eng_params_t **out, char ***labels) {
-  char vals[DRV_MAX_SWEEPS][1024];
-  int count[DRV_MAX_SWEEPS];
-  long total = 1;
-  for (int s = 0; s < a->n_sweeps; s++) {
-    snprintf(vals[s], sizeof vals[s], "%s", strchr(a->sweeps[s], '=') + 1);
-    count[s] = 1;
-    for (const char *p = vals[s]; *p; p++)
-      count[s] += *p == ',';
-    total *= count[s];
-    if (total > DRV_MAX_EXPS)
-      return drv_fail(2, "multiverse net: --sweep: over %d combinations\n", DRV_MAX_EXPS);
-  }
-  *n = (int)total;
-  *out = calloc((size_t)total, sizeof **out);
-  *labels = calloc((size_t)total, sizeof **labels);
-  if (!*out || !*labels) return drv_fail(2, "multiverse net: out of memory\n");
-  for (long c = 0; c < total; c++) {
-    eng_params_t *p = &(*out)[c];
-    char label[2048] = "", err[1024];
-    *p = *base;
-    long stride = total;
-    for (int s = 0; s < a->n_sweeps; s++) {
-      stride /= count[s];
-      int pick = (int)((c / stride) % count[s]);
-      const char *v = vals[s];
-      for (int k = 0; k < pick; k++)
-        v = strchr(v, ',') + 1;
-      int key_len = (int)(strchr(a->sweeps[s], '=') - a->sweeps[s]);
-      char kv[1200];
-      snprintf(kv, sizeof kv, "%.*s=%.*s", key_len, a->sweeps[s], (int)strcspn(v, ","), v);
-      if (job_param_set(ps, p, kv, err, sizeof err))
-        return drv_fail(2, "multiverse net: --sweep %s: %s\n", a->sweeps[s], err);
-      size_t used = strlen(label);
-      snprintf(label + used, sizeof label - used, "%s%s", used ? " " : "", kv);
-    }
-    (*labels)[c] = strdup(label);
-    if (!(*labels)[c]) return drv_fail(2, "multiverse net: out of memory\n");
-  }
-  return 0;
-}
-
 /* Experiment ids: the canonical experiment ({"kind":"network","network":{
  * "topology": TOPO, "flows": FLOWS, every parameter}}, paths as given) and the
  * content of the files it names (jobs/job_id.c). */
@@ -249,7 +199,8 @@ int drv_net(int argc, char **argv) {
     goto fail_args;
   }
   if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
-  if (net_sweep(&a, ps, &params, &n_combo, &combo, &labels)) goto fail_args;
+  if (drv_sweep("net", a.sweeps, a.n_sweeps, ps, &params, &n_combo, &combo, &labels))
+    goto fail_args;
   if ((long)a.n_flows * n_combo > DRV_MAX_EXPS) {
     drv_fail(2, "multiverse net: %d flow files x %d combinations: over %d experiments\n", a.n_flows,
              n_combo, DRV_MAX_EXPS);
