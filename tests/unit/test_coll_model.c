@@ -1,7 +1,8 @@
-/* The intra-server model: the shipped fit reproduces the shipped measured
- * curve (every point from 1 MiB within 5 %), refitting the curve gives the
- * shipped parameters, derived curves follow the published bus bandwidths, and
- * bad model files are rejected with their JSON path. */
+/* The intra-server model: the shipped fits reproduce the shipped measured
+ * curves (A100: every point from 1 MiB within 5 %; H200: within the fit's
+ * error), refitting the curves gives the shipped parameters, derived curves
+ * follow the published bus bandwidths, and bad model files are rejected with
+ * their JSON path. */
 #include <math.h>
 
 #include "coll/coll.h"
@@ -107,7 +108,7 @@ static void test_derived(void) {
   CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLREDUCE, 8, G8) / 480 - 1) < 0.01);
   CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLREDUCE, 5, G8) / 420 - 1) < 0.01);
   CHECK(fabs(busbw(&m, "h100-sxm", COLL_ALLGATHER, 8, G8) / 370 - 1) < 0.01);
-  CHECK(fabs(busbw(&m, "h200", COLL_REDUCESCATTER, 4, G8) / 370 - 1) < 0.01);
+  CHECK(fabs(busbw(&m, "h100-sxm", COLL_REDUCESCATTER, 4, G8) / 370 - 1) < 0.01);
   /* Exactly: 1/beta = 1/beta_ref * factor ratio * busbw ratio. */
   int64_t t8 = 0;
   char e8[256];
@@ -152,7 +153,7 @@ static void test_calibration(void) {
   char err[256];
   CHECK_EQ_I64(coll_model_from_json(&m, root, "cal.json", err, sizeof err), 0);
   json_decref(root);
-  CHECK_EQ_I64(m.n_fits, 2);
+  CHECK_EQ_I64(m.n_fits, 6); /* the presets' a100 and 5 h200 curves, two replaced */
   int64_t ps;
   CHECK_EQ_I64(coll_model_time(&m, "a100-80gb", COLL_ALLREDUCE, 8, 1000000, &ps, err, sizeof err),
                0);
@@ -165,6 +166,71 @@ static void test_calibration(void) {
   CHECK_EQ_I64(f.r[0].max_bytes, 65536);
   CHECK(f.r[1].alpha_us == 20);
   CHECK(fabs(f.r[1].beta_gbps - 360 / (1.75 * 370.0 / 480.0)) < 1e-9);
+  coll_model_free(&m);
+}
+
+/* The shipped H200 curves (2 GPUs, jobs/presets/measured/h200): refitting
+ * each log gives the shipped ranges, every measured point is within the
+ * shipped max_error, and the H200 curves the logs lack are derived from
+ * them: among 8 GPUs the same collective's ranges and alpha with the size
+ * term scaled by the bus factors and bandwidths, reduce and sendrecv among 2
+ * the allreduce curve itself (bus factors 1, 370 GB/s both). */
+static void test_h200(void) {
+  static const char *const logs[] = {"all_reduce_2", "all_gather_2", "reduce_scatter_2",
+                                     "alltoall_2", "broadcast_2"};
+  static const coll_kind_t kinds[] = {COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
+                                      COLL_ALLTOALL, COLL_BROADCAST};
+  static const double max_err[] = {0.09550822868, 0.07876814031, 0.05742586159, 0.09978594708,
+                                   0.06381226145};
+  coll_model_t m = load();
+  char err[512], path[1024];
+  const char *dir = getenv("MV_PRESETS");
+  for (int k = 0; k < 5; k++) {
+    snprintf(path, sizeof path, "%s/measured/h200/%s.log", dir ? dir : "jobs/presets", logs[k]);
+    coll_log_t log;
+    coll_fit_t shipped, r;
+    CHECK_EQ_I64(coll_log_read(path, -1, 0, &log, err, sizeof err), 0);
+    CHECK_EQ_I64(log.kind, kinds[k]);
+    CHECK_EQ_I64(log.ranks, 2);
+    CHECK_EQ_I64(log.n, 21);
+    CHECK_EQ_I64(coll_model_get(&m, "h200", kinds[k], 2, &shipped, err, sizeof err), 0);
+    CHECK_EQ_I64(coll_fit(log.p, log.n, &r, err, sizeof err), 0);
+    CHECK_EQ_I64(r.n_ranges, shipped.n_ranges);
+    for (int32_t i = 0; i < r.n_ranges && i < shipped.n_ranges; i++) {
+      CHECK_EQ_I64(r.r[i].max_bytes, shipped.r[i].max_bytes);
+      CHECK(fabs(r.r[i].alpha_us / shipped.r[i].alpha_us - 1) < 1e-9);
+      CHECK(fabs(r.r[i].beta_gbps / shipped.r[i].beta_gbps - 1) < 1e-9);
+    }
+    CHECK(fabs(shipped.max_err / max_err[k] - 1) < 1e-9);
+    double worst = 0;
+    for (int32_t i = 0; i < log.n; i++) {
+      double t = (double)coll_fit_time_ps(&shipped, log.p[i].bytes) * 1e-6;
+      double e = fabs(t - log.p[i].time_us) / log.p[i].time_us;
+      worst = e > worst ? e : worst;
+    }
+    CHECK(fabs(worst - max_err[k]) < 1e-6);
+    printf("shipped h200 %s 2 GPUs: %d ranges, max error %.4f\n", coll_name(kinds[k]),
+           shipped.n_ranges, worst);
+    /* 8 GPUs: factor(8)/factor(2) x busbw(2)/busbw(8): 370/480 for allreduce */
+    coll_fit_t d8;
+    CHECK_EQ_I64(coll_model_get(&m, "h200", kinds[k], 8, &d8, err, sizeof err), 1);
+    double scale = coll_busbw_factor(kinds[k], 8) / coll_busbw_factor(kinds[k], 2) *
+                   (kinds[k] == COLL_ALLREDUCE ? 370.0 / 480.0 : 1.0);
+    CHECK_EQ_I64(d8.n_ranges, shipped.n_ranges);
+    for (int32_t i = 0; i < d8.n_ranges; i++) {
+      CHECK(d8.r[i].alpha_us == shipped.r[i].alpha_us);
+      CHECK(fabs(d8.r[i].beta_gbps * scale / shipped.r[i].beta_gbps - 1) < 1e-12);
+    }
+    coll_log_free(&log);
+  }
+  coll_fit_t ar, x;
+  CHECK_EQ_I64(coll_model_get(&m, "h200", COLL_ALLREDUCE, 2, &ar, err, sizeof err), 0);
+  for (coll_kind_t k = COLL_REDUCE; k <= COLL_SENDRECV; k++) {
+    CHECK_EQ_I64(coll_model_get(&m, "h200", k, 2, &x, err, sizeof err), 1);
+    CHECK_EQ_I64(x.n_ranges, ar.n_ranges);
+    for (int32_t i = 0; i < x.n_ranges; i++)
+      CHECK(fabs(x.r[i].beta_gbps / ar.r[i].beta_gbps - 1) < 1e-12);
+  }
   coll_model_free(&m);
 }
 
@@ -217,6 +283,7 @@ int main(void) {
   test_shipped_fit();
   test_derived();
   test_calibration();
+  test_h200();
   test_bad_files();
   return mvtest_end();
 }
