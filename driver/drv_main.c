@@ -6,7 +6,8 @@
 
 static const char usage[] = "usage: multiverse COMMAND [options]\n"
                             "commands:\n"
-                            "  net       packet-level network simulation of ns-3 HPCC flow files\n"
+                            "  net       packet-level network simulation of flow files and task graphs\n"
+                            "  collective time, algbw and busbw of an NCCL collective per size\n"
                             "  calibrate fit the intra-server collective model to nccl-tests logs\n"
                             "  version   print the version\n"
                             "`multiverse COMMAND --help` describes a command.\n";
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
   if (strcmp(argv[1], "calibrate") == 0) return drv_calibrate(argc - 2, argv + 2);
+  if (strcmp(argv[1], "collective") == 0) return drv_collective(argc - 2, argv + 2);
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
     printf("multiverse %s\n", MV_VERSION);
     return 0;

@@ -1,0 +1,410 @@
+/* `multiverse collective`: the time, algbw and busbw of one NCCL collective
+ * per size, as nccl-tests reports them: inside a server from the intra-server
+ * model, across servers through the packet-level network; every size and
+ * --sweep variant one experiment of one batch. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv_coll.h"
+#include "train/trn.h"
+
+#define COLL_MAX_SIZES 4096
+
+static const char coll_usage[] =
+    "usage: multiverse collective --op OP --bytes SIZES --gpus N [--gpu NAME]\n"
+    "                             [--gpus-per-server G] [--nics-per-server K] [--nic-gbps R]\n"
+    "                             [--topology TOPO] [--algo ring|tree] [--channels C]\n"
+    "                             [--chunk-bytes B] [--set KEY=VALUE ...]\n"
+    "                             [--sweep KEY=V1,V2,... ...] [--calibration FILE.json]\n"
+    "                             [--presets FILE] [--backend cpu|cuda] [--threads T] [--json]\n"
+    "  OP      allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv\n"
+    "  SIZES   nccl-tests sizes, comma-separated (1M,16M,1G: K, M, G, T are powers of 1024),\n"
+    "          or MIN:MAX, every power of two times MIN up to MAX\n"
+    "  N       GPUs; they fill servers of G GPUs in order (default: the GPU's server)\n"
+    "  NAME    GPU type of the intra-server model and server shape (default h200)\n"
+    "  TOPO    as `multiverse net`; default: a non-blocking rail-optimized fabric of the\n"
+    "          servers' NICs (README: multiverse collective)\n"
+    "prints, per size (and variant), the time of one collective and its algbw and busbw\n"
+    "(GB/s, nccl-tests' conventions); --json: one object per line with the network counters\n";
+
+/* "1M" -> 1048576; 0 on error. */
+static uint64_t parse_size(const char *s, const char **end) {
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (e == s || errno || *s == '-') return 0;
+  int shift = 0;
+  switch (toupper((unsigned char)*e)) {
+  case 'K':
+    shift = 10;
+    break;
+  case 'M':
+    shift = 20;
+    break;
+  case 'G':
+    shift = 30;
+    break;
+  case 'T':
+    shift = 40;
+    break;
+  default:
+    break;
+  }
+  if (shift) e++;
+  if (v == 0 || v > (UINT64_MAX >> 1) >> shift) return 0;
+  *end = e;
+  return (uint64_t)v << shift;
+}
+
+static int parse_sizes(const char *s, drv_coll_args_t *a) {
+  const char *e;
+  uint64_t lo = parse_size(s, &e);
+  if (lo && *e == ':') {
+    uint64_t hi = parse_size(e + 1, &e);
+    if (!hi || *e || hi < lo)
+      return drv_fail(2, "multiverse collective: --bytes %s: expected MIN:MAX, MIN <= MAX\n", s);
+    for (uint64_t x = lo; x <= hi && a->n_sizes < COLL_MAX_SIZES; x *= 2) {
+      a->sizes[a->n_sizes++] = x;
+      if (x > hi / 2) break;
+    }
+    return 0;
+  }
+  for (const char *p = s;;) {
+    uint64_t v = parse_size(p, &e);
+    if (!v || (*e && *e != ','))
+      return drv_fail(2,
+                      "multiverse collective: --bytes %s: expected sizes like 1M,16M,1G or "
+                      "MIN:MAX (bytes >= 1; K, M, G, T: powers of 1024)\n",
+                      s);
+    if (a->n_sizes == COLL_MAX_SIZES)
+      return drv_fail(2, "multiverse collective: --bytes: more than %d sizes\n", COLL_MAX_SIZES);
+    a->sizes[a->n_sizes++] = v;
+    if (!*e) return 0;
+    p = e + 1;
+  }
+}
+
+static int parse_count(const char *o, const char *v, int64_t lo, int64_t hi, int64_t *out) {
+  char *e;
+  errno = 0;
+  long long x = strtoll(v, &e, 10);
+  if (e == v || *e || errno || x < lo || x > hi)
+    return drv_fail(2, "multiverse collective: %s %s: expected an integer in [%lld, %lld]\n", o, v,
+                    (long long)lo, (long long)hi);
+  *out = x;
+  return 0;
+}
+
+/* 0; 2 after printing an error; -1 after printing the help. */
+static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
+  static const char *const flags[] = {"--json", "-h", "--help", NULL};
+  for (int i = 0; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int flag = 0;
+    for (int k = 0; flags[k]; k++)
+      flag |= strcmp(o, flags[k]) == 0;
+    if (!flag && !v)
+      return drv_fail(2, "multiverse collective: %s needs a value (multiverse collective --help)\n",
+                      o);
+    int64_t x = 0;
+    if (strcmp(o, "--json") == 0) {
+      a->json = 1;
+      continue;
+    } else if (flag) {
+      fputs(coll_usage, stdout);
+      return -1;
+    } else if (strcmp(o, "--op") == 0) {
+      if ((a->kind = coll_kind_parse(v)) < 0)
+        return drv_fail(2,
+                        "multiverse collective: --op %s: expected allreduce, allgather, "
+                        "reducescatter, alltoall, broadcast, reduce or sendrecv\n",
+                        v);
+    } else if (strcmp(o, "--bytes") == 0) {
+      if (parse_sizes(v, a)) return 2;
+    } else if (strcmp(o, "--gpus") == 0) {
+      if (parse_count(o, v, 2, 1 << 24, &x)) return 2;
+      a->gpus = (int32_t)x;
+    } else if (strcmp(o, "--gpu") == 0) {
+      a->gpu_name = v;
+    } else if (strcmp(o, "--gpus-per-server") == 0) {
+      if (parse_count(o, v, 1, COLL_MAX_SERVER_GPUS, &x)) return 2;
+      a->gps = (int32_t)x;
+    } else if (strcmp(o, "--nics-per-server") == 0) {
+      if (parse_count(o, v, 1, 1024, &x)) return 2;
+      a->nics = (int32_t)x;
+    } else if (strcmp(o, "--nic-gbps") == 0) {
+      a->nic_gbps = atof(v);
+      if (!(a->nic_gbps >= 1 && a->nic_gbps <= 1e6))
+        return drv_fail(2, "multiverse collective: --nic-gbps %s: expected 1 to 1e6 (Gb/s)\n", v);
+    } else if (strcmp(o, "--topology") == 0) {
+      a->topo = v;
+    } else if (strcmp(o, "--algo") == 0) {
+      if (strcmp(v, "ring") && strcmp(v, "tree"))
+        return drv_fail(2, "multiverse collective: --algo %s: expected ring or tree\n", v);
+      a->algo = strcmp(v, "tree") == 0 ? COLL_TREE : COLL_RING;
+    } else if (strcmp(o, "--channels") == 0) {
+      if (parse_count(o, v, 1, 1024, &x)) return 2;
+      a->channels = (int32_t)x;
+    } else if (strcmp(o, "--chunk-bytes") == 0) {
+      const char *e;
+      if (!(a->chunk = parse_size(v, &e)) || *e)
+        return drv_fail(2, "multiverse collective: --chunk-bytes %s: expected bytes >= 1\n", v);
+    } else if (strcmp(o, "--set") == 0) {
+      if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse collective: too many --set\n");
+      a->sets[a->n_sets++] = v;
+    } else if (strcmp(o, "--sweep") == 0) {
+      if (a->n_sweeps == DRV_MAX_SWEEPS)
+        return drv_fail(2, "multiverse collective: too many --sweep\n");
+      if (!strchr(v, '='))
+        return drv_fail(2, "multiverse collective: --sweep %s: expected KEY=V1,V2,...\n", v);
+      a->sweeps[a->n_sweeps++] = v;
+    } else if (strcmp(o, "--calibration") == 0) {
+      a->calibration = v;
+    } else if (strcmp(o, "--presets") == 0) {
+      a->presets = v;
+    } else if (strcmp(o, "--backend") == 0) {
+      if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+        return drv_fail(2, "multiverse collective: --backend %s: expected cpu or cuda\n", v);
+      a->backend = strcmp(v, "cuda") == 0 ? ENG_BACKEND_CUDA : ENG_BACKEND_CPU;
+    } else if (strcmp(o, "--threads") == 0) {
+      if (parse_count(o, v, 1, 4096, &x)) return 2;
+      a->threads = (int32_t)x;
+    } else {
+      return drv_fail(
+          2, "multiverse collective: unknown option %s (multiverse collective --help)\n", o);
+    }
+    i++;
+  }
+  if (a->kind < 0 || !a->n_sizes || !a->gpus)
+    return drv_fail(2, "multiverse collective: --op, --bytes and --gpus are required "
+                       "(multiverse collective --help)\n");
+  if (a->algo == COLL_TREE && a->kind != COLL_ALLREDUCE)
+    return drv_fail(2, "multiverse collective: --algo tree: only for allreduce\n");
+  if (a->kind == COLL_SENDRECV && a->gpus != 2)
+    return drv_fail(2, "multiverse collective: --op sendrecv: needs --gpus 2\n");
+  return 0;
+}
+
+/* The server shape: the options, else the GPU preset's server (NICs in the
+ * preset's ratio to GPUs when --gpus-per-server differs from it). */
+static int coll_shape(drv_coll_args_t *a) {
+  trn_presets_t tp;
+  char err[1024];
+  const char *name = a->gpu_name ? a->gpu_name : "h200";
+  snprintf(a->gpu, sizeof a->gpu, "%s", name);
+  int have = a->gps && a->nics && a->nic_gbps > 0;
+  if (trn_presets_load(&tp, NULL, err, sizeof err)) {
+    if (!have) return drv_fail(2, "multiverse collective: %s\n", err);
+  } else {
+    const trn_gpu_t *g = trn_preset_gpu(&tp, name);
+    if (g) {
+      snprintf(a->gpu, sizeof a->gpu, "%s", g->name);
+      if (!a->gps) a->gps = (int32_t)g->gpus_per_server;
+      if (!a->nics) {
+        int64_t k = (int64_t)a->gps * g->nics_per_server / g->gpus_per_server;
+        a->nics = (int32_t)(k > 0 ? k : 1);
+      }
+      if (!(a->nic_gbps > 0)) a->nic_gbps = g->nic_gbps;
+    }
+    trn_presets_free(&tp);
+    if (!g && !have)
+      return drv_fail(2,
+                      "multiverse collective: --gpu %s: not a GPU of the presets (gpus.json); "
+                      "give --gpus-per-server, --nics-per-server and --nic-gbps\n",
+                      name);
+  }
+  if (a->gpus > a->gps && a->gpus % a->gps)
+    return drv_fail(2,
+                    "multiverse collective: --gpus %d spans servers of %d GPUs: it must be a "
+                    "multiple of %d\n",
+                    a->gpus, a->gps, a->gps);
+  a->servers = (a->gpus + a->gps - 1) / a->gps;
+  a->per = a->gpus < a->gps ? a->gpus : a->gps;
+  return 0;
+}
+
+/* The topology: --topology, else rail-optimized with one group of all servers
+ * and as many spines as servers (every rail switch as many uplinks as hosts). */
+static int coll_topology(drv_coll_args_t *a, topo_t *t) {
+  char err[1024];
+  if (a->topo) {
+    if (topo_load(a->topo, t, err, sizeof err))
+      return drv_fail(2, "multiverse collective: %s\n", err);
+  } else {
+    json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:f,s:f}", "kind", "rail_optimized", "servers",
+                          a->servers, "nics_per_server", a->nics, "spines", a->servers, "link_gbps",
+                          a->nic_gbps, "host_gbps", a->nic_gbps);
+    if (!o) return drv_fail(2, "multiverse collective: out of memory\n");
+    int rc = topo_from_json(o, "default topology", t, err, sizeof err);
+    a->topo_json = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    if (rc) return drv_fail(2, "multiverse collective: %s\n", err);
+  }
+  int64_t need = (int64_t)a->servers * a->nics;
+  if (t->n_hosts < need)
+    return drv_fail(2,
+                    "multiverse collective: %s: %d hosts, and %d servers of %d NICs need %lld "
+                    "(hosts server * nics + nic)\n",
+                    a->topo ? a->topo : "default topology", t->n_hosts, a->servers, a->nics,
+                    (long long)need);
+  return 0;
+}
+
+/* Experiment id: the hash of the experiment's canonical text and of the
+ * files it reads (docs/engine.md, Experiment ids). */
+static int coll_id(const drv_coll_args_t *a, uint64_t bytes, const eng_params_t *p, uint64_t *id) {
+  char err[1024];
+  uint64_t dig[2];
+  int nd = 0;
+  if (a->topo && job_file_digest(a->topo, &dig[nd++], err, sizeof err))
+    return drv_fail(2, "multiverse collective: %s\n", err);
+  if (a->calibration && job_file_digest(a->calibration, &dig[nd++], err, sizeof err))
+    return drv_fail(2, "multiverse collective: %s\n", err);
+  char *params = job_params_canonical(p);
+  json_t *topo = a->topo ? json_string(a->topo) : json_loads(a->topo_json, 0, NULL);
+  json_t *o = json_pack(
+      "{s:s,s:{s:s,s:I,s:i,s:s,s:i,s:i,s:f,s:s,s:i,s:I,s:s?},s:{s:o}}", "kind", "collective",
+      "collective", "op", coll_name(a->kind), "bytes", (json_int_t)bytes, "gpus", a->gpus, "gpu",
+      a->gpu, "gpus_per_server", a->gps, "nics_per_server", a->nics, "nic_gbps", a->nic_gbps,
+      "algo", a->algo == COLL_TREE ? "tree" : "ring", "channels", a->channels, "chunk_bytes",
+      (json_int_t)a->chunk, "calibration", a->calibration, "network", "topology", topo);
+  json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
+  char *text = NULL;
+  if (o && pj) { /* set_new takes pj, also when it fails */
+    int bad = json_object_set_new(json_object_get(o, "network"), "params", pj);
+    pj = NULL;
+    if (!bad) text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+  }
+  json_decref(pj);
+  json_decref(o);
+  free(params);
+  if (!text) return drv_fail(2, "multiverse collective: out of memory\n");
+  *id = job_id_hash(text, dig, nd);
+  free(text);
+  return 0;
+}
+
+/* Experiment e = combination e / n_sizes, size e % n_sizes: its task graph
+ * (one collective of all GPUs from time 0) and the done join of each member. */
+static int coll_build(const drv_coll_args_t *a, const coll_model_t *m, uint64_t bytes,
+                      const eng_params_t *p, tg_t *g, int32_t *done) {
+  char err[1024];
+  int32_t *gpus = malloc((size_t)a->gpus * sizeof *gpus);
+  if (!gpus) return drv_fail(2, "multiverse collective: out of memory\n");
+  for (int32_t i = 0; i < a->gpus; i++)
+    gpus[i] = i;
+  coll_cluster_t cl = {.gpus_per_server = a->gps,
+                       .nics_per_server = a->nics,
+                       .gpu = a->gpu,
+                       .model = m,
+                       .sync_ps = p->sync};
+  coll_desc_t d = {.kind = a->kind,
+                   .algo = a->algo,
+                   .bytes = bytes,
+                   .channels = a->channels,
+                   .chunk_bytes = a->chunk};
+  int rc = coll_append(g, &cl, &d, a->gpus, gpus, NULL, done, err, sizeof err);
+  free(gpus);
+  if (rc)
+    return drv_fail(2, "multiverse collective: --bytes %llu: %s\n", (unsigned long long)bytes, err);
+  tg_assign_ports(g);
+  return 0;
+}
+
+int drv_collective(int argc, char **argv) {
+  drv_coll_args_t a = {.kind = -1};
+  char err[1024];
+  int rc = 2, n_combo = 0, n_exps = 0;
+  job_presets_t *ps = malloc(sizeof *ps);
+  eng_params_t params, *combo = NULL;
+  char **labels = NULL;
+  topo_t topo = {0};
+  coll_model_t model = {0};
+  tg_t *tasks = NULL;
+  int32_t *done = NULL;
+  uint64_t *ids = NULL;
+  eng_exp_desc_t *ex = NULL;
+  eng_batch_t *b = NULL;
+  a.sizes = malloc(COLL_MAX_SIZES * sizeof *a.sizes);
+  if (!ps || !a.sizes) {
+    drv_fail(2, "multiverse collective: out of memory\n");
+    goto fail_args;
+  }
+  int parsed = coll_parse(argc, argv, &a);
+  if (parsed) {
+    rc = parsed < 0 ? 0 : 2;
+    goto fail_args;
+  }
+  if (coll_shape(&a) || drv_load_params(a.presets, a.sets, a.n_sets, ps, &params) ||
+      drv_sweep("collective", a.sweeps, a.n_sweeps, ps, &params, &n_combo, &combo, &labels))
+    goto fail_args;
+  if ((long)n_combo * a.n_sizes > DRV_MAX_EXPS) {
+    drv_fail(2, "multiverse collective: over %d experiments\n", DRV_MAX_EXPS);
+    goto fail_args;
+  }
+  if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
+    drv_fail(2, "multiverse collective: --backend cuda: %s\n", eng_cuda_unavailable_reason());
+    goto fail_args;
+  }
+  if (coll_model_load_default(&model, NULL, a.calibration, err, sizeof err)) {
+    drv_fail(2, "multiverse collective: %s\n", err);
+    goto fail_model;
+  }
+  if (coll_topology(&a, &topo)) goto fail_tasks;
+  n_exps = n_combo * a.n_sizes;
+  tasks = calloc((size_t)n_exps, sizeof *tasks);
+  done = malloc((size_t)n_exps * (size_t)a.gpus * sizeof *done);
+  ids = calloc((size_t)n_exps, sizeof *ids);
+  ex = calloc((size_t)n_exps, sizeof *ex);
+  if (!tasks || !done || !ids || !ex) {
+    drv_fail(2, "multiverse collective: out of memory\n");
+    goto fail_tasks;
+  }
+  for (int e = 0; e < n_exps; e++) {
+    const eng_params_t *p = &combo[e / a.n_sizes];
+    uint64_t bytes = a.sizes[e % a.n_sizes];
+    if (coll_build(&a, &model, bytes, p, &tasks[e], done + (size_t)e * (size_t)a.gpus) ||
+        coll_id(&a, bytes, p, &ids[e]))
+      goto fail_tasks;
+    ex[e] = (eng_exp_desc_t){.topo = &topo, .tasks = &tasks[e], .params = p, .seed = ids[e]};
+  }
+  eng_batch_desc_t bd = {n_exps, ex};
+  if (eng_batch_create(&bd, &b, err, sizeof err)) {
+    drv_fail(2, "multiverse collective: %s\n", err);
+    goto fail_tasks;
+  }
+  eng_run_desc_t run = {a.backend, a.threads};
+  double t0 = omp_get_wtime();
+  if (eng_batch_run(b, &run, err, sizeof err)) {
+    drv_fail(2, "multiverse collective: %s\n", err);
+    goto fail_run;
+  }
+  drv_coll_report_t r = {&a, &model, b, tasks, done, ids, labels, n_combo, omp_get_wtime() - t0};
+  rc = drv_coll_print(&r);
+fail_run:
+  eng_batch_destroy(b);
+fail_tasks:
+  for (int e = 0; tasks && e < n_exps; e++)
+    tg_free(&tasks[e]);
+  free(tasks);
+  free(done);
+  free(ids);
+  free(ex);
+  topo_free(&topo);
+fail_model:
+  coll_model_free(&model);
+fail_args:
+  for (int c = 0; labels && c < n_combo; c++)
+    free(labels[c]);
+  free(labels);
+  free(combo);
+  free(a.sizes);
+  free(a.topo_json);
+  free(ps);
+  return rc;
+}
