@@ -285,7 +285,7 @@ static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0;
   const char *occ = getenv("MULTIVERSE_CUDA_BLOCKS_PER_SM");
-  const int o = occ ? atoi(occ) : 3;
+  const int o = occ ? atoi(occ) : 2; /* measured best on an H200 (tests/bench/RESULTS.md) */
   void (*kern)(eng_cols_t, int32_t, int32_t *, int32_t *) = T > 256  ? k_experiments
                                                             : o <= 2 ? k_experiments_2
                                                             : o == 3 ? k_experiments_3
