@@ -81,15 +81,13 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
   if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
   if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
   int64_t rows[ENG_T_COUNT];
-  if (eng_world_rows(x, 1, rows)) {
+  if (eng_world_rows(x, 0, rows)) {
     snprintf(err, errlen, "out of memory counting its rows");
     return -1;
   }
   for (int t = 0; t < ENG_T_COUNT; t++)
     if (rows[t] > INT32_MAX / 2) {
-      snprintf(err, errlen,
-               "too large for one world (more than 2^30 rows in one table with "
-               "worst-case link rings)");
+      snprintf(err, errlen, "too large for one world (more than 2^30 rows in one table)");
       return -1;
     }
   return 0;

@@ -28,7 +28,7 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
 /* In-flight capacity of a link direction (a power of two). Worst case:
  * everything sent during one delay, plus one window, plus one serialisation,
  * at the smallest packet size — it can never overflow. Compact (the default):
- * the same span in MTU packets, twice over, plus 16 for control packets and
+ * the same span in MTU packets, twice over, plus 64 for control packets and
  * short last packets; an overflow fails the experiment and eng_world_run runs it
  * again with worst-case rings. */
 static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int worst) {
@@ -42,7 +42,7 @@ static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int 
     need = (span + unit - 1) / unit + 2;
   } else {
     int64_t unit = eng_ser(max_wire, l->rate_bps);
-    need = 2 * ((span + unit - 1) / unit) + 16;
+    need = 2 * ((span + unit - 1) / unit) + 64;
   }
   uint32_t cap = 1;
   while ((int64_t)cap < need)

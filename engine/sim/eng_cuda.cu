@@ -122,24 +122,20 @@ static __device__ __forceinline__ void cu_experiments(eng_cols_t c, int32_t n_ex
   }
 }
 
-/* The experiment kernel compiled for 2, 3 and 4 resident blocks of 256 threads
- * per SM: more blocks hide more memory latency, fewer registers spill more
- * (MULTIVERSE_CUDA_BLOCKS_PER_SM picks one; block sizes up to 256). */
-#define CU_EXP_KERNEL(occ)                                                                         \
-  static __global__ void __launch_bounds__(256, occ)                                               \
-      k_experiments_##occ(eng_cols_t c, int32_t n_exps, int32_t *next, int32_t *finished) {        \
+/* The experiment kernel compiled for blocks of 256 threads with 2, 3 or 4
+ * resident per SM (more blocks hide more memory latency, fewer registers
+ * spill more: MULTIVERSE_CUDA_BLOCKS_PER_SM picks one), and for blocks of 512
+ * threads, one per SM (experiments of more than 256 nodes). */
+#define CU_EXP_KERNEL(threads, occ)                                                                \
+  static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
+      eng_cols_t c, int32_t n_exps, int32_t *next, int32_t *finished) {                            \
     cu_experiments(c, n_exps, next, finished);                                                     \
   }
-CU_EXP_KERNEL(2)
-CU_EXP_KERNEL(3)
-CU_EXP_KERNEL(4)
+CU_EXP_KERNEL(256, 2)
+CU_EXP_KERNEL(256, 3)
+CU_EXP_KERNEL(256, 4)
+CU_EXP_KERNEL(512, 1)
 #undef CU_EXP_KERNEL
-
-/* No bounds: for blocks of 512 threads (experiments of more than 256 nodes). */
-static __global__ void k_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
-                                     int32_t *finished) {
-  cu_experiments(c, n_exps, next, finished);
-}
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
   return elem * (size_t)(w->n[t] ? w->n[t] : 1);
@@ -286,10 +282,10 @@ static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0;
   const char *occ = getenv("MULTIVERSE_CUDA_BLOCKS_PER_SM");
   const int o = occ ? atoi(occ) : 2; /* measured best on an H200 (tests/bench/RESULTS.md) */
-  void (*kern)(eng_cols_t, int32_t, int32_t *, int32_t *) = T > 256  ? k_experiments
-                                                            : o <= 2 ? k_experiments_2
-                                                            : o == 3 ? k_experiments_3
-                                                                     : k_experiments_4;
+  void (*kern)(eng_cols_t, int32_t, int32_t *, int32_t *) = T > 256  ? k_experiments_512_1
+                                                            : o <= 2 ? k_experiments_256_2
+                                                            : o == 3 ? k_experiments_256_3
+                                                                     : k_experiments_256_4;
   cudaStream_t run = NULL, peek = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);

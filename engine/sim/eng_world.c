@@ -195,8 +195,15 @@ static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t
   }
   eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = worst_rings};
   int rc = eng_world_create(&d, &w->parts[k], err, errlen);
-  w->n_parts = k + 1;
   free(ex);
+  if (rc && worst_rings && !w->desc.worst_rings) {
+    /* Worst-case rings too large to build: the experiments stay failed with
+     * the overflow ("raise ring_cap"), read from w. */
+    for (int32_t i = 0; i < n; i++)
+      w->part_of[which[i]] = -1;
+    return 0;
+  }
+  w->n_parts = k + 1;
   if (rc) return rc;
   w->parts[k]->threads = w->threads;
   return eng_world_run(w->parts[k], backend, err, errlen);

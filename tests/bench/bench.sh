@@ -40,7 +40,7 @@ scale_max=${BENCH_SCALE_MAX:-65536}
 big_k=${BENCH_BIG_K:-60}
 big_bytes=${BENCH_BIG_BYTES:-2000000}
 big_backends=${BENCH_BIG_BACKENDS:-cuda cpu}
-ar_bytes=${BENCH_AR_BYTES:-268435456}
+ar_bytes=${BENCH_AR_BYTES:-8388608}
 bph_min=${BENCH_BYTES_PER_HOP_MIN:-128}
 bph_all=${BENCH_BYTES_PER_HOP_ALL:-916}
 # Shares of the budget, in the order the sections run (most important first).

@@ -85,7 +85,12 @@ bench_net() {
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out.gpumem" 2> /dev/null &
     poll=$!
   fi
-  MULTIVERSE_VERBOSE=1 "$BENCH_MV" "${BENCH_CMD:-net}" "$@" --json -o "$out" > /dev/null 2> "$out.err" &
+  if [ "${BENCH_CMD:-net}" = collective ]; then # it prints its JSON lines: the summary
+    mkdir -p "$out"
+    MULTIVERSE_VERBOSE=1 "$BENCH_MV" collective "$@" --json > "$out/summary.jsonl" 2> "$out.err" &
+  else
+    MULTIVERSE_VERBOSE=1 "$BENCH_MV" "${BENCH_CMD:-net}" "$@" --json -o "$out" > /dev/null 2> "$out.err" &
+  fi
   pid=$!
   R_RC=
   while kill -0 "$pid" 2> /dev/null; do

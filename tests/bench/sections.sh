@@ -197,8 +197,12 @@ allreduce_hook() {
     return
   fi
   for b in $batches; do
+    # b experiments: all-reduces of ar_bytes, ar_bytes + 4 KiB, ... (one per size)
+    local sizes
+    sizes=$(seq 0 $((b - 1)) | awk -v a="$ar_bytes" '{ printf "%s%d", (NR > 1 ? "," : ""), a + 4096 * $1 }')
     BENCH_CMD=collective row "ar-$(basename "$topo" .json)" "$label" "$b" --topology "$topo" \
-      --collective allreduce --bytes "$ar_bytes" --experiments "$b"
+      --op allreduce --bytes "$sizes" --gpus 128 --gpus-per-server 1 --nics-per-server 1 \
+      --nic-gbps 400 --set mtu=9000
   done
   AR_FIG="see figure 1: $label"
 }

@@ -4,7 +4,9 @@
  *                   [1, MAX_BYTES] and starts in [0, MAX_START_NS] ns
  *           incast: FLOWS senders (hosts 1..FLOWS after FIRST_HOST) into FIRST_HOST
  *           permutation: every host sends to a distinct random other host
- *           alltoall: every host sends MAX_BYTES to every other host */
+ *           alltoall: every host sends MAX_BYTES to every other host
+ *           ring: every host i sends MAX_BYTES to host i+1 (one step of a ring
+ *                 all-reduce over all hosts) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@ static void line(int src, int dst, uint64_t bytes, uint64_t start_ns) {
 int main(int argc, char **argv) {
   if (argc < 7) {
     fprintf(stderr,
-            "usage: mv_genflows random|incast|permutation|alltoall HOSTS SEED FLOWS MAX_BYTES "
+            "usage: mv_genflows random|incast|permutation|alltoall|ring HOSTS SEED FLOWS MAX_BYTES "
             "MAX_START_NS [FIRST_HOST]\n");
     return 2;
   }
@@ -63,6 +65,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < hosts; i++)
       line(i, perm[i], max_bytes, 0);
     free(perm);
+  } else if (strcmp(argv[1], "ring") == 0) {
+    printf("%d\n", hosts);
+    for (int i = 0; i < hosts; i++)
+      line(i, (i + 1) % hosts, max_bytes, 0);
   } else if (strcmp(argv[1], "alltoall") == 0) {
     printf("%d\n", hosts * (hosts - 1));
     for (int i = 0; i < hosts; i++)
