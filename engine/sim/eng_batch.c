@@ -80,6 +80,7 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
   if (batch_tasks_ok(x->tasks, x->params, err, errlen)) return -1;
   if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
   if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
+  if (eng_world_rings_check(x, err, errlen)) return -1;
   int64_t rows[ENG_T_COUNT];
   if (eng_world_rows(x, 0, rows)) {
     snprintf(err, errlen, "out of memory counting its rows");

@@ -25,14 +25,20 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
   return n;
 }
 
+/* Most packets a link direction holds: with its PFC ring (twice as long) a lone link
+ * still fits the 2^30 rows of a table. */
+#define BUILD_RING_MAX ((int64_t)1 << 27)
+
 /* In-flight capacity of a link direction (a power of two). Worst case:
  * everything sent during one delay, plus one window, plus one serialisation,
  * at the smallest packet size — it can never overflow. Compact (the default):
  * the same span in MTU packets, twice over, plus 64 for control packets and
  * short last packets; an overflow fails the experiment and eng_world_run runs it
- * again with worst-case rings. */
-static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int worst) {
-  if (p->ring_cap > 0) return (uint32_t)p->ring_cap;
+ * again with worst-case rings. Past BUILD_RING_MAX the doubling stops (the link
+ * cannot be simulated: eng_world_rings_check); the topology's limits (delay <=
+ * 1 s, rate >= 1 Gb/s) keep every term far below 2^63. */
+static int64_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int worst) {
+  if (p->ring_cap > 0) return p->ring_cap;
   int64_t min_wire = p->ctrl_bytes < p->header + 1 ? p->ctrl_bytes : p->header + 1;
   int64_t max_wire = p->mtu + p->header > p->ctrl_bytes ? p->mtu + p->header : p->ctrl_bytes;
   int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
@@ -44,10 +50,30 @@ static uint32_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int 
     int64_t unit = eng_ser(max_wire, l->rate_bps);
     need = 2 * ((span + unit - 1) / unit) + 64;
   }
-  uint32_t cap = 1;
-  while ((int64_t)cap < need)
+  int64_t cap = 1;
+  while (cap < need && cap <= BUILD_RING_MAX)
     cap <<= 1;
   return cap;
+}
+
+int eng_world_rings_check(const eng_exp_desc_t *x, char *err, size_t errlen) {
+  const eng_params_t *p = x->params;
+  for (int32_t l = 0; l < x->topo->n_links; l++) {
+    const topo_link_t *tl = &x->topo->links[l];
+    if (build_ring_cap(p, tl, 1) <= BUILD_RING_MAX) continue;
+    if (p->ring_cap > 0)
+      snprintf(err, errlen,
+               "ring_cap %d is more than %lld packets, the most a link direction holds",
+               p->ring_cap, (long long)BUILD_RING_MAX);
+    else
+      snprintf(err, errlen,
+               "link %d (%d-%d: %lld ps at %lld bit/s) can have more than %lld packets in "
+               "flight per direction, the most a link holds: shorten the delay or lower the rate",
+               l, tl->a, tl->b, (long long)tl->delay_ps, (long long)tl->rate_bps,
+               (long long)BUILD_RING_MAX);
+    return -1;
+  }
+  return 0;
 }
 
 static uint64_t build_q32(double v) {
@@ -104,7 +130,7 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
     rows[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
   }
   for (int32_t l = 0; l < t->n_links; l++)
-    rows[ENG_T_ring] += 2 * (int64_t)build_ring_cap(p, &t->links[l], worst_rings);
+    rows[ENG_T_ring] += 2 * build_ring_cap(p, &t->links[l], worst_rings);
   rows[ENG_T_pfc] = 2 * rows[ENG_T_ring];
   const eng_trace_desc_t *tr = x->trace;
   if (tr && tr->every > 0) {
@@ -547,7 +573,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
     c->port_pmax_q32[pr] = build_q32(pmax);
     c->port_err_q32[pr] = build_q32(l->error_rate);
-    uint32_t cap = build_ring_cap(p, l, worst_rings);
+    uint32_t cap = (uint32_t)build_ring_cap(p, l, worst_rings);
     c->port_ring_off[pr] = b->ring;
     c->port_ring_mask[pr] = cap - 1;
     b->ring += (int32_t)cap;

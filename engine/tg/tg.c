@@ -115,6 +115,16 @@ static int tg_check_task(const tg_t *g, int32_t i, const topo_t *t, const char *
     snprintf(err, errlen, "%sstart, delay and duration must be >= 0", at);
     return -1;
   }
+  if (k->start > TG_MAX_START_PS) {
+    snprintf(err, errlen, "%sstart %lld ps is past 1e18 ps (1e6 s), the latest start", at,
+             (long long)k->start);
+    return -1;
+  }
+  if (k->delay > TG_MAX_WAIT_PS || k->dur > TG_MAX_WAIT_PS - k->delay) {
+    snprintf(err, errlen, "%sdelay %lld ps + duration %lld ps: more than 1e17 ps (1e5 s)", at,
+             (long long)k->delay, (long long)k->dur);
+    return -1;
+  }
   if (k->kind != TG_FLOW) return 0;
   if (k->dst < 0 || k->dst >= t->n_nodes || t->is_switch[k->dst]) {
     snprintf(err, errlen, "%sdestination %d is not a host of the topology", at, k->dst);
@@ -124,8 +134,9 @@ static int tg_check_task(const tg_t *g, int32_t i, const topo_t *t, const char *
     snprintf(err, errlen, "%sa flow from host %d to itself", at, k->host);
     return -1;
   }
-  if (k->bytes == 0) {
-    snprintf(err, errlen, "%sa flow of 0 bytes", at);
+  if (k->bytes == 0 || k->bytes > TG_MAX_BYTES) {
+    snprintf(err, errlen, "%sa flow of %llu bytes: 1 to 2^40 (1 TiB)", at,
+             (unsigned long long)k->bytes);
     return -1;
   }
   if (topo_distance(t, k->host, k->dst) < 0) {

@@ -13,6 +13,14 @@
 
 #include "topo/topo.h"
 
+/* What a task may be (README "Limits"). The clock is int64 ps and event keys pack
+ * time * 8 + class, so times stay below 2^60 ps; max_time_s is at most 1e6 s. A task
+ * starts by then, and what it adds to the time it is known (delay + duration) stays
+ * within the 1.5e5 s left below 2^60. */
+#define TG_MAX_START_PS 1000000000000000000LL /* 1e6 s */
+#define TG_MAX_WAIT_PS 100000000000000000LL   /* 1e5 s: delay + duration */
+#define TG_MAX_BYTES ((uint64_t)1 << 40)      /* per flow: 1 TiB */
+
 typedef enum tg_kind_t {
   TG_FLOW = 0,    /* `bytes` from `host` to `dst` over the packet network */
   TG_COMPUTE = 1, /* `dur` ps of work on `host` (a GPU's compute) */
@@ -78,7 +86,8 @@ int32_t tg_label(tg_t *g, const char *s);
 void tg_assign_ports(tg_t *g);
 
 /* Checks the graph against a topology: owners are hosts, flows go to another
- * reachable host with bytes > 0, times and durations are >= 0, edges name
+ * reachable host with 0 < bytes <= TG_MAX_BYTES, 0 <= start <= TG_MAX_START_PS,
+ * delay and duration >= 0 with delay + duration <= TG_MAX_WAIT_PS, edges name
  * existing tasks (never the task itself), `on` recv only on flows, need within
  * the predecessor count, stream members share their host, so do a GPU's
  * tasks, and the graph is

@@ -74,8 +74,9 @@ static int tj_us(const tj_t *j, const json_t *v, const char *path, int64_t *ps) 
     }
     s = buf;
   }
-  if (!s || (*ps = trf_parse_decimal(s, 6)) < 0)
-    return tj_err(j, path, "must be a number of us >= 0, exact to the ps");
+  if (s && (*ps = trf_parse_decimal(s, 6)) == TRF_TOO_LARGE)
+    return tj_err(j, path, "is past INT64_MAX ps");
+  if (!s || *ps < 0) return tj_err(j, path, "must be a number of us >= 0, exact to the ps");
   return 0;
 }
 

@@ -11,6 +11,18 @@
 
 #define TOPO_ERR_LEN 512
 
+/* What a link may be (README "Limits"). The clock is int64 ps and event keys pack
+ * time * 8 + class, so times stay below 2^60 ps (13.3 days); max_time_s is at most
+ * 1e6 s, which leaves 1.5e5 s for what is scheduled past it. */
+#define TOPO_MAX_DELAY_PS 1000000000000LL /* 1 s: far past any physical link */
+/* 1 Gb/s: a flow's standalone FCT (at most 2^31 packets of at most 65000 wire bytes
+ * at this rate, 1.1e18 ps) stays below 2^60 ps. */
+#define TOPO_MIN_RATE_BPS 1000000000LL
+/* 1 Pb/s: HPCC's telemetry carries link rates in Mb/s in 32 bits. */
+#define TOPO_MAX_RATE_BPS 1000000000000000LL
+/* Links on the shortest path between two hosts (the standalone FCT follows it). */
+#define TOPO_MAX_HOPS 256
+
 /* A bidirectional link between nodes a and b. */
 typedef struct topo_link_t {
   int32_t a, b;
@@ -65,6 +77,9 @@ typedef struct topo_t {
  * the switch ids, then `src dst rate delay error_rate` per link (rate like 100Gbps,
  * delay like 0.001ms). Errors name the file and line. Returns 0 or -1. */
 int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
+/* As topo_read_ns3, from the len bytes at text; `name` names it in messages. */
+int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,
+                   size_t errlen);
 
 /* Builds a topology from its JSON object ({"kind":"fat_tree",...}); `where` names
  * the file (and JSON path prefix) for error messages. Returns 0 or -1. */
@@ -77,9 +92,14 @@ int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir
 /* Loads TOPO as the `multiverse net` command does: a .json file holding the
  * topology object (or {"topology": {...}}), else an ns-3 HPCC file. */
 int topo_load(const char *path, topo_t *t, char *err, size_t errlen);
+/* As topo_load for a .json file, from the len bytes at text (`name` names it in
+ * messages; base_dir as for topo_from_json_at). */
+int topo_parse_json(const char *name, const char *text, size_t len, const char *base_dir, topo_t *t,
+                    char *err, size_t errlen);
 
 /* Fills port_off/ports and routes from nodes and links; called by the readers and
- * builders, exposed for tests that assemble a topology by hand. */
+ * builders, exposed for tests that assemble a topology by hand. Checks every limit:
+ * counts, rates, delays, path lengths. */
 int topo_finish(topo_t *t, char *err, size_t errlen);
 
 /* Local port index at `node` whose peer is `peer`, or -1 (first such port). */

@@ -1,5 +1,6 @@
 /* topo: allocation of nodes and links for the readers and generators, topo_free,
- * and error formatting. */
+ * reading a whole file, and error formatting. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@ void topo_errf(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  for (char *c = err; *c; c++) /* one line whatever the input quoted in it holds */
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
 int topo_alloc(topo_t *t, int64_t n_nodes, int64_t links_cap, const char *kind, char *err,
@@ -92,4 +95,32 @@ void topo_free(topo_t *t) {
   free(t->port_off);
   free(t->ports);
   memset(t, 0, sizeof *t);
+}
+
+int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    topo_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = (size_t)1 << 16, n = 0;
+  char *b = malloc(cap);
+  while (b) {
+    n += fread(b + n, 1, cap - n, fp);
+    if (n < cap) break; /* a short read: end of file or error */
+    char *grown = realloc(b, 2 * cap);
+    if (!grown) free(b);
+    b = grown;
+    cap *= 2;
+  }
+  int bad = !b || ferror(fp);
+  fclose(fp);
+  if (bad) {
+    topo_errf(err, errlen, "cannot read %s: %s", path, b ? "read error" : "out of memory");
+    free(b);
+    return -1;
+  }
+  *buf = b;
+  *len = n;
+  return 0;
 }

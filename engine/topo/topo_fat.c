@@ -60,6 +60,12 @@ static int three_tier(const json_t *o, const char *where, int64_t k, double over
       topo_jint(o, "hosts_per_tor", (int64_t)floor((double)h * over + 1e-9), 1, TOPO_MAX_NODES,
                 &hpt, where, err, errlen) < 0)
     return -1;
+  if (hpt > TOPO_MAX_NODES) { /* a default from k and oversubscription */
+    topo_jerr(err, errlen, where, "oversubscription",
+              "%g gives %lld hosts per ToR, more than the %d nodes of a topology", over,
+              (long long)hpt, TOPO_MAX_NODES);
+    return -1;
+  }
   if (cores % app) {
     topo_jerr(err, errlen, where, "cores",
               "must be a multiple of aggs_per_pod (%lld), so that each agg reaches as many "

@@ -115,18 +115,22 @@ int topo_jnum(const json_t *obj, const char *key, double def, double min, double
   return 0;
 }
 
-/* A positive quantity key scaled to an integer unit: `scale` units per JSON unit, at
- * most max JSON units, at least one unit after rounding. */
-static int scaled_key(const json_t *obj, const char *key, int64_t def, double scale, double max,
-                      const char *unit, int64_t *out, const char *where, char *err, size_t errlen) {
+/* A rate key in Gb/s or a delay key in ns, as bit/s or ps within the limits of topo.h;
+ * def (already scaled) when absent. */
+static int scaled_key(const json_t *obj, const char *key, int64_t def, int is_rate, int64_t *out,
+                      const char *where, char *err, size_t errlen) {
   double x;
   if (topo_jnum(obj, key, -1, -INFINITY, INFINITY, &x, where, err, errlen) < 0) return -1;
   if (!json_object_get(obj, key)) {
     *out = def;
     return 0;
   }
-  if (!(x > 0) || x > max || llround(x * scale) < 1) {
-    topo_jerr(err, errlen, where, key, "must be > 0 and at most %.0f %s, got %g", max, unit, x);
+  const double scale = is_rate ? 1e9 : 1e3; /* bit/s per Gb/s; ps per ns */
+  const double lo = is_rate ? (double)TOPO_MIN_RATE_BPS : 1;
+  const double hi = is_rate ? (double)TOPO_MAX_RATE_BPS : (double)TOPO_MAX_DELAY_PS;
+  if (!(x * scale >= lo - 0.5 && x * scale <= hi)) { /* NaN fails too */
+    topo_jerr(err, errlen, where, key, "must be %s, got %g",
+              is_rate ? "1 to 1e6 Gb/s (1 Gb/s to 1 Pb/s)" : "0.001 to 1e9 ns (1 ps to 1 s)", x);
     return -1;
   }
   *out = llround(x * scale);
@@ -135,19 +139,14 @@ static int scaled_key(const json_t *obj, const char *key, int64_t def, double sc
 
 int topo_jlinks(const json_t *obj, int with_host, topo_jlinks_t *out, const char *where, char *err,
                 size_t errlen) {
-  const double max_gbps = 1e6, max_ns = 1e12; /* 1 Pb/s; 1000 s */
-  if (scaled_key(obj, "link_gbps", 100000000000, 1e9, max_gbps, "Gb/s", &out->link_bps, where, err,
-                 errlen) < 0 ||
-      scaled_key(obj, "link_delay_ns", 1000000, 1e3, max_ns, "ns", &out->link_ps, where, err,
-                 errlen) < 0)
+  if (scaled_key(obj, "link_gbps", 100000000000, 1, &out->link_bps, where, err, errlen) < 0 ||
+      scaled_key(obj, "link_delay_ns", 1000000, 0, &out->link_ps, where, err, errlen) < 0)
     return -1;
   out->host_bps = out->link_bps;
   out->host_ps = out->link_ps;
   if (!with_host) return 0;
-  if (scaled_key(obj, "host_gbps", out->link_bps, 1e9, max_gbps, "Gb/s", &out->host_bps, where, err,
-                 errlen) < 0 ||
-      scaled_key(obj, "host_delay_ns", out->link_ps, 1e3, max_ns, "ns", &out->host_ps, where, err,
-                 errlen) < 0)
+  if (scaled_key(obj, "host_gbps", out->link_bps, 1, &out->host_bps, where, err, errlen) < 0 ||
+      scaled_key(obj, "host_delay_ns", out->link_ps, 0, &out->host_ps, where, err, errlen) < 0)
     return -1;
   return 0;
 }

@@ -74,37 +74,56 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int topo_load(const char *path, topo_t *t, char *err, size_t errlen) {
-  if (!ends_with(path, ".json")) return topo_read_ns3(path, t, err, errlen);
+int topo_parse_json(const char *name, const char *text, size_t len, const char *base_dir, topo_t *t,
+                    char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   json_error_t jerr;
-  json_t *root = json_load_file(path, 0, &jerr);
+  json_t *root = json_loadb(text, len, 0, &jerr);
   if (!root) {
     if (jerr.line > 0)
-      topo_errf(err, errlen, "%s:%d: JSON error: %s", path, jerr.line, jerr.text);
+      topo_errf(err, errlen, "%s:%d: JSON error: %s", name, jerr.line, jerr.text);
     else
-      topo_errf(err, errlen, "%s: %s", path, jerr.text);
+      topo_errf(err, errlen, "%s: %s", name, jerr.text);
     return -1;
   }
   /* Either the topology object or {"topology": {...}, ...}. */
   const json_t *obj = json_object_get(root, "topology");
-  size_t len = strlen(path) + 16;
-  char *where = malloc(len), *dir = malloc(len);
+  size_t wlen = strlen(name) + 16;
+  char *where = malloc(wlen);
   int rc = -1;
-  if (!where || !dir) {
-    topo_errf(err, errlen, "%s: out of memory", path);
-    goto out;
+  if (!where) {
+    topo_errf(err, errlen, "%s: out of memory", name);
+  } else {
+    snprintf(where, wlen, "%s%s", name, obj ? ": topology" : "");
+    rc = topo_from_json_at(obj ? obj : root, where, base_dir, t, err, errlen);
   }
-  snprintf(where, len, "%s%s", path, obj ? ": topology" : "");
-  if (!obj) obj = root;
-  snprintf(dir, len, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  if (slash == dir) snprintf(dir, len, "/");
-  rc = topo_from_json_at(obj, where, slash ? dir : NULL, t, err, errlen);
-out:
   free(where);
-  free(dir);
   json_decref(root);
+  return rc;
+}
+
+int topo_load(const char *path, topo_t *t, char *err, size_t errlen) {
+  if (!ends_with(path, ".json")) return topo_read_ns3(path, t, err, errlen);
+  memset(t, 0, sizeof *t);
+  char *text, *dir = malloc(strlen(path) + 2);
+  size_t len;
+  if (!dir) {
+    topo_errf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  if (topo_read_file(path, &text, &len, err, errlen) < 0) {
+    free(dir);
+    return -1;
+  }
+  /* A relative "path" of {"kind":"file"} is found next to the JSON file. */
+  strcpy(dir, path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir)
+    slash[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  int rc = topo_parse_json(path, text, len, slash ? dir : NULL, t, err, errlen);
+  free(text);
+  free(dir);
   return rc;
 }

@@ -8,7 +8,7 @@
 
 #include "topo/topo_int.h"
 
-/* The file in memory, consumed line by line. */
+/* The text in memory (a private, NUL-terminated copy), consumed line by line. */
 typedef struct ns3_file_t {
   const char *path;
   char *buf;
@@ -16,30 +16,24 @@ typedef struct ns3_file_t {
   int line; /* of the line last returned, 1-based */
 } ns3_file_t;
 
-static int read_all(ns3_file_t *f, char *err, size_t errlen) {
-  FILE *fp = fopen(f->path, "rb");
-  if (!fp) {
-    topo_errf(err, errlen, "cannot open %s: %s", f->path, strerror(errno));
+/* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
+static int load_text(ns3_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+      line += *p == '\n';
+    topo_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
     return -1;
   }
-  size_t cap = (size_t)1 << 16;
-  f->buf = malloc(cap);
-  f->len = 0;
-  while (f->buf) {
-    f->len += fread(f->buf + f->len, 1, cap - 1 - f->len, fp);
-    if (f->len + 1 < cap) break; /* a short read: end of file or error */
-    char *b = realloc(f->buf, 2 * cap);
-    if (!b) free(f->buf);
-    f->buf = b;
-    cap *= 2;
-  }
-  int bad = !f->buf || ferror(fp);
-  fclose(fp);
-  if (bad) {
-    topo_errf(err, errlen, "cannot read %s: %s", f->path, f->buf ? "read error" : "out of memory");
+  f->buf = malloc(len + 1);
+  if (!f->buf) {
+    topo_errf(err, errlen, "%s: out of memory", f->path);
     return -1;
   }
-  f->buf[f->len] = '\0';
+  memcpy(f->buf, text, len);
+  f->buf[len] = '\0';
+  f->len = len;
   return 0;
 }
 
@@ -180,12 +174,17 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
     topo_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
     return -1;
   }
+  if (topo_check_rate(rate, &why) < 0) {
+    topo_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    return -1;
+  }
   int64_t delay = topo_parse_delay_why(tok[3], &why);
-  if (delay <= 0) {
-    if (delay == 0)
-      topo_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
-    else
-      topo_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
+  if (delay == 0) {
+    topo_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
+    return -1;
+  }
+  if (delay < 0 || topo_check_delay(delay, &why) < 0) {
+    topo_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
     return -1;
   }
   char *end;
@@ -202,34 +201,35 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
   return 0;
 }
 
-int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen) {
-  ns3_file_t f = {.path = path};
+int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,
+                   size_t errlen) {
+  ns3_file_t f = {.path = name};
   int64_t nodes, switches, links;
   char *tok[5];
   int header_line;
   memset(t, 0, sizeof *t);
-  if (read_all(&f, err, errlen) < 0) goto fail;
+  if (load_text(&f, text, len, err, errlen) < 0) goto fail;
   if (read_header(&f, &nodes, &switches, &links, err, errlen) < 0) goto fail;
   header_line = f.line;
   if (topo_alloc(t, nodes, 0, "file", err, errlen) < 0) goto fail;
   if (read_switches(&f, t, switches, err, errlen) < 0) goto fail;
   for (int n; (n = next_tokens(&f, tok, 5)) >= 0;) {
     if (t->n_links == links) {
-      topo_errf(err, errlen, "%s:%d: expected %lld links (line %d), found more", path, f.line,
+      topo_errf(err, errlen, "%s:%d: expected %lld links (line %d), found more", name, f.line,
                 (long long)links, header_line);
       goto fail;
     }
     if (parse_link(&f, t, tok, n, err, errlen) < 0) goto fail;
   }
   if (t->n_links != links) {
-    topo_errf(err, errlen, "%s:%d: expected %lld links, found %d", path, header_line,
+    topo_errf(err, errlen, "%s:%d: expected %lld links, found %d", name, header_line,
               (long long)links, t->n_links);
     goto fail;
   }
   if (topo_finish(t, err, errlen) < 0) {
     char msg[TOPO_ERR_LEN];
     snprintf(msg, sizeof msg, "%s", err ? err : "");
-    topo_errf(err, errlen, "%s: %s", path, msg);
+    topo_errf(err, errlen, "%s: %s", name, msg);
     goto fail;
   }
   free(f.buf);
@@ -238,4 +238,14 @@ fail:
   free(f.buf);
   topo_free(t);
   return -1;
+}
+
+int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  memset(t, 0, sizeof *t);
+  if (topo_read_file(path, &text, &len, err, errlen) < 0) return -1;
+  int rc = topo_parse_ns3(path, text, len, t, err, errlen);
+  free(text);
+  return rc;
 }

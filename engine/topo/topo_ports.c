@@ -17,8 +17,13 @@ static int check_links(const topo_t *t, char *err, size_t errlen) {
       topo_errf(err, errlen, "link %d joins node %d to itself", i, l->a);
       return -1;
     }
-    if (l->rate_bps <= 0 || l->delay_ps <= 0) {
-      topo_errf(err, errlen, "link %d: rate and delay must be > 0", i);
+    const char *why;
+    if (topo_check_rate(l->rate_bps, &why) < 0) {
+      topo_errf(err, errlen, "link %d: rate %lld bit/s %s", i, (long long)l->rate_bps, why);
+      return -1;
+    }
+    if (topo_check_delay(l->delay_ps, &why) < 0) {
+      topo_errf(err, errlen, "link %d: delay %lld ps %s", i, (long long)l->delay_ps, why);
       return -1;
     }
     if (!(l->error_rate >= 0 && l->error_rate < 1)) {

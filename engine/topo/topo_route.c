@@ -88,16 +88,19 @@ static void sort_ports(uint16_t *p, int k) {
 
 /* Breadth-first search from group g's anchor, relaying only through forwarding nodes.
  * Expanding u at distance d, the port of each neighbour v at d + 1 back to u is one of
- * v's next hops. Then each reached node with a row gets its (deduplicated) set. */
-static int route_group(topo_t *t, int32_t g, route_work_t *w) {
+ * v's next hops. Then each reached node with a row gets its (deduplicated) set.
+ * Returns 0, -1 when out of memory, -2 (with a message) for a path over TOPO_MAX_HOPS. */
+static int route_group(topo_t *t, int32_t g, route_work_t *w, char *err, size_t errlen) {
   topo_routes_t *r = &t->routes;
   int32_t a = r->group_node[g], head = 0, tail = 0;
   int32_t *dist = w->dist, *queue = w->queue;
+  int32_t last_hop = t->is_switch[a] ? 1 : 0; /* the edge switch's link to its host */
   int rc = 0;
   dist[a] = 0;
   queue[tail++] = a;
   while (head < tail) {
     int32_t u = queue[head++], du = dist[u] + 1;
+    if (rc < 0) break;
     if (u != a && !t->forwards[u]) continue;
     for (const route_adj_t *e = w->adj + w->adj_off[u], *end = w->adj + w->adj_off[u + 1]; e < end;
          e++) {
@@ -105,6 +108,13 @@ static int route_group(topo_t *t, int32_t g, route_work_t *w) {
       if (dist[v] < 0) {
         dist[v] = du;
         queue[tail++] = v;
+        if (!t->is_switch[v] && du + last_hop > TOPO_MAX_HOPS) {
+          topo_errf(err, errlen,
+                    "the shortest path from node %d to %s %d has %d hops: the limit is %d", v,
+                    last_hop ? "the hosts of switch" : "node", a, du + last_hop, TOPO_MAX_HOPS);
+          rc = -2;
+          break;
+        }
       }
       if (dist[v] == du && r->row[v] >= 0) w->cand[t->port_off[v] + w->n_cand[v]++] = e->back;
     }
@@ -115,10 +125,10 @@ static int route_group(topo_t *t, int32_t g, route_work_t *w) {
     uint16_t *c = w->cand + t->port_off[x];
     sort_ports(c, w->n_cand[x]);
     int64_t id = rc < 0 ? -1 : topo_sets_find_add(&w->sets, x, c, w->n_cand[x]);
-    if (id < 0)
-      rc = -1;
-    else
+    if (id >= 0)
       r->table[(size_t)r->row[x] * (size_t)r->n_groups + (size_t)g] = (uint32_t)id;
+    else if (rc == 0)
+      rc = -1;
     w->n_cand[x] = 0;
   }
   for (int32_t i = 0; i < tail; i++)
@@ -163,8 +173,11 @@ int topo_build_routes(topo_t *t, char *err, size_t errlen) {
   build_adj(t, &w);
   for (int32_t v = 0; v < n; v++)
     w.dist[v] = -1;
-  for (int32_t g = 0; g < r->n_groups; g++)
-    if (route_group(t, g, &w) < 0) goto fail_oom;
+  for (int32_t g = 0; g < r->n_groups; g++) {
+    int grc = route_group(t, g, &w, err, errlen);
+    if (grc == -2) goto out;
+    if (grc < 0) goto fail_oom;
+  }
   rc = topo_sets_layout(&w.sets, t, err, errlen);
   goto out;
 fail_oom:

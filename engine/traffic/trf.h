@@ -9,11 +9,19 @@
 #include "tg/tg.h"
 #include "topo/topo.h"
 
+/* What a flow may be (README "Limits"). */
+#define TRF_MAX_BYTES TG_MAX_BYTES /* per flow: 1 TiB */
+/* 1e6 s, max_time_s's limit: a later flow could never start (tg.h). */
+#define TRF_MAX_START_PS TG_MAX_START_PS
+/* The only PRIORITY accepted: ns-3's default data priority. Traffic classes (PFC per
+ * priority) are not modelled yet. */
+#define TRF_PRIO 3
+
 typedef struct trf_flow_t {
   int32_t src, dst; /* host node ids */
   uint32_t sport;   /* assigned as ns-3 does: 10000 + per-(src,dst) counter */
   uint32_t dport;
-  uint32_t prio;    /* as read; carried to the output only */
+  uint32_t prio;    /* TRF_PRIO */
   uint64_t bytes;   /* > 0 */
   int64_t start_ps; /* exact decimal conversion of start_seconds */
   int32_t line;     /* line in the file, for messages */
@@ -26,16 +34,22 @@ typedef struct trf_flows_t {
 
 /* Reads `count` then `src dst priority dport size start_seconds` per line.
  * Rejects (naming file:line) unknown nodes, switches as endpoints, src == dst,
- * zero sizes, negative or malformed start times, unreachable destinations, and a
- * line count that differs from the header. Returns 0 or -1. */
+ * a priority other than TRF_PRIO, zero sizes or sizes over TRF_MAX_BYTES, negative,
+ * malformed or too late start times (TRF_MAX_START_PS), unreachable destinations, a
+ * NUL byte, and a line count that differs from the header. Returns 0 or -1. */
 int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err, size_t errlen);
+/* As trf_read_ns3, from the len bytes at text; `name` names it in messages. */
+int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *t, trf_flows_t *out,
+                  char *err, size_t errlen);
 
 /* Parses a non-negative decimal number of seconds ("2", "2.000001", "1e-3") into
- * ps exactly (digits past the ps are an error); -1 on error. */
+ * ps exactly: trf_parse_decimal(s, 12). */
 int64_t trf_parse_seconds(const char *s);
 /* The non-negative decimal number s times 10^scale, exactly as an integer
- * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6");
- * -1 on error or when digits remain below the unit. */
+ * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6"), any number
+ * of digits long; -1 when malformed or when digits remain below the unit,
+ * TRF_TOO_LARGE when well-formed but past INT64_MAX. */
+#define TRF_TOO_LARGE (-2)
 int64_t trf_parse_decimal(const char *s, int scale);
 
 /* Appends one flow task per flow, in file order (task i is line i's flow), with

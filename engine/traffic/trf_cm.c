@@ -11,7 +11,6 @@
 #include "traffic/trf.h"
 
 #define CM_MAX_TOK 32
-#define CM_MAX_BYTES ((uint64_t)1 << 40) /* per flow, as the ns-3 reader */
 
 enum { CM_ONESHOT = 1, CM_MULTISHOT = 2, CM_BARRIER = 3 };
 
@@ -86,11 +85,13 @@ static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
     if (strcmp(k, "start") == 0) {
       if (f.start >= 0) return cm_err(c, c->line, "start given twice");
       if (++i >= n) return cm_err(c, c->line, "start needs a value");
-      if ((f.start = trf_parse_decimal(tok[i], 0)) < 0)
+      if ((f.start = trf_parse_decimal(tok[i], 0)) == TRF_TOO_LARGE || f.start > TRF_MAX_START_PS)
+        return cm_err(c, c->line, "start '%s' is past 1e18 ps (1e6 s), the latest start", tok[i]);
+      if (f.start < 0)
         return cm_err(c, c->line, "start '%s': expected a whole number of ps >= 0", tok[i]);
     } else if (strcmp(k, "size") == 0) {
       int64_t v = bytes;
-      rc = cm_value(c, tok, n, &i, 1, (int64_t)CM_MAX_BYTES, &v, 0);
+      rc = cm_value(c, tok, n, &i, 1, (int64_t)TRF_MAX_BYTES, &v, 0);
       bytes = v;
     } else if (strcmp(k, "id") == 0) {
       rc = cm_value(c, tok, n, &i, 1, INT32_MAX, &f.id, 0);
@@ -208,8 +209,12 @@ static int cm_parse(cm_t *c, const topo_t *t) {
   char *buf = NULL, *tok[CM_MAX_TOK];
   size_t cap = 0;
   int body = 0, rc = 0;
-  while (rc == 0 && getline(&buf, &cap, fp) >= 0) {
+  for (ssize_t len; rc == 0 && (len = getline(&buf, &cap, fp)) >= 0;) {
     c->line++;
+    if (memchr(buf, '\0', (size_t)len)) {
+      rc = cm_err(c, c->line, "a NUL byte: this is not a text file");
+      break;
+    }
     int n = 0;
     for (char *p = strtok(buf, " \t\r\n"); p; p = strtok(NULL, " \t\r\n"))
       if (n < CM_MAX_TOK)

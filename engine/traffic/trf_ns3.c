@@ -8,15 +8,14 @@
 
 #include "traffic/trf.h"
 
-#define TRF_MAX_BYTES ((uint64_t)1 << 40) /* per flow */
-#define TRF_SPORT0 10000                  /* ns-3's first source port of a (src, dst) pair */
+#define TRF_SPORT0 10000 /* ns-3's first source port of a (src, dst) pair */
 
-/* The file being read, line by line. */
+/* The text being read, line by line (a private, NUL-terminated copy). */
 typedef struct trf_file_t {
   const char *path;
-  FILE *fp;
-  int line;       /* of the line last read, 1-based */
-  char buf[1024]; /* one line; longer lines are an error */
+  char *buf;
+  size_t len, pos;
+  int line; /* of the line last read, 1-based */
 } trf_file_t;
 
 static void errf(char *err, size_t errlen, const char *fmt, ...)
@@ -27,34 +26,30 @@ static void errf(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  for (char *c = err; *c; c++) /* one line whatever the input quoted in it holds */
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
-/* Splits the next non-blank line into at most max tokens; returns the number of
- * tokens on it (may exceed max), -1 at the end of the file, -2 on error (message). */
-static int next_tokens(trf_file_t *f, char **tok, int max, char *err, size_t errlen) {
-  while (fgets(f->buf, sizeof f->buf, f->fp)) {
+/* Splits the next non-blank line into at most max tokens (in place); returns the
+ * number of tokens on it (may exceed max), or -1 at the end of the text. */
+static int next_tokens(trf_file_t *f, char **tok, int max) {
+  while (f->pos < f->len) {
+    char *s = f->buf + f->pos, *e = memchr(s, '\n', f->len - f->pos);
+    if (!e) e = f->buf + f->len;
+    *e = '\0';
+    f->pos = (size_t)(e - f->buf) + 1;
     f->line++;
-    size_t len = strlen(f->buf);
-    if (len == sizeof f->buf - 1 && f->buf[len - 1] != '\n' && !feof(f->fp)) {
-      errf(err, errlen, "%s:%d: line longer than %zu characters", f->path, f->line,
-           sizeof f->buf - 2);
-      return -2;
-    }
     int n = 0;
-    for (char *p = f->buf;;) {
-      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+    for (char *p = s;;) {
+      while (*p == ' ' || *p == '\t' || *p == '\r')
         *p++ = '\0';
       if (!*p) break;
       if (n < max) tok[n] = p;
       n++;
-      while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+      while (*p && *p != ' ' && *p != '\t' && *p != '\r')
         p++;
     }
     if (n) return n;
-  }
-  if (ferror(f->fp)) {
-    errf(err, errlen, "cannot read %s: %s", f->path, strerror(errno));
-    return -2;
   }
   return -1;
 }
@@ -105,9 +100,11 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
     errf(err, errlen, "%s:%d: flow from node %d to itself", f->path, f->line, fl->src);
     return -1;
   }
-  if (parse_uint(tok[2], UINT32_MAX, &prio) < 0) {
-    errf(err, errlen, "%s:%d: priority '%s' is not a number in 0..%u", f->path, f->line, tok[2],
-         UINT32_MAX);
+  if (parse_uint(tok[2], UINT32_MAX, &prio) < 0 || prio != TRF_PRIO) {
+    errf(err, errlen,
+         "%s:%d: priority '%s': only %d (ns-3's default data priority) is accepted; traffic "
+         "classes are not modelled yet",
+         f->path, f->line, tok[2], TRF_PRIO);
     return -1;
   }
   if (parse_uint(tok[3], 65535, &dport) < 0) {
@@ -116,8 +113,8 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
     return -1;
   }
   if (parse_uint(tok[4], UINT64_MAX, &bytes) < 0 || bytes > TRF_MAX_BYTES) {
-    errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40", f->path, f->line,
-         tok[4]);
+    errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40 (1 TiB)", f->path,
+         f->line, tok[4]);
     return -1;
   }
   if (bytes == 0) {
@@ -125,6 +122,11 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
     return -1;
   }
   fl->start_ps = trf_parse_seconds(tok[5]);
+  if (fl->start_ps == TRF_TOO_LARGE || fl->start_ps > TRF_MAX_START_PS) {
+    errf(err, errlen, "%s:%d: start time '%s' is past 1000000 s (1e6), the latest start", f->path,
+         f->line, tok[5]);
+    return -1;
+  }
   if (fl->start_ps < 0) {
     errf(err, errlen, "%s:%d: start time '%s' %s", f->path, f->line, tok[5],
          tok[5][0] == '-' ? "must be >= 0"
@@ -178,32 +180,78 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
   return rc;
 }
 
-int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err, size_t errlen) {
-  trf_file_t f = {.path = path};
+/* Reads the whole file into a private buffer. */
+static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = (size_t)1 << 16, n = 0;
+  char *b = malloc(cap);
+  while (b) {
+    n += fread(b + n, 1, cap - n, fp);
+    if (n < cap) break; /* a short read: end of file or error */
+    char *grown = realloc(b, 2 * cap);
+    if (!grown) free(b);
+    b = grown;
+    cap *= 2;
+  }
+  int bad = !b || ferror(fp);
+  fclose(fp);
+  if (bad) {
+    errf(err, errlen, "cannot read %s: %s", path, b ? "read error" : "out of memory");
+    free(b);
+    return -1;
+  }
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+/* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
+static int load_text(trf_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+      line += *p == '\n';
+    errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
+    return -1;
+  }
+  f->buf = malloc(len + 1);
+  if (!f->buf) {
+    errf(err, errlen, "%s: out of memory", f->path);
+    return -1;
+  }
+  memcpy(f->buf, text, len);
+  f->buf[len] = '\0';
+  f->len = len;
+  return 0;
+}
+
+int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *t, trf_flows_t *out,
+                  char *err, size_t errlen) {
+  trf_file_t f = {.path = name};
   char *tok[6];
   uint64_t count;
   int32_t cap = 0; /* flows allocated */
   int count_line;
   memset(out, 0, sizeof *out);
-  f.fp = fopen(path, "r");
-  if (!f.fp) {
-    errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-    return -1;
-  }
-  int n = next_tokens(&f, tok, 1, err, errlen);
-  if (n == -2) goto fail;
+  if (load_text(&f, text, len, err, errlen) < 0) return -1;
+  int n = next_tokens(&f, tok, 1);
   if (n == -1) {
-    errf(err, errlen, "%s:1: empty file: expected the number of flows", path);
+    errf(err, errlen, "%s:1: empty file: expected the number of flows", name);
     goto fail;
   }
   if (n != 1 || parse_uint(tok[0], INT32_MAX, &count) < 0) {
-    errf(err, errlen, "%s:%d: expected the number of flows", path, f.line);
+    errf(err, errlen, "%s:%d: expected the number of flows", name, f.line);
     goto fail;
   }
   count_line = f.line;
-  while ((n = next_tokens(&f, tok, 6, err, errlen)) >= 0) {
+  while ((n = next_tokens(&f, tok, 6)) >= 0) {
     if ((uint64_t)out->n == count) {
-      errf(err, errlen, "%s:%d: more flows than the %llu announced on line %d", path, f.line,
+      errf(err, errlen, "%s:%d: more flows than the %llu announced on line %d", name, f.line,
            (unsigned long long)count, count_line);
       goto fail;
     }
@@ -212,7 +260,7 @@ int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err,
       cap = (int32_t)((uint64_t)grow < count ? (uint64_t)grow : count);
       trf_flow_t *grown = realloc(out->f, (size_t)cap * sizeof *grown);
       if (!grown) {
-        errf(err, errlen, "%s:%d: out of memory", path, f.line);
+        errf(err, errlen, "%s:%d: out of memory", name, f.line);
         goto fail;
       }
       out->f = grown;
@@ -220,19 +268,28 @@ int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err,
     if (parse_flow(&f, t, tok, n, &out->f[out->n], err, errlen) < 0) goto fail;
     out->n++;
   }
-  if (n == -2) goto fail;
   if ((uint64_t)out->n != count) {
-    errf(err, errlen, "%s:%d: expected %llu flows, found %d", path, count_line,
+    errf(err, errlen, "%s:%d: expected %llu flows, found %d", name, count_line,
          (unsigned long long)count, out->n);
     goto fail;
   }
-  if (assign_sports(path, out, err, errlen) < 0) goto fail;
-  fclose(f.fp);
+  if (assign_sports(name, out, err, errlen) < 0) goto fail;
+  free(f.buf);
   return 0;
 fail:
-  fclose(f.fp);
+  free(f.buf);
   trf_free(out);
   return -1;
+}
+
+int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  memset(out, 0, sizeof *out);
+  if (read_all(path, &text, &len, err, errlen) < 0) return -1;
+  int rc = trf_parse_ns3(path, text, len, t, out, err, errlen);
+  free(text);
+  return rc;
 }
 
 void trf_free(trf_flows_t *fl) {

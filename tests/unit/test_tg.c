@@ -62,6 +62,26 @@ static void test_bad(void) {
   g.t[0].line = 7;
   g.t[0].start = -1;
   check_bad(&g, "g.json:7: start, delay and duration must be >= 0");
+  /* The limits of README "Limits", at the edge (accepted) and one past. */
+  char err0[256];
+  g.t[0].start = 1000000000000000000LL;
+  g.t[0].bytes = (uint64_t)1 << 40;
+  CHECK_EQ_I64(tg_check(&g, &star, "g.json", err0, sizeof err0), 0);
+  g.t[0].start++;
+  check_bad(&g, "g.json:7: start 1000000000000000001 ps is past 1e18 ps (1e6 s), the latest start");
+  g.t[0].start = 0;
+  g.t[0].bytes++;
+  check_bad(&g, "g.json:7: a flow of 1099511627777 bytes: 1 to 2^40 (1 TiB)");
+  g.t[0].bytes = 10;
+  g.t[0].delay = 60000000000000000LL;
+  g.t[0].dur = 40000000000000000LL;
+  CHECK_EQ_I64(tg_check(&g, &star, "g.json", err0, sizeof err0), 0);
+  g.t[0].dur++;
+  check_bad(&g, "g.json:7: delay 60000000000000000 ps + duration 40000000000000001 ps: more than "
+                "1e17 ps (1e5 s)");
+  g.t[0].delay = INT64_MAX;
+  check_bad(&g, "more than 1e17 ps (1e5 s)");
+  g.t[0].delay = g.t[0].dur = 0;
   g.t[0].start = 0;
   tg_task_t c = tg_task_default(TG_COMPUTE);
   c.host = 2;

@@ -125,6 +125,8 @@ static void test_errors(void) {
   bad("{\"kind\": \"join\", \"host\": 0, \"start_us\": -1}",
       "tasks[0].start_us: must be a number of us >= 0, exact to the ps");
   bad("{\"kind\": \"join\", \"host\": 0, \"start_us\": 1e-7}", "tasks[0].start_us: must be");
+  bad("{\"kind\": \"join\", \"host\": 0, \"start_us\": \"1e13\"}",
+      "tasks[0].start_us: is past INT64_MAX ps");
   bad("{\"kind\": \"join\", \"host\": 0, \"delay_us\": \"0.0000001\"}", "tasks[0].delay_us:");
   bad("{\"kind\": \"join\", \"host\": 0, \"label\": 3}", "tasks[0].label: must be a string");
   bad("{\"kind\": \"join\", \"host\": 0, \"id\": \"\"}", "tasks[0].id: must be a non-empty");

@@ -152,6 +152,11 @@ static void test_torus(void) {
   CHECK_EQ_I64(t.n_links, 12 + 6 + 6);
   CHECK_EQ_I64(t.links[0].rate_bps, 200000000000LL);
   topo_free(&t);
+
+  /* A ring of 513: the farthest node is 256 hops away, the most a path may have. */
+  CHECK_EQ_I64(gen("{\"kind\":\"torus\",\"dims\":[513]}", &t), 0);
+  CHECK_EQ_I64(topo_distance(&t, 0, 256), 256);
+  topo_free(&t);
 }
 
 static void test_errors(void) {
@@ -164,8 +169,24 @@ static void test_errors(void) {
             "topology.cores: must be a multiple of aggs_per_pod (2)");
   check_bad("{\"kind\":\"fat_tree\",\"oversubscription\":0.5}",
             "topology.oversubscription: must be a number in [1,");
-  check_bad("{\"kind\":\"fat_tree\",\"link_gbps\":-1}", "topology.link_gbps: must be > 0");
-  check_bad("{\"kind\":\"fat_tree\",\"link_delay_ns\":0}", "topology.link_delay_ns: must be > 0");
+  check_bad("{\"kind\":\"fat_tree\",\"link_gbps\":-1}",
+            "topology.link_gbps: must be 1 to 1e6 Gb/s (1 Gb/s to 1 Pb/s), got -1");
+  check_bad("{\"kind\":\"fat_tree\",\"link_delay_ns\":0}",
+            "topology.link_delay_ns: must be 0.001 to 1e9 ns (1 ps to 1 s), got 0");
+  /* The limits (README "Limits"): 1 ps to 1 s, 1 Gb/s to 1 Pb/s, 256 hops. */
+  check_bad("{\"kind\":\"fat_tree\",\"link_delay_ns\":1e10}",
+            "topology.link_delay_ns: must be 0.001 to 1e9 ns (1 ps to 1 s), got 1e+10");
+  check_bad("{\"kind\":\"fat_tree\",\"host_delay_ns\":1000000000.5}",
+            "topology.host_delay_ns: must be 0.001 to 1e9 ns");
+  check_bad("{\"kind\":\"torus\",\"dims\":[2],\"link_gbps\":0.5}",
+            "topology.link_gbps: must be 1 to 1e6 Gb/s (1 Gb/s to 1 Pb/s), got 0.5");
+  check_bad("{\"kind\":\"rail_optimized\",\"servers\":2,\"host_gbps\":1000001}",
+            "topology.host_gbps: must be 1 to 1e6 Gb/s");
+  check_bad("{\"kind\":\"fat_tree\",\"k\":4,\"oversubscription\":1048576}",
+            "topology.oversubscription: 1.04858e+06 gives 2097152 hosts per ToR, more than the "
+            "1048576 nodes");
+  check_bad("{\"kind\":\"torus\",\"dims\":[515]}",
+            "the shortest path from node 257 to node 0 has 257 hops: the limit is 256");
   check_bad("{\"kind\":\"fat_tree\",\"k\":256}", "t.json: topology: 4276224 nodes: a topology has");
   check_bad("{\"kind\":\"fat_tree\",\"tiers\":2,\"leaves\":1,\"hosts_per_leaf\":70000}",
             "t.json: topology: node 70000 has 70004 ports, more than the limit of 65535");

@@ -2,6 +2,7 @@
  * `file:line: message` of each kind of mistake. */
 #include "mvtest.h"
 #include "topo/topo.h"
+#include "topo/topo_int.h"
 
 /* Reads a bad fixture and checks the message names file:line and the problem. */
 static void check_bad(const char *name, const char *where, const char *phrase) {
@@ -86,6 +87,50 @@ static void test_errors(void) {
   check_bad("bad/no_such_file.txt", "cannot open ", "no_such_file.txt: No such file or directory");
 }
 
+/* topo_parse_ns3 of text with one link line `link`: rc -1 and a message with phrase. */
+static void check_link(const char *link, const char *phrase) {
+  char text[256], err[TOPO_ERR_LEN] = "";
+  topo_t t;
+  int n = snprintf(text, sizeof text, "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n%s\n", link);
+  CHECK_EQ_I64(topo_parse_ns3("mem.txt", text, (size_t)n, &t, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "mem.txt:4: ");
+  CHECK_STR_CONTAINS(err, phrase);
+  CHECK(t.n_nodes == 0 && t.links == NULL);
+}
+
+/* The limits of README "Limits": 1 ps to 1 s, 1 Gb/s to 1 Pb/s, and text only. */
+static void test_limits(void) {
+  char err[TOPO_ERR_LEN] = "";
+  topo_t t;
+  const char ok[] = "3 1 2\n2\n0 2 1Gbps 1s 0\n1 2 1000Tbps 1ps 0\n";
+  CHECK_EQ_I64(topo_parse_ns3("mem.txt", ok, sizeof ok - 1, &t, err, sizeof err), 0);
+  CHECK_EQ_I64(t.links[0].delay_ps, 1000000000000LL);
+  CHECK_EQ_I64(t.links[1].rate_bps, 1000000000000000LL);
+  topo_free(&t);
+  check_link("1 2 100Gbps 10s 0", "delay '10s' is more than 1s, the largest delay");
+  check_link("1 2 100Gbps 1.000000000001s 0", "is more than 1s, the largest delay");
+  check_link("1 2 100Gbps 9223372036854775807ps 0",
+             "delay '9223372036854775807ps' is more than 1s, the largest delay");
+  check_link("1 2 100Gbps 99999999999999999999999ps 0", "is more than 1s, the largest delay");
+  check_link("1 2 100Gbps 0.0010000000000000000000001ms 0", "is finer than 1 ps");
+  check_link("1 2 999999999bps 1us 0", "rate '999999999bps' is below 1Gbps, the smallest rate");
+  check_link("1 2 1000.000001Tbps 1us 0", "rate '1000.000001Tbps' is above 1000Tbps (1 Pb/s)");
+  check_link("1 2 99999999999999999999Gbps 1us 0", "is above 1000Tbps (1 Pb/s), the largest rate");
+  const char nul[] = "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms\0 junk\n";
+  CHECK_EQ_I64(topo_parse_ns3("mem.txt", nul, sizeof nul - 1, &t, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "mem.txt:4: a NUL byte");
+  /* A hand-made topology meets the same limits in topo_finish. */
+  CHECK_EQ_I64(topo_alloc(&t, 2, 1, "file", err, sizeof err), 0);
+  topo_add_link(&t, 0, 1, 100000000000LL, 2000000000000LL, 0);
+  CHECK_EQ_I64(topo_finish(&t, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "link 0: delay 2000000000000 ps is more than 1s, the largest delay");
+  t.links[0].delay_ps = 1000;
+  t.links[0].rate_bps = 100000000;
+  CHECK_EQ_I64(topo_finish(&t, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "link 0: rate 100000000 bit/s is below 1Gbps, the smallest rate");
+  topo_free(&t);
+}
+
 static void test_json(void) {
   topo_t t;
   char err[TOPO_ERR_LEN] = "";
@@ -109,6 +154,7 @@ int main(void) {
   test_line3();
   test_switch_first();
   test_errors();
+  test_limits();
   test_json();
   return mvtest_end();
 }

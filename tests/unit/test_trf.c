@@ -34,7 +34,59 @@ static void test_seconds(void) {
   CHECK_EQ_I64(trf_parse_seconds("1e"), -1);
   CHECK_EQ_I64(trf_parse_seconds(""), -1);
   CHECK_EQ_I64(trf_parse_seconds("."), -1);
-  CHECK_EQ_I64(trf_parse_seconds("1e30"), -1); /* past int64 ps */
+  CHECK_EQ_I64(trf_parse_seconds("1e30"), TRF_TOO_LARGE); /* past int64 ps */
+  CHECK_EQ_I64(trf_parse_seconds("9223372.036854775807"), INT64_MAX);
+  CHECK_EQ_I64(trf_parse_seconds("9223372.036854775808"), TRF_TOO_LARGE);
+  CHECK_EQ_I64(trf_parse_seconds("10000000"), TRF_TOO_LARGE); /* 10^19 ps */
+  CHECK_EQ_I64(trf_parse_seconds("1e99999999999"), TRF_TOO_LARGE);
+  CHECK_EQ_I64(trf_parse_seconds("0e99999999999"), 0);
+  /* Any number of digits: zeros at either end cost nothing, others must reach the ps. */
+  CHECK_EQ_I64(trf_parse_seconds("100000000000000000000000e-20"), 1000000000000000LL);
+  CHECK_EQ_I64(trf_parse_seconds("0.00000000000000000000000001e26"), 1000000000000LL);
+  CHECK_EQ_I64(trf_parse_seconds("123456789012345678901234e-20"), -1); /* below the ps */
+  CHECK_EQ_I64(trf_parse_seconds("1234567.890123456789"), 1234567890123456789LL);
+  CHECK_EQ_I64(trf_parse_seconds("1e-12"), 1);
+  CHECK_EQ_I64(trf_parse_seconds("1e+6"), 1000000000000000000LL);
+  CHECK_EQ_I64(trf_parse_seconds("1.e1"), 10000000000000LL);
+  CHECK_EQ_I64(trf_parse_seconds("1e+"), -1);
+  CHECK_EQ_I64(trf_parse_seconds("1.2.3"), -1);
+  CHECK_EQ_I64(trf_parse_seconds("+1"), -1);
+}
+
+/* trf_parse_ns3 of one flow line `flow` on line3: rc -1 and a message with phrase. */
+static void check_line(const char *flow, size_t len, const char *phrase) {
+  char text[256], err[TOPO_ERR_LEN] = "";
+  trf_flows_t fl;
+  memcpy(text, "1\n", 2);
+  memcpy(text + 2, flow, len);
+  CHECK_EQ_I64(trf_parse_ns3("mem.txt", text, len + 2, &line3, &fl, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "mem.txt:2: ");
+  CHECK_STR_CONTAINS(err, phrase);
+  CHECK(fl.n == 0 && fl.f == NULL);
+}
+#define CHECK_LINE(flow, phrase) check_line(flow, sizeof flow - 1, phrase)
+
+/* The limits of README "Limits": start at most 1e6 s, at most 2^40 bytes, priority 3. */
+static void test_limits(void) {
+  trf_flows_t fl;
+  char err[TOPO_ERR_LEN] = "";
+  const char ok[] = "2\n0 1 3 100 1099511627776 1000000\n1 0 3 100 1 999999.999999999999\n";
+  CHECK_EQ_I64(trf_parse_ns3("mem.txt", ok, sizeof ok - 1, &line3, &fl, err, sizeof err), 0);
+  CHECK_EQ_I64(fl.f[0].start_ps, 1000000000000000000LL);
+  CHECK_EQ_I64(fl.f[0].bytes, 1099511627776LL);
+  CHECK_EQ_I64(fl.f[1].start_ps, 999999999999999999LL);
+  trf_free(&fl);
+  CHECK_LINE("0 1 3 100 4096 1e9\n", "start time '1e9' is past 1000000 s (1e6), the latest start");
+  CHECK_LINE("0 1 3 100 4096 4000000\n", "start time '4000000' is past 1000000 s");
+  CHECK_LINE("0 1 3 100 4096 9223372.036854\n", "start time '9223372.036854' is past");
+  CHECK_LINE("0 1 3 100 4096 1000000.000000000001\n", "is past 1000000 s");
+  CHECK_LINE("0 1 3 100 4096 1e30\n", "start time '1e30' is past 1000000 s");
+  CHECK_LINE("0 1 0 100 4096 0\n",
+             "priority '0': only 3 (ns-3's default data priority) is accepted; traffic classes are "
+             "not modelled yet");
+  CHECK_LINE("0 1 4294967296 100 4096 0\n", "priority '4294967296': only 3");
+  CHECK_LINE("0 1 3 100 4096 0\0 junk\n", "a NUL byte: this is not a text file");
+  CHECK_LINE("0 1 3 100 4096 0 \0\n", "a NUL byte");
 }
 
 static void test_read(void) {
@@ -44,7 +96,7 @@ static void test_read(void) {
   CHECK_EQ_I64(fl.n, 3);
   CHECK_EQ_I64(fl.f[0].src, 0);
   CHECK_EQ_I64(fl.f[0].dst, 1);
-  CHECK_EQ_I64(fl.f[0].prio, 3);
+  CHECK_EQ_I64(fl.f[0].prio, TRF_PRIO);
   CHECK_EQ_I64(fl.f[0].dport, 100);
   CHECK_EQ_I64(fl.f[0].bytes, 200000000);
   CHECK_EQ_I64(fl.f[0].start_ps, 2000001000000LL);
@@ -92,6 +144,7 @@ int main(void) {
   test_seconds();
   test_read();
   test_errors();
+  test_limits();
   topo_free(&line3);
   topo_free(&island);
   return mvtest_end();

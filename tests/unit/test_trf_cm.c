@@ -146,6 +146,12 @@ static void test_errors(void) {
   bad("Triggers 1\n0->1 id 1 trigger 1 size 10\ntrigger id 1 barrier count 2\n",
       "bad.cm:5: trigger 1 gets 0 signals (send_done_trigger, recv_done_trigger) but needs 2");
   bad("Hosts 8\n", "bad.cm:3: unknown line 'Hosts'");
+  /* The limits of README "Limits": starts up to 1e6 s, sizes up to 2^40 bytes. */
+  bad("0->1 start 1000000000000000001 size 10\n",
+      "bad.cm:3: start '1000000000000000001' is past 1e18 ps (1e6 s), the latest start");
+  bad("0->1 start 1e30 size 10\n", "bad.cm:3: start '1e30' is past 1e18 ps (1e6 s)");
+  bad("0->1 start 0 size 1099511627777\n", "bad.cm:3: size '1099511627777': expected an integer in "
+                                           "[1, 1099511627776]");
   tg_t g = {0};
   char err[512] = "";
   CHECK_EQ_I64(trf_read_cm(file("big.cm", "Nodes 9\nConnections 0\n"), &star, &g, err, sizeof err),
@@ -159,6 +165,13 @@ static void test_errors(void) {
   CHECK_EQ_I64(trf_read_cm(file("nohead.cm", "0->1 start 0 size 1\n"), &star, &g, err, sizeof err),
                -1);
   CHECK_STR_CONTAINS(err, "nohead.cm:1: expected the header 'Nodes N' and 'Connections M' first");
+  static const char nul[] = "Nodes 8\nConnections 1\n0->1 start 0\0 size 1\n";
+  const char *path = file("nul.cm", "");
+  FILE *f = fopen(path, "wb");
+  fwrite(nul, 1, sizeof nul - 1, f);
+  fclose(f);
+  CHECK_EQ_I64(trf_read_cm(path, &star, &g, err, sizeof err), -1);
+  CHECK_STR_CONTAINS(err, "nul.cm:3: a NUL byte: this is not a text file");
   tg_free(&g);
 }
 
