@@ -2,6 +2,7 @@
  * converting a user's value (--set text or job-file JSON) to its stored unit,
  * applying `cc` presets, comparing stored values. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,9 +227,11 @@ int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, 
     *(int64_t *)at = v;
     return 0;
   case JOB_U_REAL:
+    if (!isfinite(job_dec_to_double(&d, 0))) goto bad; /* past the largest double */
     *(double *)at = job_dec_to_double(&d, 0);
     return 0;
   case JOB_U_MBPS:
+    if (!isfinite(job_dec_to_double(&d, 6))) goto bad;
     *(double *)at = d.neg ? -1.0 : job_dec_to_double(&d, 6);
     return 0;
   default:
@@ -245,24 +248,30 @@ bad:
   return -1;
 }
 
+int job_oneline(char *err) {
+  for (char *c = err; c && *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  return -1;
+}
+
 int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char *err,
                   size_t errlen) {
   const char *eq = strchr(kv, '=');
   char name[64], why[512];
   if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof name) {
     snprintf(err, errlen, "--set %s: expected KEY=VALUE", kv);
-    return -1;
+    return job_oneline(err);
   }
   memcpy(name, kv, (size_t)(eq - kv));
   name[eq - kv] = 0;
   const job_key_t *k = job_key_find(name);
   if (!k) {
     snprintf(err, errlen, "--set %s: unknown key '%s' (see README: network parameters)", kv, name);
-    return -1;
+    return job_oneline(err);
   }
   if (job_key_apply(ps, p, k, eq + 1, NULL, why, sizeof why)) {
     snprintf(err, errlen, "--set %s: %s", name, why);
-    return -1;
+    return job_oneline(err);
   }
   return 0;
 }
@@ -273,11 +282,11 @@ int job_param_set_json(const job_presets_t *ps, eng_params_t *p, const char *key
   const job_key_t *k = job_key_find(key);
   if (!k) {
     snprintf(err, errlen, "%s.%s: unknown key", where, key);
-    return -1;
+    return job_oneline(err);
   }
   if (job_key_apply(ps, p, k, NULL, v, why, sizeof why)) {
     snprintf(err, errlen, "%s.%s: %s", where, key, why);
-    return -1;
+    return job_oneline(err);
   }
   return 0;
 }

@@ -43,6 +43,10 @@ const job_key_t *job_key_find(const char *name);
 int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, const char *text,
                   const json_t *json, char *why, size_t len);
 
+/* Makes a message one line: control characters (from quoted input) become '?'.
+ * Returns -1, for `return job_oneline(err);`. */
+int job_oneline(char *err);
+
 /* A decimal number: (neg ? -1 : 1) * digits * 10^exp, digits without leading
  * or trailing zeros ("" is zero). */
 #define JOB_DEC_DIGITS 36

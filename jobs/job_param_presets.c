@@ -164,7 +164,7 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
     snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    return -1;
+    return job_oneline(err);
   }
   int rc = -1;
   const char *key;
@@ -191,5 +191,5 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
   rc = presets_defaults(path, defs, src, ps, err, errlen);
 done:
   json_decref(root);
-  return rc;
+  return rc ? job_oneline(err) : 0;
 }

@@ -38,6 +38,8 @@ static int tj_err(const tj_t *j, const char *path, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   snprintf(j->err, j->errlen, "%s: %s: %s", j->where, path, msg);
+  for (char *c = j->err; c && *c; c++) /* one line, whatever it quotes */
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   return -1;
 }
 

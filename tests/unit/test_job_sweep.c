@@ -340,6 +340,9 @@ static void errors(void) {
        " \"p\": [1, 2], \"q\": [1, 2], \"r\": [1, 2], \"s\": [1, 2], \"t\": [1, 2], \"u\": [1, 2],"
        " \"v\": [1, 2], \"w\": [1, 2], \"x\": [1, 2]}}}",
        "job.json: sweep: 1.678e+07 experiments before filters; at most 10000000\n"},
+      /* A key holding a newline (fuzz_job_sweep): still one line. */
+      {"{\"base\": {}, \"nam\\ne\": 1}",
+       "job.json: nam?e: unknown key (expected name, base, sweep, output)\n"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     int n;

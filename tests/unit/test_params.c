@@ -63,6 +63,13 @@ static void defaults_and_units(void) {
   CHECK_STR_CONTAINS(err, "KEY=VALUE");
   CHECK(mvsim_set(&p, "lb=magic", err, sizeof err) == -1);
   CHECK_STR_CONTAINS(err, "lb: unknown load balancing 'magic'");
+  /* Past the largest double (fuzz_params_set): refused, not stored as inf. */
+  CHECK(mvsim_set(&p, "hpcc_eta=1e400", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set hpcc_eta: bad value '1e400'");
+  CHECK(mvsim_set(&p, "dcqcn_rate_ai_mbps=1e305", err, sizeof err) == -1);
+  /* A message is one line whatever the value quotes. */
+  CHECK(mvsim_set(&p, "mtu=1\n2", err, sizeof err) == -1);
+  CHECK(strchr(err, '\n') == NULL);
 
   /* The engine's checks name the key. */
   eng_params_t q = mvsim_params();
