@@ -2,8 +2,10 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build demo test asan bench format clean
+.PHONY: all deps build demo test asan fuzz bench format clean
 
 all: build
 
@@ -19,16 +21,25 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	examples/demo.sh $(BUILD)
 
-# The whole suite, then the unit tests again under the sanitizers.
+# The whole suite, the unit tests again under the sanitizers, then 30 s of each
+# fuzz target.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE bench
 	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 
 # Unit tests under AddressSanitizer and UBSan (a second build tree).
 asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMV_SANITIZE=ON -DMV_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L unit
+
+# Every parser under libFuzzer with ASan and UBSan (clang, a third build tree):
+# FUZZ_SECONDS seconds per target after its seed corpus (tests/fuzz/corpus/).
+fuzz: deps
+	cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC)
+	cmake --build build-fuzz -j $(JOBS)
+	MV_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
 # The speed benchmarks: tests/bench/RESULTS.md (tests/bench/README.md; on the
 # GPU machine, tools/gpu_run.sh OUTDIR does the build, the GPU tests and this).
@@ -39,4 +50,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

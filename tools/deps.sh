@@ -3,7 +3,8 @@
 # prints the one apt-get line to run and fails.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libopenmpi-dev openmpi-bin libnetcdf-dev libjansson-dev
-      python3-xarray python3-netcdf4 python3-matplotlib)
+      python3-xarray python3-netcdf4 python3-matplotlib
+      clang-14 libclang-rt-14-dev) # clang: the fuzz targets (libFuzzer)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
