@@ -114,6 +114,23 @@ ana_table_t *ana_read(const char *path, char *err, size_t errlen);
 int ana_merge(const char *out, const char *const *shards, int n_shards, int64_t expected, char *err,
               size_t errlen);
 
+/* A job's results from its shards, by experiment id. `want` has one row per
+ * experiment of the job (index, id, config and swept values; its status,
+ * message and result cells are ignored) and the output's columns. Each row
+ * takes, of the shard rows with its experiment_id, the one with the lowest
+ * status, then of the earliest shard in `shards` (the caller's priority
+ * order, e.g. paths sorted), then the earlier row: its status, message and
+ * result columns (want's columns without a key, found in the shard by name
+ * and type). So experiments that repeat one configuration share its row, and
+ * shard rows whose id the job no longer has are ignored. An experiment
+ * without a row is left out and counted in *missing (*first_missing: the
+ * first index, else -1); unless allow_missing that is an error. Global
+ * attributes: want's, then the shards' as ana_merge sets them. `names` name
+ * the shards in messages. Returns the table, or NULL with a message. */
+ana_table_t *ana_collect(const ana_table_t *want, ana_table_t *const *shards,
+                         const char *const *names, int n, int allow_missing, int64_t *missing,
+                         int64_t *first_missing, char *err, size_t errlen);
+
 /* What `multiverse report` shows. Zero is a valid default for every field. */
 typedef struct ana_report_desc_t {
   const char *metric;   /* column to rank by; NULL: the first double result */

@@ -34,4 +34,9 @@ struct ana_table_t {
 /* strdup of s, or of "" for NULL; aborts when out of memory. */
 char *ana_strdup(const char *s);
 
+/* Global attributes of a merge: for each attribute of the shards `in` that
+ * `out` does not set yet, their common value, or their distinct values sorted
+ * and joined by ", "; then date_created (now) and shards (n). */
+void ana_merge_attrs(ana_table_t *out, ana_table_t *const *in, int n);
+
 #endif

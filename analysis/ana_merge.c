@@ -60,8 +60,7 @@ static int same_columns(const ana_table_t *a, const ana_table_t *b, char *what, 
   return 1;
 }
 
-/* Global attributes: the shards' common value, or their distinct values sorted. */
-static void merge_attrs(ana_table_t *out, ana_table_t **in, int n) {
+void ana_merge_attrs(ana_table_t *out, ana_table_t *const *in, int n) {
   for (int s = 0; s < n; s++)
     for (int k = 0; k < in[s]->n_attrs; k++) {
       const char *name = in[s]->attr_name[k];
@@ -184,7 +183,7 @@ int ana_merge(const char *out, const char *const *shards, int n, int64_t expecte
   free(cols);
   free(vals);
   if (res) {
-    merge_attrs(res, in, n);
+    ana_merge_attrs(res, in, n);
     rc = ana_write(res, out, err, errlen);
   }
 done:

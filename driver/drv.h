@@ -16,8 +16,13 @@
 #define DRV_MAX_SWEEPS 16
 #define DRV_MAX_EXPS 1000000
 
-/* Prints the message to stderr and returns rc. */
+/* Prints the message to stderr (unless drv_quiet) and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
+extern int drv_quiet;
+
+/* The network presets file to read: `path`, else $MULTIVERSE_PRESETS/network.json
+ * (written into buf), else the source tree's jobs/presets/network.json. */
+const char *drv_presets_file(const char *path, char *buf, size_t len);
 
 /* The presets file (`path`, else $MULTIVERSE_PRESETS/network.json, else the
  * source tree's jobs/presets/network.json) and the parameters of the `--set`s

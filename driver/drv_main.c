@@ -3,12 +3,17 @@
 #include <string.h>
 
 #include "driver/drv.h"
+#include "driver/drv_sweep.h"
 
 static const char usage[] = "usage: multiverse COMMAND [options]\n"
                             "commands:\n"
                             "  net       packet-level network simulation of flow files and task graphs\n"
                             "  collective time, algbw and busbw of an NCCL collective per size\n"
                             "  calibrate fit the intra-server collective model to nccl-tests logs\n"
+                            "  run       run a job file's sweep on every MPI rank (mpirun/srun)\n"
+                            "  plan      check a job file and show the batches `run` would make\n"
+                            "  merge     merge a run folder's shards into its results file\n"
+                            "  report    best configurations and each swept key's effect\n"
                             "  version   print the version\n"
                             "`multiverse COMMAND --help` describes a command.\n";
 
@@ -20,6 +25,10 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
   if (strcmp(argv[1], "calibrate") == 0) return drv_calibrate(argc - 2, argv + 2);
   if (strcmp(argv[1], "collective") == 0) return drv_collective(argc - 2, argv + 2);
+  if (strcmp(argv[1], "run") == 0) return drv_run(argc - 2, argv + 2);
+  if (strcmp(argv[1], "plan") == 0) return drv_plan(argc - 2, argv + 2);
+  if (strcmp(argv[1], "merge") == 0) return drv_merge(argc - 2, argv + 2);
+  if (strcmp(argv[1], "report") == 0) return drv_report(argc - 2, argv + 2);
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
     printf("multiverse %s\n", MV_VERSION);
     return 0;

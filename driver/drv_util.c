@@ -5,7 +5,10 @@
 
 #include "driver/drv.h"
 
+int drv_quiet;
+
 int drv_fail(int rc, const char *fmt, ...) {
+  if (drv_quiet) return rc;
   va_list ap;
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -13,14 +16,17 @@ int drv_fail(int rc, const char *fmt, ...) {
   return rc;
 }
 
+const char *drv_presets_file(const char *path, char *buf, size_t len) {
+  if (path) return path;
+  if (!getenv("MULTIVERSE_PRESETS")) return MV_PRESET_DIR "/network.json";
+  snprintf(buf, len, "%s/network.json", getenv("MULTIVERSE_PRESETS"));
+  return buf;
+}
+
 int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
                     eng_params_t *p) {
   char err[1024], def[4096];
-  if (!path) path = getenv("MULTIVERSE_PRESETS") ? NULL : MV_PRESET_DIR "/network.json";
-  if (!path) {
-    snprintf(def, sizeof def, "%s/network.json", getenv("MULTIVERSE_PRESETS"));
-    path = def;
-  }
+  path = drv_presets_file(path, def, sizeof def);
   if (job_presets_load(path, ps, err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
   *p = ps->defaults;
   for (int i = 0; i < n_sets; i++)

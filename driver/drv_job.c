@@ -1,0 +1,261 @@
+/* driver: a job file expanded into experiments, each identified through its
+ * kind (canonical JSON, experiment id); experiments with one id are one
+ * simulation. Problems that many experiments share are reported once. */
+#define _XOPEN_SOURCE 700
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv_sweep.h"
+
+/* Where canon's messages start: replaced by the experiments it concerns. */
+#define JOB_WHERE "@"
+#define JOB_SHOWN 4
+
+/* One problem and the experiments that have it. */
+typedef struct prob_t {
+  char *text;
+  int64_t count;
+  int64_t idx[JOB_SHOWN];
+} prob_t;
+
+typedef struct probs_t {
+  int n, cap;
+  prob_t *p;
+} probs_t;
+
+void drv_id_text(uint64_t id, char buf[17]) {
+  snprintf(buf, 17, "%016" PRIx64, id);
+}
+
+/* A message of canon without its JSON_WHERE prefix. */
+static const char *job_tail(const char *msg) {
+  if (strncmp(msg, JOB_WHERE, strlen(JOB_WHERE)) == 0) msg += strlen(JOB_WHERE);
+  if (*msg == '.') msg++;
+  if (*msg == ':') msg += 1 + (msg[1] == ' ');
+  return msg;
+}
+
+static void probs_add(probs_t *ps, const char *msg, int64_t i) {
+  const char *text = job_tail(msg);
+  int k = 0;
+  while (k < ps->n && strcmp(ps->p[k].text, text) != 0)
+    k++;
+  if (k == ps->n) {
+    if (ps->n == ps->cap) {
+      ps->cap = ps->cap ? 2 * ps->cap : 8;
+      ps->p = realloc(ps->p, (size_t)ps->cap * sizeof *ps->p);
+      if (!ps->p) abort();
+    }
+    ps->p[ps->n++] = (prob_t){.text = strdup(text)};
+    if (!ps->p[k].text) abort();
+  }
+  if (ps->p[k].count < JOB_SHOWN) ps->p[k].idx[ps->p[k].count] = i;
+  ps->p[k].count++;
+}
+
+/* "network.cc=\"x\", training.tp=2": the swept values of experiment i. */
+static void job_values(const job_sweep_t *sw, int64_t i, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int a = 0; a < job_sweep_n_axes(sw) && used + 1 < len; a++) {
+    json_t *v = job_sweep_value(sw, i, a);
+    char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", a ? ", " : "",
+                             job_sweep_axis(sw, a), s ? s : "(base)");
+    free(s);
+  }
+}
+
+static void probs_report(probs_t *ps, const job_sweep_t *sw, int64_t count,
+                         job_sweep_errs_t *errs) {
+  char vals[1024], list[256];
+  const char *file = job_sweep_file(sw);
+  for (int k = 0; k < ps->n; k++) {
+    const prob_t *p = &ps->p[k];
+    job_values(sw, p->idx[0], vals, sizeof vals);
+    if (p->count == count && count == 1) {
+      job_sweep_errs_add(errs, "%s: the experiment: %s", file, p->text);
+    } else if (p->count == count) {
+      job_sweep_errs_add(errs, "%s: every experiment (%" PRId64 "): %s", file, count, p->text);
+    } else if (p->count == 1) {
+      job_sweep_errs_add(errs, "%s: experiment %" PRId64 " (%s): %s", file, p->idx[0], vals,
+                         p->text);
+    } else {
+      size_t used = 0;
+      for (int64_t s = 0; s < p->count && s < JOB_SHOWN; s++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%" PRId64, s ? ", " : "",
+                                 p->idx[s]);
+      if (p->count > JOB_SHOWN)
+        snprintf(list + used, sizeof list - used, " and %" PRId64 " more", p->count - JOB_SHOWN);
+      job_sweep_errs_add(errs, "%s: experiments %s (the first: %s): %s", file, list, vals, p->text);
+    }
+    free(ps->p[k].text);
+  }
+  free(ps->p);
+  ps->n = ps->cap = 0;
+  ps->p = NULL;
+}
+
+/* The job file's folder, absolute. */
+static char *job_dir(const char *path) {
+  char *real = realpath(path, NULL);
+  if (!real) return NULL;
+  char *slash = strrchr(real, '/');
+  if (slash) slash[slash == real ? 1 : 0] = '\0';
+  return real;
+}
+
+typedef struct pair_t {
+  uint64_t id;
+  int64_t i;
+} pair_t;
+
+static int by_id_then_index(const void *pa, const void *pb) {
+  const pair_t *a = pa, *b = pb;
+  if (a->id != b->id) return a->id < b->id ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* first[i]: the smallest index with i's id; canon kept only there. */
+static int job_dedupe(drv_job_t *j) {
+  pair_t *pr = malloc(((size_t)j->count + 1) * sizeof *pr);
+  if (!pr) return -1;
+  for (int64_t i = 0; i < j->count; i++)
+    pr[i] = (pair_t){j->id[i], i};
+  qsort(pr, (size_t)j->count, sizeof *pr, by_id_then_index);
+  j->distinct = 0;
+  int64_t head = 0; /* the group's smallest index */
+  for (int64_t k = 0; k < j->count; k++) {
+    int64_t i = pr[k].i;
+    if (k == 0 || pr[k - 1].id != pr[k].id) {
+      j->first[i] = head = i;
+      j->distinct++;
+    } else {
+      j->first[i] = head;
+      free(j->canon[i]);
+      j->canon[i] = NULL;
+      free(j->broken[i]);
+      j->broken[i] = NULL;
+    }
+  }
+  free(pr);
+  return 0;
+}
+
+/* The kind of every experiment (all must agree), or NULL after a problem. */
+static const drv_kind_t *job_kind(const job_sweep_t *sw, job_sweep_errs_t *errs) {
+  json_t *x = job_sweep_experiment(sw, 0);
+  const char *name = job_sweep_kind(x) == JOB_SWEEP_TRAINING ? "training" : "network";
+  json_decref(x);
+  const drv_kind_t *kind = drv_kind_find(name);
+  if (!kind)
+    job_sweep_errs_add(errs,
+                       "%s: base: experiments of kind \"%s\" cannot run yet (multiverse run "
+                       "runs: %s)",
+                       job_sweep_file(sw), name, drv_kind_names());
+  return kind;
+}
+
+/* Every experiment's canonical text and id. */
+static int job_identify(drv_job_t *j, job_sweep_errs_t *errs) {
+  probs_t probs = {0};
+  char err[2048];
+  int bad = 0;
+  for (int64_t i = 0; i < j->count; i++) {
+    json_t *x = job_sweep_experiment(j->sw, i);
+    const char *name = job_sweep_kind(x) == JOB_SWEEP_TRAINING ? "training" : "network";
+    int rc;
+    if (!x) {
+      snprintf(err, sizeof err, JOB_WHERE ": out of memory");
+      rc = -1;
+    } else if (strcmp(name, j->kind->name) != 0) {
+      snprintf(err, sizeof err, JOB_WHERE ".kind: \"%s\" in a job of \"%s\" experiments", name,
+               j->kind->name);
+      rc = -1;
+    } else {
+      rc = j->kind->canon(j->k, x, JOB_WHERE, &j->canon[i], &j->id[i], err, sizeof err);
+    }
+    json_decref(x);
+    if (rc < 0) {
+      for (char *save = NULL, *line = strtok_r(err, "\n", &save); line;
+           line = strtok_r(NULL, "\n", &save))
+        probs_add(&probs, line, i);
+      bad = 1;
+    } else if (rc > 0 && !(j->broken[i] = strdup(err))) {
+      abort();
+    }
+  }
+  probs_report(&probs, j->sw, j->count, errs);
+  return bad ? -1 : 0;
+}
+
+/* When the sweep itself has problems: the base's, as its kind sees them. */
+static void base_problems(const char *path, const char *presets, job_sweep_errs_t *errs) {
+  json_t *root = json_load_file(path, 0, NULL), *base = json_object_get(root, "base");
+  char *dir = job_dir(path), err[4096], *canon = NULL;
+  const drv_kind_t *kind =
+      json_is_object(base)
+          ? drv_kind_find(job_sweep_kind(base) == JOB_SWEEP_TRAINING ? "training" : "network")
+          : NULL;
+  void *k = kind && dir ? kind->open(&(drv_kind_opts_t){.base_dir = dir, .presets = presets}, err,
+                                     sizeof err)
+                        : NULL;
+  uint64_t id;
+  if (k && kind->canon(k, base, JOB_WHERE, &canon, &id, err, sizeof err) < 0)
+    for (char *save = NULL, *line = strtok_r(err, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+      job_sweep_errs_add(errs, "%s: base.%s", path, job_tail(line));
+  free(canon);
+  if (k) kind->close(k);
+  free(dir);
+  json_decref(root);
+}
+
+int drv_job_load(const char *path, const char *presets, drv_job_t *j, job_sweep_errs_t *errs) {
+  char err[1024];
+  memset(j, 0, sizeof *j);
+  if (!(j->path = strdup(path))) abort();
+  if (job_sweep_load(path, &j->sw, errs)) {
+    base_problems(path, presets, errs);
+    return -1;
+  }
+  if (!(j->kind = job_kind(j->sw, errs))) return -1;
+  if (!(j->dir = job_dir(path))) {
+    job_sweep_errs_add(errs, "%s: cannot find its folder", path);
+    return -1;
+  }
+  j->k = j->kind->open(&(drv_kind_opts_t){.base_dir = j->dir, .presets = presets}, err, sizeof err);
+  if (!j->k) {
+    job_sweep_errs_add(errs, "%s", err);
+    return -1;
+  }
+  j->count = job_sweep_count(j->sw);
+  size_t n = (size_t)j->count + 1;
+  j->id = calloc(n, sizeof *j->id);
+  j->canon = calloc(n, sizeof *j->canon);
+  j->first = calloc(n, sizeof *j->first);
+  j->broken = calloc(n, sizeof *j->broken);
+  if (!j->id || !j->canon || !j->first || !j->broken) abort();
+  if (job_identify(j, errs)) return -1;
+  if (job_dedupe(j)) abort();
+  return 0;
+}
+
+void drv_job_free(drv_job_t *j) {
+  for (int64_t i = 0; i < j->count; i++) {
+    if (j->canon) free(j->canon[i]);
+    if (j->broken) free(j->broken[i]);
+  }
+  free(j->id);
+  free(j->canon);
+  free(j->first);
+  free(j->broken);
+  if (j->k) j->kind->close(j->k);
+  job_sweep_free(j->sw);
+  free(j->dir);
+  free(j->path);
+  memset(j, 0, sizeof *j);
+}

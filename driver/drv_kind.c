@@ -1,0 +1,47 @@
+/* driver: the table of experiment kinds, and building one experiment through
+ * its kind with the engine's validation and memory estimate. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver/drv_kind.h"
+
+extern const drv_kind_t drv_kind_network;
+
+/* Every kind `multiverse run` can run; a new kind is one more line. */
+static const drv_kind_t *const kinds[] = {&drv_kind_network};
+
+#define N_KINDS ((int)(sizeof kinds / sizeof *kinds))
+
+const drv_kind_t *drv_kind_find(const char *name) {
+  for (int k = 0; name && k < N_KINDS; k++)
+    if (strcmp(kinds[k]->name, name) == 0) return kinds[k];
+  return NULL;
+}
+
+const char *drv_kind_names(void) {
+  static char names[256];
+  size_t used = 0;
+  names[0] = '\0';
+  for (int k = 0; k < N_KINDS && used < sizeof names; k++)
+    used +=
+        (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", kinds[k]->name);
+  return names;
+}
+
+void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id, drv_exp_t *x,
+                   int64_t *mem) {
+  memset(x, 0, sizeof *x);
+  kind->build(k, canon, id, x);
+  *mem = 0;
+  if (x->status != ANA_OK) return;
+  if (eng_exp_validate(&x->desc, x->message, sizeof x->message)) {
+    x->status = ANA_INVALID;
+    return;
+  }
+  *mem = eng_exp_memory(&x->desc);
+  if (*mem < 0) {
+    x->status = ANA_FAILED;
+    snprintf(x->message, sizeof x->message, "out of memory while sizing the experiment");
+    *mem = 0;
+  }
+}

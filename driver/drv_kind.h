@@ -1,0 +1,69 @@
+/* driver: experiment kinds. A kind turns an experiment of a job file into its
+ * canonical JSON and experiment id, and a canonical JSON into what the engine
+ * runs (topology, task graph, parameters, seed) with an estimate of its work;
+ * after a run it reads the experiment's results into its result columns.
+ * `network` is registered today; another kind (`training`) is one more entry
+ * of the table in drv_kind.c. */
+#ifndef DRV_KIND_H
+#define DRV_KIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "analysis/ana.h"
+#include "sim/eng.h"
+
+/* What a kind knows of the job it serves. */
+typedef struct drv_kind_opts_t {
+  const char *base_dir; /* the job file's folder: relative paths start there */
+  const char *presets;  /* the network presets file; NULL: the default */
+} drv_kind_opts_t;
+
+/* One experiment, built for the engine (status ANA_OK) or not runnable
+ * (status and message say why: a file that cannot be read is `failed`, a
+ * configuration the engine rejects `invalid`, one that does not fit `oom`). */
+typedef struct drv_exp_t {
+  eng_exp_desc_t desc; /* valid while the experiment is held (until release) */
+  double hops;         /* estimated packet transmissions on links: the cost unit */
+  ana_status_t status;
+  char message[1024];
+  void *own; /* the kind's */
+} drv_exp_t;
+
+typedef struct drv_kind_t {
+  const char *name; /* the value of an experiment's "kind" */
+  int n_cols;
+  const ana_col_t *cols; /* its result columns, in file order */
+  /* Its state for one job (presets, caches of files), or NULL with a message. */
+  void *(*open)(const drv_kind_opts_t *o, char *err, size_t errlen);
+  void (*close)(void *k);
+  /* An experiment as the job file gives it (base with overrides) into its
+   * canonical JSON (malloc'd: sorted keys, compact, full precision) and id.
+   * 0; -1: mistakes in the job (one line each, every one found, naming its
+   * JSON path after `where`); 1: canonical but a file it names cannot be read (the message
+   * says which; the id hashes the text alone and the experiment is `failed`). */
+  int (*canon)(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id, char *err,
+               size_t errlen);
+  /* A canonical JSON into an experiment (x zeroed; status ANA_OK when it can
+   * run). The driver then validates it (eng_exp_validate) and sizes it. */
+  void (*build)(void *k, const char *canon, uint64_t id, drv_exp_t *x);
+  /* Results of experiment e of batch b (x ran as it): one value per column;
+   * strings stay valid until release. */
+  void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
+  void (*release)(void *k, drv_exp_t *x);
+} drv_kind_t;
+
+/* The kind of this name, or NULL. */
+const drv_kind_t *drv_kind_find(const char *name);
+/* Names of the registered kinds, ", "-separated. */
+const char *drv_kind_names(void);
+
+/* Builds one experiment through its kind, then validates it with the engine
+ * (ANA_INVALID with the engine's reason) and fills *mem (bytes of world
+ * tables it needs alone; 0 unless runnable). */
+void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id, drv_exp_t *x,
+                   int64_t *mem);
+
+#endif

@@ -1,0 +1,305 @@
+/* driver: the `network` experiment kind, what `multiverse net` runs, as data:
+ * {"kind":"network","network":{"topology": {...} or "FILE","flows":"FILE",
+ * "cc":"dcqcn", ...every --set key}}, paths relative to the job file. Flow
+ * files are ns-3 HPCC flow files, htsim connection matrices or JSON task
+ * graphs (trf_detect); topologies and flow files are read once per job. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv.h"
+#include "driver/drv_kind_net.h"
+#include "driver/drv_sweep.h"
+#include "tg/tg_json.h"
+#include "traffic/trf.h"
+
+typedef struct net_t {
+  job_presets_t ps;
+  char *base_dir;
+  job_digests_t *digests;
+  drv_map_t *topos; /* topology key -> net_topo_t */
+  drv_map_t *works; /* topology key "\n" flows path -> net_work_t */
+} net_t;
+
+/* A topology, or why it cannot be read. */
+typedef struct net_topo_t {
+  topo_t t;
+  char *error; /* NULL: t is good */
+} net_topo_t;
+
+/* A flow file read against one topology, or why it cannot be. */
+typedef struct net_work_t {
+  tg_t g;
+  char *error;
+} net_work_t;
+
+static void topo_release(void *p) {
+  net_topo_t *t = p;
+  if (!t->error) topo_free(&t->t);
+  free(t->error);
+  free(t);
+}
+
+static void work_release(void *p) {
+  net_work_t *w = p;
+  tg_free(&w->g);
+  free(w->error);
+  free(w);
+}
+
+static void net_close(void *k) {
+  net_t *n = k;
+  if (!n) return;
+  drv_map_free(n->works, work_release);
+  drv_map_free(n->topos, topo_release);
+  job_digests_free(n->digests);
+  free(n->base_dir);
+  free(n);
+}
+
+static void *net_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
+  net_t *n = calloc(1, sizeof *n);
+  char def[4096];
+  if (!n) goto oom;
+  if (job_presets_load(drv_presets_file(o->presets, def, sizeof def), &n->ps, err, errlen)) {
+    net_close(n);
+    return NULL;
+  }
+  n->base_dir = strdup(o->base_dir ? o->base_dir : ".");
+  n->digests = job_digests_new();
+  n->topos = drv_map_new();
+  n->works = drv_map_new();
+  if (n->base_dir && n->digests && n->topos && n->works) return n;
+  net_close(n);
+oom:
+  snprintf(err, errlen, "out of memory");
+  return NULL;
+}
+
+/* A kind-less experiment is a network one: {"network": {...}} as the job
+ * file's base gives it. */
+static json_t *net_with_kind(const json_t *exp) {
+  json_t *c = json_copy((json_t *)exp);
+  if (c && !json_object_get(c, "kind")) json_object_set_new(c, "kind", json_string("network"));
+  return c;
+}
+
+/* Appends a line to a message of several. */
+static void net_more(char *err, size_t errlen, const char *line) {
+  size_t used = strlen(err);
+  snprintf(err + used, errlen - used, "%s%s", used ? "\n" : "", line);
+}
+
+/* Every problem of an experiment object, one line each (job_exp_parse names
+ * only the first). */
+static void net_problems(const net_t *n, const json_t *obj, const char *where, char *err,
+                         size_t errlen) {
+  char line[1024], at[512];
+  const char *key, *kind = json_string_value(json_object_get(obj, "kind"));
+  json_t *v, *net = json_object_get(obj, "network");
+  err[0] = '\0';
+  json_object_foreach((json_t *)obj, key, v) {
+    if (strcmp(key, "kind") == 0 || strcmp(key, "network") == 0) continue;
+    snprintf(line, sizeof line, "%s.%s: unknown member (kind, network)", where, key);
+    net_more(err, errlen, line);
+  }
+  if (!kind || strcmp(kind, "network") != 0) {
+    snprintf(line, sizeof line, "%s.kind: expected \"network\"", where);
+    net_more(err, errlen, line);
+  }
+  snprintf(at, sizeof at, "%s.network", where);
+  if (!json_is_object(net)) {
+    snprintf(line, sizeof line, "%s: expected an object", at);
+    net_more(err, errlen, line);
+    return;
+  }
+  const json_t *topo = json_object_get(net, "topology"), *flows = json_object_get(net, "flows");
+  if (!(json_is_string(topo) && *json_string_value(topo)) && !json_is_object(topo)) {
+    snprintf(line, sizeof line, "%s.topology: expected a file name or a topology object", at);
+    net_more(err, errlen, line);
+  }
+  if (!json_is_string(flows) || !*json_string_value(flows)) {
+    snprintf(line, sizeof line, "%s.flows: expected a flow file name", at);
+    net_more(err, errlen, line);
+  }
+  json_object_foreach(net, key, v) {
+    eng_params_t scratch = n->ps.defaults;
+    if (strcmp(key, "topology") == 0 || strcmp(key, "flows") == 0) continue;
+    if (job_param_set_json(&n->ps, &scratch, key, v, at, line, sizeof line))
+      net_more(err, errlen, line);
+  }
+}
+
+static int net_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                     char *err, size_t errlen) {
+  net_t *n = k;
+  job_exp_t x;
+  json_t *obj = net_with_kind(exp);
+  *canon = NULL;
+  if (!obj) {
+    snprintf(err, errlen, "%s: out of memory", where);
+    return -1;
+  }
+  int rc = job_exp_parse(&n->ps, obj, where, &x, err, errlen);
+  if (rc) net_problems(n, obj, where, err, errlen);
+  json_decref(obj);
+  if (rc) return -1;
+  *canon = job_exp_canonical(&x);
+  if (!*canon) {
+    snprintf(err, errlen, "%s: out of memory", where);
+    rc = -1;
+  } else if (job_exp_id(&x, n->base_dir, n->digests, id, err, errlen)) {
+    *id = job_id_hash(*canon, NULL, 0);
+    rc = 1;
+  }
+  job_exp_free(&x);
+  return rc;
+}
+
+/* `p` relative to the job's folder, unless absolute. */
+static void net_path(const net_t *n, const char *p, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s%s", p[0] == '/' ? "" : n->base_dir, p[0] == '/' ? "" : "/", p);
+}
+
+static net_topo_t *net_topo(net_t *n, const job_exp_t *x, const char *key) {
+  net_topo_t *t = drv_map_get(n->topos, key);
+  if (t) return t;
+  char err[1024], path[8192];
+  t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  int rc;
+  if (x->topology_file) {
+    net_path(n, x->topology_file, path, sizeof path);
+    rc = topo_load(path, &t->t, err, sizeof err);
+  } else {
+    rc = topo_from_json_at(x->topology, "network.topology", n->base_dir, &t->t, err, sizeof err);
+  }
+  if (rc && !(t->error = strdup(err))) rc = 0, t->error = NULL;
+  if (drv_map_put(n->topos, key, t)) {
+    topo_release(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* Reads a flow file of any format trf_detect knows into g. */
+static int net_read_work(const char *path, const topo_t *t, tg_t *g, char *err, size_t errlen) {
+  trf_flows_t fl;
+  switch (trf_detect(path, err, errlen)) {
+  case TRF_FORMAT_NS3:
+    if (trf_read_ns3(path, t, &fl, err, errlen)) return -1;
+    int rc = trf_to_tg(&fl, g);
+    trf_free(&fl);
+    if (rc) snprintf(err, errlen, "%.900s: out of memory", path);
+    return rc;
+  case TRF_FORMAT_CM:
+    return trf_read_cm(path, t, g, err, errlen);
+  case TRF_FORMAT_JSON:
+    if (tg_read_json(path, g, err, errlen)) return -1;
+    tg_assign_ports(g);
+    return tg_check(g, t, path, err, errlen);
+  default:
+    return -1;
+  }
+}
+
+static net_work_t *net_work(net_t *n, const job_exp_t *x, const char *topo_key, const topo_t *t) {
+  char key[8192], path[8192], err[1024];
+  snprintf(key, sizeof key, "%s\n%s", topo_key, x->flows_file);
+  net_work_t *w = drv_map_get(n->works, key);
+  if (w) return w;
+  if (!(w = calloc(1, sizeof *w))) return NULL;
+  net_path(n, x->flows_file, path, sizeof path);
+  if (net_read_work(path, t, &w->g, err, sizeof err)) {
+    tg_free(&w->g);
+    memset(&w->g, 0, sizeof w->g);
+    w->error = strdup(err);
+  }
+  if (drv_map_put(n->works, key, w)) {
+    work_release(w);
+    return NULL;
+  }
+  return w;
+}
+
+/* Packet transmissions the experiment makes, roughly: every flow's data
+ * packets over its path's links, and as many ACKs back as ack_every lets. */
+static double net_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
+  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
+  int32_t mtu = p->mtu > 0 ? p->mtu : 1;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *f = &g->t[i];
+    if (f->kind != TG_FLOW) continue;
+    int d = topo_distance(t, f->host, f->dst);
+    double pkts = (double)((f->bytes + (uint64_t)mtu - 1) / (uint64_t)mtu);
+    hops += pkts * (d > 0 ? d : 1) * (1 + acks);
+  }
+  return hops;
+}
+
+static void net_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
+  net_t *n = k;
+  job_exp_t x;
+  char err[1024];
+  json_error_t je;
+  xo->status = ANA_FAILED;
+  json_t *obj = json_loads(canon, 0, &je);
+  if (!obj || job_exp_parse(&n->ps, obj, "experiment", &x, err, sizeof err)) {
+    snprintf(xo->message, sizeof xo->message, "its canonical text does not parse: %.900s",
+             obj ? err : je.text);
+    json_decref(obj);
+    return;
+  }
+  json_decref(obj);
+  char *tkey = x.topology ? json_dumps(x.topology, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+  const char *key = tkey ? tkey : x.topology_file;
+  net_topo_t *t = key ? net_topo(n, &x, key) : NULL;
+  net_work_t *w = t && !t->error ? net_work(n, &x, key, &t->t) : NULL;
+  drv_net_own_t *own = calloc(1, sizeof *own);
+  free(tkey);
+  if (!t || (!t->error && !w) || !own) {
+    snprintf(xo->message, sizeof xo->message, "out of memory");
+    free(own);
+  } else if (t->error || w->error) {
+    snprintf(xo->message, sizeof xo->message, "%s", t->error ? t->error : w->error);
+    free(own);
+  } else {
+    *own = (drv_net_own_t){.params = x.params, .topo = &t->t, .tasks = &w->g};
+    xo->own = own;
+    xo->desc = (eng_exp_desc_t){
+        .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
+    xo->hops = net_hops(&t->t, &w->g, &x.params);
+    xo->status = ANA_OK;
+  }
+  job_exp_free(&x);
+}
+
+static void net_release(void *k, drv_exp_t *x) {
+  (void)k;
+  free(x->own);
+  x->own = NULL;
+}
+
+static const ana_col_t net_cols[] = {
+#define NET_COL(n, ty, u, ln) {.name = #n, .type = ty, .units = u, .long_name = ln},
+    DRV_NET_COLS(NET_COL)
+#undef NET_COL
+};
+
+static void net_results(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  (void)k;
+  drv_net_results(x, b, e, v);
+}
+
+const drv_kind_t drv_kind_network = {
+    .name = "network",
+    .n_cols = DRV_NET_N_COLS,
+    .cols = net_cols,
+    .open = net_open,
+    .close = net_close,
+    .canon = net_canon,
+    .build = net_build,
+    .results = net_results,
+    .release = net_release,
+};

@@ -1,0 +1,87 @@
+/* driver: a network experiment's results as its columns: FCT statistics over
+ * its flows (times in s, exact ps scaled once), slowdowns against each flow's
+ * standalone FCT, and the engine's counters. */
+#include <stdlib.h>
+
+#include "driver/drv_kind_net.h"
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_f64(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile q (0..100] of n sorted values: its index. */
+static int32_t rank_of(int32_t n, int q) {
+  return (int32_t)((q * (int64_t)n + 99) / 100 - 1);
+}
+
+#define PS 1e-12 /* s per ps */
+
+/* FCT statistics of the flows that finished; counts flows and bytes. */
+static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  const tg_t *g = o->tasks;
+  int64_t *fct = malloc(((size_t)g->n + 1) * sizeof *fct);
+  double *slow = malloc(((size_t)g->n + 1) * sizeof *slow);
+  if (!fct || !slow) abort();
+  int32_t n = 0, flows = 0;
+  int64_t bytes = 0;
+  double sum = 0, sum_slow = 0;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *t = &g->t[i];
+    eng_task_times_t tt;
+    if (t->kind != TG_FLOW) continue;
+    flows++;
+    bytes += (int64_t)t->bytes;
+    if (eng_task_times(b, e, i, &tt) != 0 || tt.end < 0) continue;
+    fct[n] = tt.end - (tt.start >= 0 ? tt.start : t->start);
+    int64_t alone = eng_flow_standalone(o->topo, &o->params, t);
+    slow[n] = alone > 0 ? (double)fct[n] / (double)alone : 0;
+    sum += (double)fct[n];
+    sum_slow += slow[n];
+    n++;
+  }
+  qsort(fct, (size_t)n, sizeof *fct, cmp_i64);
+  qsort(slow, (size_t)n, sizeof *slow, cmp_f64);
+  v[DRV_NET_flows].i = flows;
+  v[DRV_NET_flows_done].i = n;
+  v[DRV_NET_bytes].i = bytes;
+  v[DRV_NET_max_fct].d = n ? (double)fct[n - 1] * PS : 0;
+  v[DRV_NET_p99_fct].d = n ? (double)fct[rank_of(n, 99)] * PS : 0;
+  v[DRV_NET_mean_fct].d = n ? sum / n * PS : 0;
+  v[DRV_NET_p50_slowdown].d = n ? slow[rank_of(n, 50)] : 0;
+  v[DRV_NET_p99_slowdown].d = n ? slow[rank_of(n, 99)] : 0;
+  v[DRV_NET_mean_slowdown].d = n ? sum_slow / n : 0;
+  free(fct);
+  free(slow);
+}
+
+void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  const drv_net_own_t *o = x->own;
+  eng_result_t r;
+  eng_exp_result(b, e, &r);
+  fct_stats(o, b, e, v);
+  v[DRV_NET_drops].i = r.drops;
+  v[DRV_NET_pfc_pauses].i = r.pfc_pauses;
+  v[DRV_NET_ecn_marks].i = r.ecn_marks;
+  v[DRV_NET_cnps].i = r.cnps;
+  v[DRV_NET_retransmits].i = r.retransmits;
+  v[DRV_NET_timeouts].i = r.timeouts;
+  v[DRV_NET_retx_bytes].i = r.retx_bytes;
+  v[DRV_NET_packet_hops].i = r.packet_hops;
+  v[DRV_NET_paused_time].d = (double)r.paused_ps * PS;
+  v[DRV_NET_sim_end].d = (double)r.end_ps * PS;
+  v[DRV_NET_windows].i = r.windows;
+  int64_t q = 0;
+  double u = 0;
+  for (int t = 0; t < r.n_tiers && t < ENG_TIERS; t++) {
+    if (r.tier[t].max_queue > q) q = r.tier[t].max_queue;
+    if (r.tier[t].max_util > u) u = r.tier[t].max_util;
+  }
+  v[DRV_NET_max_queue].i = q;
+  v[DRV_NET_max_util].d = u;
+}

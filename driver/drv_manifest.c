@@ -1,0 +1,189 @@
+/* driver: RUNDIR/manifest.jsonl, the expanded job a run folder holds: a header
+ * line (job, name, kind, output, counts, swept keys with their types), then
+ * one line per experiment: {"index","id","values","config"} (config: its
+ * canonical JSON as a string, byte for byte). The merge reads it back. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv_sweep.h"
+
+static const char *const type_names[] = {"int", "real", "bool", "string", "json"};
+
+static ana_type_t col_type(int t) {
+  return t == JOB_SWEEP_INT || t == JOB_SWEEP_BOOL ? ANA_INT64
+         : t == JOB_SWEEP_REAL                     ? ANA_DOUBLE
+                                                   : ANA_STRING;
+}
+
+static json_t *man_header(const drv_job_t *j) {
+  json_t *axes = json_array();
+  for (int a = 0; a < job_sweep_n_axes(j->sw); a++)
+    json_array_append_new(axes, json_pack("{s:s,s:s}", "key", job_sweep_axis(j->sw, a), "type",
+                                          type_names[job_sweep_axis_type(j->sw, a)]));
+  return json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o}", "manifest", 1, "job", j->path, "name",
+                   job_sweep_name(j->sw), "kind", j->kind->name, "output", job_sweep_output(j->sw),
+                   "count", (json_int_t)j->count, "distinct", (json_int_t)j->distinct, "axes",
+                   axes);
+}
+
+static int man_line(FILE *f, json_t *o) {
+  if (!o) return -1;
+  char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  if (!s) return -1;
+  int rc = fprintf(f, "%s\n", s) < 0 ? -1 : 0;
+  free(s);
+  return rc;
+}
+
+int drv_manifest_write(const char *run_dir, const drv_job_t *j, char *err, size_t errlen) {
+  char path[4200], tmp[4300], id[17];
+  snprintf(path, sizeof path, "%s/manifest.jsonl", run_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+    return -1;
+  }
+  int rc = man_line(f, man_header(j));
+  for (int64_t i = 0; !rc && i < j->count; i++) {
+    json_t *vals = json_array();
+    for (int a = 0; a < job_sweep_n_axes(j->sw); a++) {
+      json_t *v = job_sweep_value(j->sw, i, a);
+      json_array_append(vals, v ? v : json_null());
+    }
+    drv_id_text(j->id[i], id);
+    rc = man_line(f, json_pack("{s:I,s:s,s:o,s:s}", "index", (json_int_t)i, "id", id, "values",
+                               vals, "config", j->canon[j->first[i]]));
+  }
+  if (fclose(f) || rc || rename(tmp, path)) {
+    snprintf(err, errlen, "%s: cannot write", path);
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+/* Swept value v of a column of type t. `text` receives a string to free. */
+static ana_value_t man_value(const json_t *v, ana_type_t t, char **text) {
+  ana_value_t x = {.d = NAN, .i = ANA_FILL_INT64, .s = ""};
+  if (!v || json_is_null(v)) return x;
+  if (t == ANA_INT64) x.i = json_is_boolean(v) ? json_is_true(v) : json_integer_value(v);
+  if (t == ANA_DOUBLE) x.d = json_number_value(v);
+  if (t == ANA_STRING)
+    x.s = json_is_string(v) ? json_string_value(v)
+                            : (*text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY));
+  return x;
+}
+
+/* The table's columns from the header: swept keys, then the kind's results. */
+static ana_table_t *man_table(const json_t *h, const drv_kind_t *kind, char *err, size_t errlen) {
+  const json_t *axes = json_object_get(h, "axes");
+  size_t na = json_array_size(axes);
+  ana_col_t *cols = calloc(na + (size_t)kind->n_cols + 1, sizeof *cols);
+  char(*names)[128] = calloc(na + 1, sizeof *names);
+  if (!cols || !names) abort();
+  for (size_t a = 0; a < na; a++) {
+    const json_t *ax = json_array_get(axes, a);
+    const char *key = json_string_value(json_object_get(ax, "key"));
+    const char *type = json_string_value(json_object_get(ax, "type"));
+    int t = 0;
+    while (t < 5 && (!type || strcmp(type, type_names[t]) != 0))
+      t++;
+    ana_var_name(key ? key : "", names[a], sizeof names[a]);
+    cols[a] = (ana_col_t){.name = names[a], .type = col_type(t), .key = key};
+  }
+  for (int c = 0; c < kind->n_cols; c++)
+    cols[na + (size_t)c] = kind->cols[c];
+  ana_table_t *t = ana_table_create(cols, (int)na + kind->n_cols, err, errlen);
+  if (t) {
+    ana_table_set_attr(t, "title", json_string_value(json_object_get(h, "name")));
+    ana_table_set_attr(t, "job_file", json_string_value(json_object_get(h, "job")));
+  }
+  free(cols);
+  free(names);
+  return t;
+}
+
+/* Appends one experiment line to t; -1 if malformed. */
+static int man_row(ana_table_t *t, const json_t *o, int na, ana_value_t *v) {
+  const json_t *vals = json_object_get(o, "values");
+  const char *id = json_string_value(json_object_get(o, "id"));
+  const char *config = json_string_value(json_object_get(o, "config"));
+  const json_t *index = json_object_get(o, "index");
+  if (!id || !config || !json_is_integer(index) || json_array_size(vals) != (size_t)na) return -1;
+  char **texts = calloc((size_t)na + 1, sizeof *texts);
+  if (!texts) abort();
+  for (int a = 0; a < na; a++)
+    v[a] = man_value(json_array_get(vals, (size_t)a), ana_table_col(t, a)->type, &texts[a]);
+  for (int c = na; c < ana_table_n_cols(t); c++)
+    v[c] = (ana_value_t){.d = NAN, .i = ANA_FILL_INT64, .s = ""};
+  ana_table_append(t, &(ana_row_t){.index = json_integer_value(index),
+                                   .id = id,
+                                   .status = ANA_OK,
+                                   .config = config,
+                                   .values = v});
+  for (int a = 0; a < na; a++)
+    free(texts[a]);
+  free(texts);
+  return 0;
+}
+
+ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, char *output,
+                               size_t output_len, char *err, size_t errlen) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/manifest.jsonl", run_dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s (not a run folder?)", path, strerror(errno));
+    return NULL;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  long no = 0;
+  ana_table_t *t = NULL;
+  ana_value_t *v = NULL;
+  int na = 0, bad = 0;
+  while (!bad && getline(&line, &cap, f) > 0) {
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je);
+    no++;
+    if (!o) {
+      snprintf(err, errlen, "%s:%ld: %s", path, no, je.text);
+      bad = 1;
+    } else if (no == 1) {
+      *kind = drv_kind_find(json_string_value(json_object_get(o, "kind")));
+      const char *out = json_string_value(json_object_get(o, "output"));
+      na = (int)json_array_size(json_object_get(o, "axes"));
+      if (!*kind || !out || json_integer_value(json_object_get(o, "manifest")) != 1) {
+        snprintf(err, errlen, "%s:1: not a manifest header this multiverse reads", path);
+        bad = 1;
+      } else {
+        snprintf(output, output_len, "%s", out);
+        t = man_table(o, *kind, err, errlen);
+        v = calloc((size_t)(na + (*kind)->n_cols) + 1, sizeof *v);
+        bad = !t || !v;
+      }
+    } else if (man_row(t, o, na, v)) {
+      snprintf(err, errlen, "%s:%ld: expected {\"index\",\"id\",\"values\",\"config\"}", path, no);
+      bad = 1;
+    }
+    json_decref(o);
+  }
+  if (!bad && no == 0) {
+    snprintf(err, errlen, "%s: empty", path);
+    bad = 1;
+  }
+  fclose(f);
+  free(line);
+  free(v);
+  if (bad) {
+    ana_table_free(t);
+    return NULL;
+  }
+  return t;
+}

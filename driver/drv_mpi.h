@@ -1,0 +1,61 @@
+/* driver: MPI for `multiverse run`: every call checked (file:line, then
+ * MPI_Abort), byte buffers broadcast from rank 0, and the shared counters on
+ * rank 0 that ranks update with one-sided atomics (MPI-3 fetch-and-op). */
+#ifndef DRV_MPI_H
+#define DRV_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+/* Checks an MPI call: on failure prints file:line, the call and MPI's reason,
+ * and aborts every rank (one rank exiting alone would hang the others). */
+#define DRV_MPI(call) drv_mpi_check((call), __FILE__, __LINE__, #call)
+void drv_mpi_check(int rc, const char *file, int line, const char *call);
+/* A broken invariant: prints file:line and the message, aborts every rank. */
+#define DRV_ABORT(msg) drv_mpi_abort(__FILE__, __LINE__, (msg))
+void drv_mpi_abort(const char *file, int line, const char *msg) __attribute__((noreturn));
+
+/* A growable byte buffer, written by rank 0 and read by every rank. */
+typedef struct drv_buf_t {
+  char *p;
+  size_t len, cap, pos;
+} drv_buf_t;
+
+void drv_buf_i64(drv_buf_t *b, int64_t v);
+void drv_buf_str(drv_buf_t *b, const char *s); /* NULL is written as "" */
+int64_t drv_buf_get_i64(drv_buf_t *b);
+/* A malloc'd copy of the next string. */
+char *drv_buf_get_str(drv_buf_t *b);
+void drv_buf_free(drv_buf_t *b);
+/* Broadcasts rank 0's buffer (any size) to every rank; read from pos 0. */
+void drv_buf_bcast(drv_buf_t *b, MPI_Comm comm);
+
+/* Counters on rank 0. */
+typedef enum drv_slot_t {
+  DRV_SLOT_NEXT = 0,   /* the next batch to take */
+  DRV_SLOT_DONE = 1,   /* experiments finished in this run */
+  DRV_SLOT_NOT_OK = 2, /* of which not ok */
+  DRV_SLOT_STOP = 3,   /* 0, or why every rank stops: a signal number, DRV_STOP_ERROR */
+  DRV_SLOTS = 4
+} drv_slot_t;
+
+/* The stop reason of a rank that cannot go on (above every signal number). */
+#define DRV_STOP_ERROR 1000
+
+typedef struct drv_win_t {
+  MPI_Win win;
+  int64_t *base; /* rank 0's counters (NULL elsewhere) */
+} drv_win_t;
+
+/* Collective: creates the counters (zero) and opens a passive-target epoch. */
+void drv_win_open(drv_win_t *w, MPI_Comm comm);
+/* Atomically adds v to a counter on rank 0; returns its value before. */
+int64_t drv_win_add(drv_win_t *w, drv_slot_t slot, int64_t v);
+/* Atomically raises a counter on rank 0 to v (if below). */
+void drv_win_raise(drv_win_t *w, drv_slot_t slot, int64_t v);
+/* Collective: closes the epoch and frees the window. */
+void drv_win_close(drv_win_t *w);
+
+#endif

@@ -1,0 +1,122 @@
+/* driver: the options of `multiverse run` and `multiverse plan`, and the run
+ * folder they name. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv.h"
+#include "driver/drv_sweep.h"
+
+static const char run_usage[] =
+    "usage: mpirun -np N multiverse run JOB.json [--run-dir DIR] [--force | --only-failed]\n"
+    "                 [--backend auto|cpu|cuda] [--threads N] [--memory GB] [--max-batch N]\n"
+    "                 [--presets FILE] [--grace S] [--progress-every S]\n"
+    "  (or srun; one rank per GPU). Runs every experiment of the job file, in batches that\n"
+    "  ranks take from one shared counter, largest first. DIR (default runs/<job name>)\n"
+    "  holds manifest.jsonl, shards/, logs/, progress.json and the results file.\n"
+    "  Rerunning skips every experiment that has results; --force recomputes all,\n"
+    "  --only-failed only those whose result is `failed`. SIGTERM or SIGUSR1 stops every\n"
+    "  rank (after the batch in hand if it ends within --grace S, default 0), exit 0.\n"
+    "  --backend: auto (default) is cuda where a GPU is, else cpu; --threads: CPU threads\n"
+    "  per rank (default: the node's cores over its ranks); --memory: GiB one batch may\n"
+    "  use (default: the GPU's free memory, or half the host's over its ranks).\n";
+
+static const char plan_usage[] =
+    "usage: multiverse plan JOB.json [--ranks N] [--run-dir DIR] [--force | --only-failed]\n"
+    "                 [--backend auto|cpu|cuda] [--threads N] [--memory GB] [--max-batch N]\n"
+    "                 [--presets FILE] [--batches]\n"
+    "  Checks the job (every problem, in one pass), identifies its experiments, says which\n"
+    "  cannot run and why, which have results in the run folder, and the batches `run`\n"
+    "  would make for N ranks (default 1): their estimated makespan against the lower bound.\n"
+    "  Exit 0: every experiment can run; 1: some cannot (they become rows); 2: problems.\n";
+
+static int opt_num(const char *cmd, const char *o, const char *v, double lo, double *out) {
+  char *end;
+  double x = strtod(v, &end);
+  if (*end || !(x >= lo))
+    return drv_fail(2, "multiverse %s: %s %s: expected a number >= %g\n", cmd, o, v, lo);
+  *out = x;
+  return 0;
+}
+
+int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
+  int plan = strcmp(cmd, "plan") == 0;
+  const char *usage = plan ? plan_usage : run_usage;
+  memset(o, 0, sizeof *o);
+  o->backend = -1;
+  o->ranks = 1;
+  o->every_s = 10;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    double x = 0;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      if (!drv_quiet) fputs(usage, stdout);
+      return -1;
+    }
+    if (strcmp(a, "--force") == 0) {
+      o->force = 1;
+      continue;
+    }
+    if (strcmp(a, "--only-failed") == 0) {
+      o->only_failed = 1;
+      continue;
+    }
+    if (plan && strcmp(a, "--batches") == 0) {
+      o->list_batches = 1;
+      continue;
+    }
+    if (a[0] != '-') {
+      if (o->job)
+        return drv_fail(2, "multiverse %s: one job file, not %s and %s\n", cmd, o->job, a);
+      o->job = a;
+      continue;
+    }
+    static const char *const valued[] = {"--run-dir", "--presets",   "--backend",
+                                         "--threads", "--max-batch", "--memory",
+                                         "--ranks",   "--grace",     "--progress-every"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+      known |= strcmp(a, valued[k]) == 0;
+    if (!known) return drv_fail(2, "multiverse %s: unknown option %s (--help)\n", cmd, a);
+    if (!v) return drv_fail(2, "multiverse %s: %s needs a value (--help)\n", cmd, a);
+    i++;
+    if (strcmp(a, "--run-dir") == 0) {
+      o->run_dir = v;
+    } else if (strcmp(a, "--presets") == 0) {
+      o->presets = v;
+    } else if (strcmp(a, "--backend") == 0) {
+      if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+        return drv_fail(2, "multiverse %s: --backend %s: expected auto, cpu or cuda\n", cmd, v);
+      o->backend = !strcmp(v, "auto") ? -1 : !strcmp(v, "cpu") ? ENG_BACKEND_CPU : ENG_BACKEND_CUDA;
+    } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-batch") == 0 ||
+               (plan && strcmp(a, "--ranks") == 0)) {
+      if (opt_num(cmd, a, v, 1, &x)) return 2;
+      if (x != (int)x || x > 1e6)
+        return drv_fail(2, "multiverse %s: %s %s: expected a whole number\n", cmd, a, v);
+      *(a[2] == 't' ? &o->threads : a[2] == 'm' ? &o->max_batch : &o->ranks) = (int)x;
+    } else if (strcmp(a, "--memory") == 0) {
+      if (opt_num(cmd, a, v, 1e-3, &o->memory_gb)) return 2;
+    } else if (!plan && strcmp(a, "--grace") == 0) {
+      if (opt_num(cmd, a, v, 0, &o->grace_s)) return 2;
+    } else if (!plan && strcmp(a, "--progress-every") == 0) {
+      if (opt_num(cmd, a, v, 0.1, &o->every_s)) return 2;
+    } else {
+      return drv_fail(2, "multiverse %s: unknown option %s (--help)\n", cmd, a);
+    }
+  }
+  if (!o->job) return drv_fail(2, "multiverse %s: which job file? (--help)\n", cmd);
+  if (o->force && o->only_failed)
+    return drv_fail(2, "multiverse %s: --force and --only-failed exclude each other\n", cmd);
+  return 0;
+}
+
+void drv_run_dir(const drv_opts_t *o, const drv_job_t *j, char *buf, size_t len) {
+  if (o->run_dir) {
+    snprintf(buf, len, "%s", o->run_dir);
+    return;
+  }
+  snprintf(buf, len, "runs/%s", job_sweep_name(j->sw));
+  for (char *c = buf + 5; *c; c++) /* the name is one folder */
+    if (*c == '/' || (c == buf + 5 && *c == '.')) *c = '_';
+}

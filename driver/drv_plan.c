@@ -1,0 +1,87 @@
+/* driver: what a run does with a job: which experiments run (results already
+ * in the run folder, --force, --only-failed), which cannot (files, the
+ * engine's validation, memory) and become rows at once, and the batches of
+ * the others with their estimated makespan against the lower bound. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv_sweep.h"
+
+#define GIB 1073741824.0
+
+static void plan_row(drv_plan_t *p, int64_t i, ana_status_t st, const char *msg) {
+  p->row_index[p->n_rows] = i;
+  p->row_status[p->n_rows] = st;
+  if (!(p->row_message[p->n_rows++] = strdup(msg ? msg : ""))) abort();
+}
+
+/* Does experiment i run, given its best result so far (-1: none)? */
+static int plan_runs(const drv_opts_t *o, int status) {
+  if (o->force) return 1;
+  if (o->only_failed) return status == ANA_FAILED;
+  return status < 0;
+}
+
+int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *o,
+                  const drv_machine_t *m, int ranks, drv_plan_t *p, char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  size_t n = (size_t)j->distinct + 1;
+  p->row_index = malloc(n * sizeof *p->row_index);
+  p->row_status = malloc(n * sizeof *p->row_status);
+  p->row_message = malloc(n * sizeof *p->row_message);
+  p->todo = malloc(n * sizeof *p->todo);
+  p->hops = malloc(n * sizeof *p->hops);
+  p->cost = malloc(n * sizeof *p->cost);
+  if (!p->row_index || !p->row_status || !p->row_message || !p->todo || !p->hops || !p->cost)
+    abort();
+  if (drv_cost_desc(m, ranks, o->max_batch, &p->desc, &p->hops_per_s, err, errlen)) return -1;
+  for (int64_t i = 0; i < j->count; i++) {
+    if (j->first[i] != i) continue;
+    int st = done ? drv_done_status(done, j->id[i]) : -1;
+    if (!plan_runs(o, st)) {
+      p->skipped += st >= 0;
+      continue;
+    }
+    if (j->broken[i]) {
+      plan_row(p, i, ANA_FAILED, j->broken[i]);
+      continue;
+    }
+    drv_exp_t x;
+    int64_t mem;
+    drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], &x, &mem);
+    if (x.status != ANA_OK) {
+      plan_row(p, i, x.status, x.message);
+    } else {
+      p->todo[p->n_todo] = i;
+      p->hops[p->n_todo] = x.hops;
+      p->cost[p->n_todo++] = (shd_exp_t){.cost = x.hops / p->hops_per_s, .mem = mem};
+    }
+    j->kind->release(j->k, &x);
+  }
+  if (shd_plan(&p->desc, p->cost, (int32_t)p->n_todo, &p->plan, err, errlen)) return -1;
+  for (int32_t k = 0; k < p->plan.n_oom; k++) {
+    char msg[256];
+    const shd_exp_t *c = &p->cost[p->plan.oom[k]];
+    snprintf(msg, sizeof msg, "needs %.3g GiB of memory; a batch may use %.3g GiB (--memory)",
+             (double)c->mem / GIB, (double)p->desc.mem_budget / GIB);
+    plan_row(p, p->todo[p->plan.oom[k]], ANA_OOM, msg);
+  }
+  p->makespan = shd_makespan(&p->plan, ranks, NULL);
+  p->bound = shd_lower_bound(&p->desc, p->cost, (int32_t)p->n_todo, ranks);
+  return 0;
+}
+
+void drv_plan_free(drv_plan_t *p) {
+  for (int64_t r = 0; r < p->n_rows; r++)
+    free(p->row_message[r]);
+  free(p->row_index);
+  free(p->row_status);
+  free(p->row_message);
+  free(p->todo);
+  free(p->hops);
+  free(p->cost);
+  shd_plan_free(&p->plan);
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,76 @@
+/* driver: progress of a run on rank 0: done/total, experiments per second, ETA
+ * and failures on stderr (rewritten in place on a terminal, plain lines
+ * otherwise), and RUNDIR/progress.json rewritten atomically. */
+#define _POSIX_C_SOURCE 200809L
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "driver/drv_run.h"
+
+void drv_progress_begin(drv_progress_t *p) {
+  snprintf(p->json, sizeof p->json, "%s/progress.json", p->run_dir);
+  p->tty = isatty(STDERR_FILENO);
+  p->t0 = omp_get_wtime();
+  p->last_line = p->last_json = -1e9;
+  p->line_open = 0;
+}
+
+/* "1 h 02 min", "3 min 05 s", "42 s" */
+static void span(double s, char *buf, size_t len) {
+  long t = (long)(s + 0.5);
+  if (t >= 3600)
+    snprintf(buf, len, "%ld h %02ld min", t / 3600, t / 60 % 60);
+  else if (t >= 60)
+    snprintf(buf, len, "%ld min %02ld s", t / 60, t % 60);
+  else
+    snprintf(buf, len, "%ld s", t);
+}
+
+static void write_json(const drv_progress_t *p, const char *state, double elapsed, double rate,
+                       double eta) {
+  char tmp[4300], now[64];
+  ana_now(now, sizeof now);
+  json_t *o =
+      json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:s}", "state", state, "job",
+                p->job, "total", (json_int_t)p->total, "distinct", (json_int_t)p->distinct,
+                "skipped", (json_int_t)p->skipped, "to_run", (json_int_t)p->to_run, "done",
+                (json_int_t)p->done, "not_ok", (json_int_t)p->not_ok, "ranks", p->ranks,
+                "elapsed_s", elapsed, "experiments_per_s", rate, "eta_s", eta, "updated", now);
+  char *text = o ? json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
+  json_decref(o);
+  snprintf(tmp, sizeof tmp, "%s.tmp", p->json);
+  FILE *f = text ? fopen(tmp, "w") : NULL;
+  if (f) {
+    int bad = fprintf(f, "%s\n", text) < 0;
+    if (fclose(f) == 0 && !bad) rename(tmp, p->json);
+  }
+  free(text);
+}
+
+void drv_progress_show(drv_progress_t *p, int64_t done, int64_t not_ok, const char *state,
+                       int final) {
+  double now = omp_get_wtime(), elapsed = now - p->t0;
+  p->done = done;
+  p->not_ok = not_ok;
+  double rate = elapsed > 0 ? (double)done / elapsed : 0;
+  double eta = rate > 0 ? (double)(p->to_run - done) / rate : -1;
+  if (final || now - p->last_json >= 1.0) {
+    write_json(p, state, elapsed, rate, eta);
+    p->last_json = now;
+  }
+  if (!final && now - p->last_line < (p->tty ? 0.5 : p->every_s)) return;
+  p->last_line = now;
+  char e[64] = "?", t[64];
+  if (eta >= 0) span(eta, e, sizeof e);
+  span(elapsed, t, sizeof t);
+  fprintf(stderr, "%smultiverse run: %lld/%lld experiments, %lld not ok, %.3g/s, %s %s%s",
+          p->tty ? "\r\033[K" : "", (long long)done, (long long)p->to_run, (long long)not_ok, rate,
+          final ? "took" : "ETA", final ? t : e, p->tty && !final ? "" : "\n");
+  p->line_open = p->tty && !final;
+  fflush(stderr);
+}

@@ -1,0 +1,245 @@
+/* driver: each rank's part of `multiverse run`: batches taken from the shared
+ * counter (largest first) and run on a worker thread while the main thread
+ * serves MPI, progress (rank 0) and signals; each finished batch's rows go to
+ * the rank's shard at once. A stop (a signal to any rank, or an error) ends
+ * every rank's loop; the batch in hand finishes within --grace or is
+ * abandoned. Then rank 0 merges. */
+#define _POSIX_C_SOURCE 200809L
+#include <omp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver/drv.h"
+#include "driver/drv_run.h"
+
+#define POLL_S 0.02      /* s between looks at the worker */
+#define STOP_EVERY_S 0.2 /* s between looks at the stop counter */
+
+typedef struct loop_t {
+  drv_run_t *r;
+  drv_win_t win;
+  drv_shard_t shard;
+  drv_progress_t pg;
+  FILE *log;
+  int64_t stop;       /* the stop counter as last seen */
+  double last_stop_s; /* when it was read */
+} loop_t;
+
+static void nap(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL); /* a signal ends it early: fine */
+}
+
+static void say(loop_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A line in this rank's log, with the time since the run started. */
+static void say(loop_t *l, const char *fmt, ...) {
+  if (!l->log) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(l->log, "%9.3f ", omp_get_wtime() - l->pg.t0);
+  vfprintf(l->log, fmt, ap);
+  va_end(ap);
+  fflush(l->log);
+}
+
+/* Asks every rank to stop (an error wins over a signal). */
+static void ask_stop(loop_t *l, int64_t why) {
+  drv_win_raise(&l->win, DRV_SLOT_STOP, why);
+  if (why > l->stop) l->stop = why;
+}
+
+/* Serves signals, the stop counter and rank 0's progress; returns the stop. */
+static int64_t serve(loop_t *l, int force) {
+  double now = omp_get_wtime();
+  if (drv_stop_signal && !l->stop) {
+    say(l, "signal %d: stopping\n", (int)drv_stop_signal);
+    ask_stop(l, drv_stop_signal);
+  }
+  if (force || now - l->last_stop_s >= STOP_EVERY_S) {
+    int64_t s = drv_win_add(&l->win, DRV_SLOT_STOP, 0);
+    if (s > l->stop) l->stop = s;
+    l->last_stop_s = now;
+    if (l->r->rank == 0)
+      drv_progress_show(&l->pg, drv_win_add(&l->win, DRV_SLOT_DONE, 0),
+                        drv_win_add(&l->win, DRV_SLOT_NOT_OK, 0), "running", 0);
+  }
+  return l->stop;
+}
+
+/* Adds a finished batch's rows to the shard and writes it; counts them. */
+static void keep_rows(loop_t *l, ana_table_t *rows, int64_t not_ok) {
+  char err[1024];
+  int64_t n = ana_table_n_rows(rows);
+  for (int64_t k = 0; k < n; k++) {
+    ana_row_t row = ana_table_row(rows, k);
+    ana_value_t *v = calloc((size_t)l->r->kind->n_cols + 1, sizeof *v);
+    if (!v) DRV_ABORT("out of memory");
+    for (int c = 0; c < l->r->kind->n_cols; c++)
+      v[c] = ana_table_value(rows, k, c);
+    row.values = v;
+    drv_shard_add(&l->shard, &row);
+    free(v);
+  }
+  if (drv_shard_flush(&l->shard, err, sizeof err)) {
+    fprintf(stderr, "multiverse run: rank %d: %s\n", l->r->rank, err);
+    say(l, "cannot write the shard: %s\n", err);
+    ask_stop(l, DRV_STOP_ERROR);
+    return;
+  }
+  drv_win_add(&l->win, DRV_SLOT_DONE, n);
+  drv_win_add(&l->win, DRV_SLOT_NOT_OK, not_ok);
+}
+
+/* Runs batch k; returns 1 if it was abandoned on its thread. */
+static int one_batch(loop_t *l, int32_t k) {
+  drv_run_t *r = l->r;
+  int32_t n = r->batch_n[k], *pos = &r->members[r->batch_first[k]];
+  int64_t *index = malloc(((size_t)n + 1) * sizeof *index);
+  uint64_t *id = malloc(((size_t)n + 1) * sizeof *id);
+  char **canon = malloc(((size_t)n + 1) * sizeof *canon);
+  drv_work_t *w = calloc(1, sizeof *w);
+  char err[1024];
+  if (!index || !id || !canon || !w) DRV_ABORT("out of memory");
+  for (int32_t m = 0; m < n; m++) {
+    index[m] = r->index[pos[m]];
+    id[m] = r->id[pos[m]];
+    canon[m] = r->canon[pos[m]];
+  }
+  *w = (drv_work_t){.kind = r->kind,
+                    .k = r->k,
+                    .n = n,
+                    .index = index,
+                    .id = id,
+                    .canon = canon,
+                    .run = {r->m.backend, r->m.threads},
+                    .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
+  if (!w->rows || drv_work_start(w)) DRV_ABORT("cannot start a batch's thread");
+  say(l, "batch %d: %d experiments\n", k, n);
+  double stopped_at = -1;
+  while (!drv_work_finished(w)) {
+    nap(POLL_S);
+    if (serve(l, 0) && stopped_at < 0) stopped_at = omp_get_wtime();
+    if (stopped_at >= 0 && omp_get_wtime() - stopped_at >= r->o.grace_s) {
+      say(l, "batch %d abandoned (stop %lld)\n", k, (long long)l->stop);
+      return 1; /* its thread runs on until the process ends */
+    }
+  }
+  drv_work_join(w);
+  keep_rows(l, w->rows, w->not_ok);
+  say(l, "batch %d: done in %.3f s, %d experiments (%lld not ok), %.3g packet-hops (estimate)%s\n",
+      k, w->wall_s, n, (long long)w->not_ok, w->hops, w->splits ? ", split by the engine" : "");
+  ana_table_free(w->rows);
+  free(w);
+  free(index);
+  free(id);
+  free(canon);
+  return 0;
+}
+
+/* Rank 0's rows of experiments that cannot run, written before the work. */
+static void plan_rows(loop_t *l) {
+  drv_run_t *r = l->r;
+  const drv_plan_t *p = &r->plan;
+  ana_table_t *t = ana_table_create(r->kind->cols, r->kind->n_cols, NULL, 0);
+  ana_value_t *v = calloc((size_t)r->kind->n_cols + 1, sizeof *v);
+  if (!t || !v) DRV_ABORT("out of memory");
+  drv_missing_values(r->kind, v);
+  for (int64_t k = 0; k < p->n_rows; k++) {
+    char id[17];
+    int64_t i = p->row_index[k];
+    drv_id_text(r->job.id[i], id);
+    ana_table_append(t, &(ana_row_t){.index = i,
+                                     .id = id,
+                                     .status = p->row_status[k],
+                                     .message = p->row_message[k],
+                                     .config = r->job.canon[i],
+                                     .values = v});
+  }
+  if (p->n_rows) keep_rows(l, t, p->n_rows);
+  ana_table_free(t);
+  free(v);
+}
+
+static void loop_begin(loop_t *l) {
+  drv_run_t *r = l->r;
+  char err[1024], path[4200];
+  drv_win_open(&l->win, MPI_COMM_WORLD);
+  l->pg = (drv_progress_t){.job = r->job_path,
+                           .run_dir = r->run_dir,
+                           .ranks = r->size,
+                           .total = r->total,
+                           .distinct = r->distinct,
+                           .skipped = r->skipped,
+                           .to_run = r->n_todo + r->n_rows,
+                           .every_s = r->o.every_s};
+  drv_progress_begin(&l->pg);
+  snprintf(path, sizeof path, "%s/logs/a%04d-r%06d.log", r->run_dir, r->attempt, r->rank);
+  l->log = fopen(path, "w");
+  ana_prov_t prov = {.title = r->name,
+                     .job_file = r->job_path,
+                     .backend = drv_backend_name(r->m.backend),
+                     .gpu = r->m.gpu};
+  if (drv_shard_open(&l->shard, r->run_dir, r->attempt, r->rank, r->kind, &prov, err, sizeof err))
+    DRV_ABORT(err);
+  say(l, "rank %d of %d (local %d of %d): %s, %d threads, %.3g GiB per batch%s%s\n", r->rank,
+      r->size, r->local_rank, r->local_size, drv_backend_name(r->m.backend), r->m.threads,
+      (double)r->m.mem_budget / 1073741824.0, r->m.gpu[0] ? ", " : "", r->m.gpu);
+  if (r->rank == 0) plan_rows(l);
+}
+
+int drv_run_loop(drv_run_t *r, int *abandoned) {
+  loop_t l = {.r = r};
+  loop_begin(&l);
+  *abandoned = 0;
+  while (!serve(&l, 1)) {
+    int64_t k = drv_win_add(&l.win, DRV_SLOT_NEXT, 1);
+    if (k >= r->n_batches) break;
+    if (one_batch(&l, (int32_t)k)) {
+      *abandoned = 1;
+      break;
+    }
+  }
+  MPI_Request done;
+  int finished = 0;
+  DRV_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &done));
+  while (!finished) {
+    serve(&l, 0);
+    DRV_MPI(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
+    if (!finished) nap(POLL_S);
+  }
+  serve(&l, 1);
+  int64_t stop = l.stop, n_done = drv_win_add(&l.win, DRV_SLOT_DONE, 0);
+  int64_t not_ok = drv_win_add(&l.win, DRV_SLOT_NOT_OK, 0);
+  DRV_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has read the counters */
+  drv_win_close(&l.win);
+  drv_shard_close(&l.shard);
+  say(&l, "leaving: stop %lld, %lld experiments done by every rank\n", (long long)stop,
+      (long long)n_done);
+  if (l.log) fclose(l.log);
+  int rc = 0;
+  if (r->rank == 0) {
+    const char *state = stop ? "stopped" : "done";
+    drv_progress_show(&l.pg, n_done, not_ok, state, 1);
+    if (stop > 0 && stop < DRV_STOP_ERROR) {
+      printf("multiverse run: stopped by signal %lld (%s) with %lld of %lld experiments of this "
+             "run done; every shard is written; rerun the same command to continue\n",
+             (long long)stop,
+             stop == SIGTERM   ? "SIGTERM"
+             : stop == SIGUSR1 ? "SIGUSR1"
+                               : "SIGINT",
+             (long long)n_done, (long long)(r->n_todo + r->n_rows));
+    } else if (stop) {
+      rc = drv_fail(2, "multiverse run: stopped: a rank could not write its results\n");
+    } else {
+      rc = drv_merge_dir(r->run_dir, NULL, 0, stdout);
+    }
+    fflush(stdout);
+  }
+  DRV_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return rc;
+}

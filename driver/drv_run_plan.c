@@ -1,0 +1,217 @@
+/* driver: `multiverse run` before the work: rank 0 loads and checks the job,
+ * prepares the run folder (lock, --force, leftovers of a crash, manifest),
+ * reads the results it holds, plans the batches and broadcasts the plan;
+ * every rank decodes it and opens its kind. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver/drv.h"
+#include "driver/drv_run.h"
+
+/* mkdir -p */
+static int mkdirs(const char *path) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *c = buf + 1; *c; c++)
+    if (*c == '/') {
+      *c = '\0';
+      if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+      *c = '/';
+    }
+  return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* Removes the files of dir whose names end in `tail`. */
+static void remove_files(const char *dir, const char *tail) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  size_t m = strlen(tail);
+  char path[8192];
+  while (d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (e->d_name[0] == '.' || n < m || strcmp(e->d_name + n - m, tail) != 0) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    remove(path);
+  }
+  if (d) closedir(d);
+}
+
+/* The run folder: created, locked against a second run, cleaned. 0 or 2. */
+static int run_folder(drv_run_t *r, const char *dir) {
+  char sub[4200];
+  snprintf(sub, sizeof sub, "%s/shards", dir);
+  if (mkdirs(sub))
+    return drv_fail(2, "multiverse run: cannot create %s: %s\n", sub, strerror(errno));
+  snprintf(sub, sizeof sub, "%s/logs", dir);
+  if (mkdirs(sub))
+    return drv_fail(2, "multiverse run: cannot create %s: %s\n", sub, strerror(errno));
+  snprintf(sub, sizeof sub, "%s/lock", dir);
+  r->lock_fd = open(sub, O_RDWR | O_CREAT, 0666);
+  if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX | LOCK_NB))
+    return drv_fail(2, "multiverse run: %s is in use by another run (%s)\n", dir,
+                    r->lock_fd < 0 ? strerror(errno) : "locked");
+  snprintf(sub, sizeof sub, "%s/shards", dir);
+  remove_files(sub, ".tmp"); /* a shard a crash left half written */
+  if (r->o.force) {
+    remove_files(sub, ".nc");
+    snprintf(sub, sizeof sub, "%s/%s", dir, job_sweep_output(r->job.sw));
+    remove(sub);
+  }
+  return 0;
+}
+
+/* Rank 0: the job, the folder, the plan. Returns the code to broadcast. */
+static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
+  job_sweep_errs_t errs = {0};
+  char err[2048];
+  if (drv_job_load(r->o.job, r->o.presets, &r->job, &errs)) {
+    fputs(errs.text ? errs.text : "", stderr);
+    fprintf(stderr, "multiverse run: %d problem%s; nothing ran\n", errs.n, errs.n == 1 ? "" : "s");
+    job_sweep_errs_free(&errs);
+    return 2;
+  }
+  drv_run_dir(&r->o, &r->job, dir, len);
+  if (run_folder(r, dir)) return 2;
+  drv_done_t done;
+  drv_done_read(dir, &done, stderr);
+  r->attempt = drv_next_attempt(dir);
+  int rc = 0;
+  if (drv_manifest_write(dir, &r->job, err, sizeof err))
+    rc = drv_fail(2, "multiverse run: %s\n", err);
+  else if (drv_plan_make(&r->job, &done, &r->o, &r->m, r->size, &r->plan, err, sizeof err))
+    rc = drv_fail(2, "multiverse run: %s\n", err);
+  drv_done_free(&done);
+  return rc;
+}
+
+static void encode(drv_run_t *r, drv_buf_t *b, int code, const char *dir) {
+  const drv_plan_t *p = &r->plan;
+  drv_buf_i64(b, code);
+  if (code) return;
+  drv_buf_i64(b, r->attempt);
+  drv_buf_i64(b, r->job.count);
+  drv_buf_i64(b, r->job.distinct);
+  drv_buf_i64(b, p->skipped);
+  drv_buf_i64(b, p->n_rows);
+  drv_buf_str(b, dir);
+  drv_buf_str(b, r->job.path);
+  drv_buf_str(b, r->job.dir);
+  drv_buf_str(b, r->job.kind->name);
+  drv_buf_str(b, job_sweep_name(r->job.sw));
+  drv_buf_i64(b, (int64_t)(p->makespan * 1e6));
+  drv_buf_i64(b, (int64_t)(p->bound * 1e6));
+  drv_buf_i64(b, p->n_todo);
+  for (int64_t t = 0; t < p->n_todo; t++) {
+    int64_t i = p->todo[t];
+    drv_buf_i64(b, i);
+    drv_buf_i64(b, (int64_t)r->job.id[i]);
+    drv_buf_str(b, r->job.canon[i]);
+  }
+  drv_buf_i64(b, p->plan.n_batches);
+  for (int32_t k = 0; k < p->plan.n_batches; k++) {
+    const shd_batch_t *bt = &p->plan.batches[k];
+    drv_buf_i64(b, bt->n);
+    for (int32_t m = 0; m < bt->n; m++)
+      drv_buf_i64(b, p->plan.members[bt->first + m]);
+  }
+}
+
+static void *must(void *p) {
+  if (!p) DRV_ABORT("out of memory reading the plan");
+  return p;
+}
+
+static void decode(drv_run_t *r, drv_buf_t *b) {
+  r->code = (int)drv_buf_get_i64(b);
+  if (r->code) return;
+  r->attempt = (int)drv_buf_get_i64(b);
+  r->total = drv_buf_get_i64(b);
+  r->distinct = drv_buf_get_i64(b);
+  r->skipped = drv_buf_get_i64(b);
+  r->n_rows = drv_buf_get_i64(b);
+  r->run_dir = drv_buf_get_str(b);
+  r->job_path = drv_buf_get_str(b);
+  r->job_dir = drv_buf_get_str(b);
+  r->kind_name = drv_buf_get_str(b);
+  r->name = drv_buf_get_str(b);
+  r->makespan = (double)drv_buf_get_i64(b) * 1e-6;
+  r->bound = (double)drv_buf_get_i64(b) * 1e-6;
+  r->n_todo = drv_buf_get_i64(b);
+  size_t n = (size_t)r->n_todo + 1;
+  r->index = must(malloc(n * sizeof *r->index));
+  r->id = must(malloc(n * sizeof *r->id));
+  r->canon = must(calloc(n, sizeof *r->canon));
+  for (int64_t t = 0; t < r->n_todo; t++) {
+    r->index[t] = drv_buf_get_i64(b);
+    r->id[t] = (uint64_t)drv_buf_get_i64(b);
+    r->canon[t] = drv_buf_get_str(b);
+  }
+  r->n_batches = (int32_t)drv_buf_get_i64(b);
+  r->batch_first = must(malloc(((size_t)r->n_batches + 1) * sizeof *r->batch_first));
+  r->batch_n = must(malloc(((size_t)r->n_batches + 1) * sizeof *r->batch_n));
+  r->members = must(malloc(n * sizeof *r->members));
+  int32_t used = 0;
+  for (int32_t k = 0; k < r->n_batches; k++) {
+    r->batch_first[k] = used;
+    r->batch_n[k] = (int32_t)drv_buf_get_i64(b);
+    for (int32_t m = 0; m < r->batch_n[k]; m++) {
+      int64_t pos = drv_buf_get_i64(b);
+      if (pos < 0 || pos >= r->n_todo || used >= r->n_todo) DRV_ABORT("a batch outside the plan");
+      r->members[used++] = (int32_t)pos;
+    }
+  }
+}
+
+void drv_run_plan(drv_run_t *r) {
+  drv_buf_t b = {0};
+  char dir[4096], err[1024];
+  r->lock_fd = -1;
+  if (r->rank == 0) encode(r, &b, plan_rank0(r, dir, sizeof dir), dir);
+  drv_buf_bcast(&b, MPI_COMM_WORLD);
+  decode(r, &b);
+  drv_buf_free(&b);
+  if (r->code) return;
+  r->kind = drv_kind_find(r->kind_name);
+  if (!r->kind) DRV_ABORT("the plan names a kind this rank does not know");
+  if (r->rank == 0) {
+    r->k = r->job.k; /* its caches are warm */
+    return;
+  }
+  r->k = r->kind->open(&(drv_kind_opts_t){.base_dir = r->job_dir, .presets = r->o.presets}, err,
+                       sizeof err);
+  if (!r->k) {
+    fprintf(stderr, "multiverse run: rank %d: %s\n", r->rank, err);
+    DRV_ABORT("a rank cannot open what rank 0 opened (is the job's folder shared?)");
+  }
+}
+
+void drv_run_free(drv_run_t *r) {
+  for (int64_t t = 0; r->canon && t < r->n_todo; t++)
+    free(r->canon[t]);
+  free(r->canon);
+  free(r->index);
+  free(r->id);
+  free(r->batch_first);
+  free(r->batch_n);
+  free(r->members);
+  free(r->run_dir);
+  free(r->job_path);
+  free(r->job_dir);
+  free(r->kind_name);
+  free(r->name);
+  if (r->rank == 0) {
+    drv_plan_free(&r->plan);
+    drv_job_free(&r->job); /* closes the kind's state too */
+  } else if (r->k) {
+    r->kind->close(r->k);
+  }
+  if (r->lock_fd >= 0) close(r->lock_fd);
+}

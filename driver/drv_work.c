@@ -1,0 +1,146 @@
+/* driver: one batch of a run: its experiments built through their kind, run
+ * by the engine as one batch (halved while the device runs out of memory),
+ * and their rows; on a thread of its own, so that the rank's main thread
+ * keeps serving MPI, progress and signals meanwhile. */
+#define _POSIX_C_SOURCE 200809L
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv_run.h"
+
+/* The row of experiment k (values NULL: none). */
+static void work_row(drv_work_t *w, int32_t k, ana_status_t st, const char *msg,
+                     const ana_value_t *values) {
+  char id[17];
+  drv_id_text(w->id[k], id);
+  ana_value_t *miss = NULL;
+  if (!values) {
+    miss = calloc((size_t)w->kind->n_cols + 1, sizeof *miss);
+    if (!miss) abort();
+    drv_missing_values(w->kind, miss);
+  }
+  ana_table_append(w->rows, &(ana_row_t){.index = w->index[k],
+                                         .id = id,
+                                         .status = st,
+                                         .message = msg,
+                                         .config = w->canon[k],
+                                         .values = values ? values : miss});
+  free(miss);
+  w->not_ok += st != ANA_OK;
+}
+
+static ana_status_t work_status(const eng_result_t *r, const char **msg) {
+  switch (r->status) {
+  case ENG_OK:
+    *msg = "";
+    return ANA_OK;
+  case ENG_TIMED_OUT:
+    *msg = "reached its simulated-time limit (max_time_s)";
+    return ANA_TIMED_OUT;
+  case ENG_INVALID:
+    *msg = r->message;
+    return ANA_INVALID;
+  default:
+    *msg = eng_fail_text(r->fail);
+    return ANA_FAILED;
+  }
+}
+
+/* Runs experiments which[0..n) of xs as one engine batch; halves it while the
+ * device has too little memory. */
+static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32_t n,
+                       ana_value_t *vals) {
+  char err[1024];
+  eng_exp_desc_t *d = malloc(((size_t)n + 1) * sizeof *d);
+  if (!d) abort();
+  for (int32_t e = 0; e < n; e++)
+    d[e] = xs[which[e]].desc;
+  eng_batch_t *b = NULL;
+  int rc = eng_batch_create(&(eng_batch_desc_t){n, d}, &b, err, sizeof err);
+  if (!rc) rc = eng_batch_run(b, &w->run, err, sizeof err);
+  free(d);
+  if ((rc == ENG_E_NOMEM || rc == ENG_E_TOO_BIG) && n > 1) {
+    eng_batch_destroy(b);
+    w->splits++;
+    work_group(w, xs, which, n / 2, vals);
+    work_group(w, xs, which + n / 2, n - n / 2, vals);
+    return;
+  }
+  for (int32_t e = 0; e < n; e++) {
+    int32_t k = which[e];
+    if (rc) {
+      work_row(w, k, ANA_FAILED, err, NULL);
+      continue;
+    }
+    eng_result_t r;
+    const char *msg;
+    eng_exp_result(b, e, &r);
+    ana_status_t st = work_status(&r, &msg);
+    if (st == ANA_INVALID) {
+      work_row(w, k, st, msg, NULL);
+      continue;
+    }
+    w->kind->results(w->k, &xs[k], b, e, vals);
+    work_row(w, k, st, msg, vals);
+  }
+  eng_batch_destroy(b);
+}
+
+void drv_work_run(drv_work_t *w) {
+  double t0 = omp_get_wtime();
+  drv_exp_t *xs = calloc((size_t)w->n + 1, sizeof *xs);
+  int32_t *which = malloc(((size_t)w->n + 1) * sizeof *which), m = 0;
+  ana_value_t *vals = calloc((size_t)w->kind->n_cols + 1, sizeof *vals);
+  if (!xs || !which || !vals) abort();
+  w->not_ok = 0;
+  w->hops = 0;
+  for (int32_t k = 0; k < w->n; k++) {
+    int64_t mem;
+    drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], &xs[k], &mem);
+    if (xs[k].status == ANA_OK)
+      which[m++] = k;
+    else
+      work_row(w, k, xs[k].status, xs[k].message, NULL);
+  }
+  if (m) work_group(w, xs, which, m, vals);
+  for (int32_t k = 0; k < w->n; k++) {
+    w->hops += xs[k].hops;
+    w->kind->release(w->k, &xs[k]);
+  }
+  free(xs);
+  free(which);
+  free(vals);
+  w->wall_s = omp_get_wtime() - t0;
+}
+
+static void *work_thread(void *arg) {
+  drv_work_t *w = arg;
+  drv_work_run(w);
+  atomic_store(&w->finished, 1);
+  return NULL;
+}
+
+int drv_work_start(drv_work_t *w) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGUSR1);
+  sigaddset(&block, SIGINT);
+  atomic_store(&w->finished, 0);
+  /* The signals go to the main thread: the worker starts with them blocked. */
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  int rc = pthread_create(&w->thread, NULL, work_thread, w);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc ? -1 : 0;
+}
+
+int drv_work_finished(drv_work_t *w) {
+  return atomic_load(&w->finished);
+}
+
+void drv_work_join(drv_work_t *w) {
+  pthread_join(w->thread, NULL);
+}
