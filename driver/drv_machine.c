@@ -41,9 +41,7 @@ static int gpu_count(char *model, size_t len) {
   return n;
 }
 
-/* One GPU per rank: the local_rank-th (modulo) of those visible, made the only
- * visible one before CUDA starts. Slurm's --gpus-per-task=1 leaves one. */
-static void gpu_pick(int local_rank) {
+void drv_gpu_pick(int local_rank) {
   const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
   char pick[64], model[8];
   if (cvd && *cvd) {
@@ -84,10 +82,20 @@ static int64_t host_available(void) {
   return (int64_t)kb * 1024;
 }
 
+int drv_env_local_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+                                     "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK"};
+  for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+    const char *v = getenv(vars[k]);
+    if (v && *v >= '0' && *v <= '9') return atoi(v);
+  }
+  return -1;
+}
+
 int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine_t *m, char *err,
                 size_t errlen) {
   memset(m, 0, sizeof *m);
-  if (o->backend != ENG_BACKEND_CPU) gpu_pick(local_rank);
+  if (o->backend != ENG_BACKEND_CPU) drv_gpu_pick(local_rank);
   int cuda = o->backend != ENG_BACKEND_CPU && eng_cuda_available();
   if (o->backend == ENG_BACKEND_CUDA && !cuda) {
     snprintf(err, errlen, "--backend cuda: %s", eng_cuda_unavailable_reason());

@@ -32,8 +32,9 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_machin
            p->row_message[k]);
   }
   double hops = 0;
-  for (int64_t t = 0; t < p->n_todo; t++)
-    hops += p->hops[t];
+  for (int32_t b = 0; b < s->n_batches; b++)
+    for (int32_t k = 0; k < s->batches[b].n; k++)
+      hops += p->hops[s->members[s->batches[b].first + k]];
   printf("to run: %lld experiments, %.4g packet-hops (estimate), in %d batches on %d rank%s "
          "(%s, %d thread%s each, %.3g GiB per batch)\n",
          (long long)(p->n_todo - s->n_oom), hops, s->n_batches, ranks, ranks == 1 ? "" : "s",

@@ -64,6 +64,7 @@ int drv_run(int argc, char **argv) {
   if (!r) return drv_fail(2, "multiverse run: out of memory\n");
   r->lock_fd = -1;
   catch_signals();
+  if (drv_env_local_rank() >= 0) drv_gpu_pick(drv_env_local_rank());
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
     return drv_fail(2, "multiverse run: MPI_Init_thread failed\n");
   int rc = run_setup(r, argc, argv);
@@ -77,7 +78,7 @@ int drv_run(int argc, char **argv) {
              "%lld to run in %d batches on %d rank%s (%s); estimated makespan %.3g s, lower "
              "bound %.3g s\n",
              r->job_path, (long long)r->total, (long long)r->distinct, (long long)r->skipped,
-             (long long)(r->n_todo + r->n_rows), r->n_batches, r->size, r->size == 1 ? "" : "s",
+             (long long)r->to_run, r->n_batches, r->size, r->size == 1 ? "" : "s",
              drv_backend_name(r->m.backend), r->makespan, r->bound);
     fflush(stdout);
     rc = drv_run_loop(r, &abandoned);

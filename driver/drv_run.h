@@ -68,6 +68,7 @@ typedef struct drv_run_t {
   int attempt; /* of this run in its folder */
   char *run_dir, *job_path, *job_dir, *kind_name, *name;
   int64_t total, distinct, skipped, n_rows; /* n_rows: rows rank 0 writes at once */
+  int64_t to_run; /* experiments of this run: n_rows and those in batches */
   int64_t n_todo;
   int64_t *index; /* (n_todo) */
   uint64_t *id;

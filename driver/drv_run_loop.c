@@ -175,7 +175,7 @@ static void loop_begin(loop_t *l) {
                            .total = r->total,
                            .distinct = r->distinct,
                            .skipped = r->skipped,
-                           .to_run = r->n_todo + r->n_rows,
+                           .to_run = r->to_run,
                            .every_s = r->o.every_s};
   drv_progress_begin(&l->pg);
   snprintf(path, sizeof path, "%s/logs/a%04d-r%06d.log", r->run_dir, r->attempt, r->rank);
@@ -232,7 +232,7 @@ int drv_run_loop(drv_run_t *r, int *abandoned) {
              stop == SIGTERM   ? "SIGTERM"
              : stop == SIGUSR1 ? "SIGUSR1"
                                : "SIGINT",
-             (long long)n_done, (long long)(r->n_todo + r->n_rows));
+             (long long)n_done, (long long)r->to_run);
     } else if (stop) {
       rc = drv_fail(2, "multiverse run: stopped: a rank could not write its results\n");
     } else {

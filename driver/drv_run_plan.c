@@ -101,6 +101,7 @@ static void encode(drv_run_t *r, drv_buf_t *b, int code, const char *dir) {
   drv_buf_i64(b, r->job.distinct);
   drv_buf_i64(b, p->skipped);
   drv_buf_i64(b, p->n_rows);
+  drv_buf_i64(b, p->n_rows + p->n_todo - p->plan.n_oom);
   drv_buf_str(b, dir);
   drv_buf_str(b, r->job.path);
   drv_buf_str(b, r->job.dir);
@@ -137,6 +138,7 @@ static void decode(drv_run_t *r, drv_buf_t *b) {
   r->distinct = drv_buf_get_i64(b);
   r->skipped = drv_buf_get_i64(b);
   r->n_rows = drv_buf_get_i64(b);
+  r->to_run = drv_buf_get_i64(b);
   r->run_dir = drv_buf_get_str(b);
   r->job_path = drv_buf_get_str(b);
   r->job_dir = drv_buf_get_str(b);

@@ -77,6 +77,14 @@ typedef struct drv_machine_t {
   char gpu[128];      /* GPU model, "" without */
 } drv_machine_t;
 
+/* One GPU per rank: the local_rank-th (modulo) of the GPUs visible becomes
+ * the only one visible (CUDA_VISIBLE_DEVICES), before CUDA starts; nothing
+ * when one is visible already (Slurm's --gpus-per-task=1) or none is. */
+void drv_gpu_pick(int local_rank);
+/* The rank on its node as the launcher tells it (Open MPI, Slurm, MPICH), or
+ * -1: lets the GPU be picked before MPI_Init starts anything. */
+int drv_env_local_rank(void);
+
 /* Picks this rank's GPU (local_rank among local_size ranks of its node), its
  * backend, threads and memory budget. 0, or 2 with a message. */
 int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine_t *m, char *err,

@@ -2,7 +2,8 @@
 # `make demo`: three experiments (a 16:1 incast, a permutation, 200 random flows)
 # on a 32-host leaf-spine, run as one batch by `multiverse net`; then the incast
 # again under each congestion control; then a ring all-reduce across 4 servers
-# of 8 GPUs on that leaf-spine under two congestion controls.
+# of 8 GPUs on that leaf-spine under two congestion controls; then a sweep
+# through `mpirun -np 2 multiverse run`, its report and a heat map.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,3 +24,14 @@ echo
 echo "A ring all-reduce of 64 MiB among 32 H200 (4 servers of 8 GPUs, a 100 Gb/s NIC per GPU on the leaf-spine):"
 "$mv" collective --op allreduce --bytes 64M --gpus 32 --topology "$here/net/leafspine.json" \
   --nic-gbps 100 --sweep cc=dcqcn,hpcc
+
+echo
+echo "A sweep (examples/net/sweep.json: 4 congestion controls x 3 load balancers x 3 buffer"
+echo "sizes on the random traffic) on 2 MPI ranks, its report and a heat map:"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # the demo may run as root
+run=$build/demo-run
+mpirun --oversubscribe -np 2 "$mv" run "$here/net/sweep.json" --run-dir "$run" --force
+"$mv" report "$run/results.nc" --metric p99_slowdown --top 5
+/usr/bin/python3 "$here/../analysis/plot.py" "$run/results.nc" p99_slowdown --x network.cc \
+  --y network.lb -o "$run/p99_slowdown.png"
+echo "heat map: $run/p99_slowdown.png; shards, manifest, logs and progress.json: $run/"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the build and the tests need, when run as root; otherwise
-# prints the one apt-get line to run and fails.
+# prints the one apt-get line to run and fails. (slurm-wlm and munge: the Slurm tests start
+# their own daemons with cluster/testcluster.sh; nothing is configured system-wide.)
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libopenmpi-dev openmpi-bin libnetcdf-dev libjansson-dev
-      python3-xarray python3-netcdf4 python3-matplotlib
+      python3-xarray python3-netcdf4 python3-matplotlib slurm-wlm munge
       clang-14 libclang-rt-14-dev) # clang: the fuzz targets (libFuzzer)
 missing=()
 for p in "${pkgs[@]}"; do

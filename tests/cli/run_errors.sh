@@ -66,6 +66,17 @@ grep -q "^  experiment 1 ([0-9a-f]\{16\}): invalid: ring_cap: must be 0 (derived
 grep -q "^  experiment 2 ([0-9a-f]\{16\}): failed: .*/nothing.txt: No such file or directory$" \
   out.txt || fail "$(cat out.txt)"
 
+# Too little memory for a batch: oom rows, and a run that writes them.
+expect 1 want.txt "$mv" plan rows.json --run-dir r --memory 0.001
+grep -q "^  experiment 0 ([0-9a-f]\{16\}): oom: needs 0.00[1-9][0-9]* GiB of memory; a batch may use 0.001 GiB (--memory)$" \
+  out.txt || fail "$(cat out.txt)"
+grep -q "^to run: 0 experiments, 0 packet-hops (estimate), in 0 batches" out.txt || fail "$(cat out.txt)"
+mpirun --oversubscribe -np 2 "$mv" run rows.json --run-dir r --memory 0.001 > out.txt 2> err.txt ||
+  fail "run: $(cat err.txt)"
+grep -q "3 to run in 0 batches" out.txt || fail "$(cat out.txt)"
+grep -q "wrote r/results.nc: 3 experiments (0 ok, 1 oom, 1 invalid, 1 failed) from 1 shard file" out.txt ||
+  fail "$(cat out.txt)"
+
 # Bad uses.
 echo "multiverse run: --force and --only-failed exclude each other" > want.txt
 expect 2 want.txt "$mv" run rows.json --force --only-failed

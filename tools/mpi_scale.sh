@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Speed-up of `multiverse run` from 1 to N ranks (one per GPU): the same sweep
+# run with 1 rank and with N, wall times, their ratio, and whether the merged
+# results are identical (tests/mpi/same_results.py). For the 2-GPU check:
+#
+#   tools/mpi_scale.sh                      # on nvidia-h200-x2, after `make build`
+#
+# The sweep: FILES flow files on a k=8 three-tier fat-tree (128 hosts; half
+# random traffic of FLOWS flows up to MAX_BYTES, half 16:1 incasts) x 4
+# congestion controls x 2 load balancers. Environment (defaults):
+#   BUILD=build RANKS=2 BACKEND=auto FILES=384 FLOWS=768 MAX_BYTES=4000000
+#   WORK=/tmp/mv_scale MAX_BATCH=0 (0: the cost model's batches)
+# (about 6e9 packet-hops: a minute or more on one H200; fixed costs, MPI and CUDA
+# start-up and rank 0's plan, must stay small beside it for a 1.9x speed-up.)
+# Prints `multiverse plan`'s estimate for 1 and N ranks first (its cost model:
+# jobs/presets/batching.json), then the measured times, and per rank of the
+# N-rank run the seconds it spent in batches (their largest over their mean:
+# the measured balance of the shared counter).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$here/build} ranks=${RANKS:-2} backend=${BACKEND:-auto}
+files=${FILES:-384} flows=${FLOWS:-768} max_bytes=${MAX_BYTES:-4000000}
+work=${WORK:-/tmp/mv_scale} max_batch=${MAX_BATCH:-0}
+mv=$build/driver/multiverse gen=$build/tests/mv_genflows
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+echo '{"kind":"fat_tree","tiers":3,"k":8,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
+list=""
+for i in $(seq 0 $((files - 1))); do
+  if [ $((i % 2)) = 0 ]; then "$gen" random 128 $((i + 1)) "$flows" "$max_bytes" 50000 > f$i.txt
+  else "$gen" incast 128 $((i + 1)) 16 "$max_bytes" 0 $((i % 128)) > f$i.txt; fi
+  list="$list${list:+, }\"f$i.txt\""
+done
+cat > scale.json <<JSON
+{"name": "scale", "base": {"network": {"topology": "fat.json", "flows": "f0.txt"}},
+ "sweep": {"grid": {"network.flows": [$list], "network.cc": ["none", "dcqcn", "dctcp", "hpcc"],
+                    "network.lb": ["ecmp", "adaptive"]}}}
+JSON
+opts=(--backend "$backend")
+[ "$max_batch" != 0 ] && opts+=(--max-batch "$max_batch")
+for n in 1 "$ranks"; do
+  echo "plan for $n rank(s):"
+  "$mv" plan scale.json --ranks "$n" "${opts[@]}" --run-dir none | sed 's/^/  /' || true
+done
+declare -A wall
+for n in 1 "$ranks"; do
+  t0=$(date +%s.%N)
+  mpirun --oversubscribe -np "$n" "$mv" run scale.json --run-dir run$n --force "${opts[@]}" \
+    > run$n.out 2> run$n.err || { cat run$n.out run$n.err; exit 1; }
+  t1=$(date +%s.%N)
+  wall[$n]=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+  rate=$(sed -n 's/.*"experiments_per_s": \([0-9.e+-]*\).*/\1/p' run$n/progress.json)
+  echo "$n rank(s): ${wall[$n]} s wall ($(tail -1 run$n.out | sed 's/^multiverse: //'); $rate experiments/s in the loop)"
+done
+echo "busy seconds per rank ($ranks-rank run, from its logs):"
+for log in run$ranks/logs/*.log; do
+  sed -n 's/.* done in \([0-9.]*\) s,.*/\1/p' "$log" | awk -v l="$(basename "$log")" '{s += $1} END {printf "  %s: %.2f s in %d batches\n", l, s, NR}'
+done | tee busy.txt
+awk '{gsub(":", ""); b[NR] = $2} END {m = 0; t = 0; for (i in b) {t += b[i]; if (b[i] > m) m = b[i]}
+  printf "  largest / mean: %.4f\n", m / (t / NR)}' busy.txt
+ratio=$(awk -v a="${wall[1]}" -v b="${wall[$ranks]}" 'BEGIN {printf "%.3f", a / b}')
+if /usr/bin/python3 "$here/tests/mpi/same_results.py" run1/results.nc run$ranks/results.nc > same.out; then
+  same="identical"
+else
+  same="DIFFERENT: $(cat same.out)"
+fi
+echo "speed-up 1 -> $ranks ranks: ${ratio}x; merged results $same"
