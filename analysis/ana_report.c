@@ -214,7 +214,7 @@ static void effect(FILE *out, const ctx_t *x, int c) {
   put(&g, "not_ok");
   for (int k = 0; k < ng; k++) {
     group_t *gr = &gs[k];
-    qsort(gr->vals, (size_t)gr->n, sizeof *gr->vals, by_double);
+    if (gr->n) qsort(gr->vals, (size_t)gr->n, sizeof *gr->vals, by_double); /* NULL when empty */
     put(&g, "%s", gr->label);
     put(&g, "%d", gr->n);
     if (gr->n == 0) {

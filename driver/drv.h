@@ -44,6 +44,9 @@ int drv_sweep(const char *cmd, const char *const *sweeps, int n_sweeps, const jo
  * topology; *format is its trf_format_t. 0, or 2 with a one-line message
  * "multiverse CMD: FILE:LINE: ..." (g may then hold a partial graph). */
 int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, int *format);
+/* The same, the message ("FILE:LINE: ...") in err: 0 or -1. */
+int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char *err,
+                   size_t errlen);
 
 /* What one experiment of `multiverse net` reports. */
 typedef struct drv_net_report_t {

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char *cost_file(char *buf, size_t len) {
   const char *dir = getenv("MULTIVERSE_PRESETS");

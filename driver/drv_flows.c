@@ -6,25 +6,33 @@
 #include "tg/tg_json.h"
 #include "traffic/trf.h"
 
-int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, int *format) {
-  char err[1024];
-  int fmt = trf_detect(path, err, sizeof err);
-  if (fmt < 0) return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char *err,
+                   size_t errlen) {
+  int fmt = trf_detect(path, err, errlen);
+  if (fmt < 0) return -1;
   if (fmt == TRF_FORMAT_NS3) {
     trf_flows_t fl;
-    if (trf_read_ns3(path, t, &fl, err, sizeof err))
-      return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+    if (trf_read_ns3(path, t, &fl, err, errlen)) return -1;
     int conv = trf_to_tg(&fl, g);
     trf_free(&fl);
-    if (conv) return drv_fail(2, "multiverse %s: out of memory\n", cmd);
+    if (conv) {
+      snprintf(err, errlen, "%s: out of memory", path);
+      return -1;
+    }
   } else if (fmt == TRF_FORMAT_CM) {
-    if (trf_read_cm(path, t, g, err, sizeof err))
-      return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+    if (trf_read_cm(path, t, g, err, errlen)) return -1;
   } else {
-    if (tg_read_json(path, g, err, sizeof err)) return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+    if (tg_read_json(path, g, err, errlen)) return -1;
     tg_assign_ports(g);
-    if (tg_check(g, t, path, err, sizeof err)) return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+    if (tg_check(g, t, path, err, errlen)) return -1;
   }
   *format = fmt;
+  return 0;
+}
+
+int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, int *format) {
+  char err[1024];
+  if (drv_load_flows(path, t, g, format, err, sizeof err))
+    return drv_fail(2, "multiverse %s: %s\n", cmd, err);
   return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 /* Where canon's messages start: replaced by the experiments it concerns. */
 #define JOB_WHERE "@"

@@ -10,9 +10,7 @@
 
 #include "driver/drv.h"
 #include "driver/drv_kind_net.h"
-#include "driver/drv_sweep.h"
-#include "tg/tg_json.h"
-#include "traffic/trf.h"
+#include "driver/drv_jobs.h"
 
 typedef struct net_t {
   job_presets_t ps;
@@ -183,27 +181,6 @@ static net_topo_t *net_topo(net_t *n, const job_exp_t *x, const char *key) {
   return t;
 }
 
-/* Reads a flow file of any format trf_detect knows into g. */
-static int net_read_work(const char *path, const topo_t *t, tg_t *g, char *err, size_t errlen) {
-  trf_flows_t fl;
-  switch (trf_detect(path, err, errlen)) {
-  case TRF_FORMAT_NS3:
-    if (trf_read_ns3(path, t, &fl, err, errlen)) return -1;
-    int rc = trf_to_tg(&fl, g);
-    trf_free(&fl);
-    if (rc) snprintf(err, errlen, "%.900s: out of memory", path);
-    return rc;
-  case TRF_FORMAT_CM:
-    return trf_read_cm(path, t, g, err, errlen);
-  case TRF_FORMAT_JSON:
-    if (tg_read_json(path, g, err, errlen)) return -1;
-    tg_assign_ports(g);
-    return tg_check(g, t, path, err, errlen);
-  default:
-    return -1;
-  }
-}
-
 static net_work_t *net_work(net_t *n, const job_exp_t *x, const char *topo_key, const topo_t *t) {
   char key[8192], path[8192], err[1024];
   snprintf(key, sizeof key, "%s\n%s", topo_key, x->flows_file);
@@ -211,7 +188,8 @@ static net_work_t *net_work(net_t *n, const job_exp_t *x, const char *topo_key, 
   if (w) return w;
   if (!(w = calloc(1, sizeof *w))) return NULL;
   net_path(n, x->flows_file, path, sizeof path);
-  if (net_read_work(path, t, &w->g, err, sizeof err)) {
+  int format;
+  if (drv_load_flows(path, t, &w->g, &format, err, sizeof err)) {
     tg_free(&w->g);
     memset(&w->g, 0, sizeof w->g);
     w->error = strdup(err);

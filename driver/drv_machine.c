@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 /* Free device memory (engine/sim, eng_world.h; eng.h does not export it). */
 size_t eng_cuda_free_bytes(void);

@@ -3,19 +3,20 @@
 #include <string.h>
 
 #include "driver/drv.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
-static const char usage[] = "usage: multiverse COMMAND [options]\n"
-                            "commands:\n"
-                            "  net       packet-level network simulation of flow files and task graphs\n"
-                            "  collective time, algbw and busbw of an NCCL collective per size\n"
-                            "  calibrate fit the intra-server collective model to nccl-tests logs\n"
-                            "  run       run a job file's sweep on every MPI rank (mpirun/srun)\n"
-                            "  plan      check a job file and show the batches `run` would make\n"
-                            "  merge     merge a run folder's shards into its results file\n"
-                            "  report    best configurations and each swept key's effect\n"
-                            "  version   print the version\n"
-                            "`multiverse COMMAND --help` describes a command.\n";
+static const char usage[] =
+    "usage: multiverse COMMAND [options]\n"
+    "commands:\n"
+    "  net       packet-level network simulation of flow files and task graphs\n"
+    "  collective time, algbw and busbw of an NCCL collective per size\n"
+    "  calibrate fit the intra-server collective model to nccl-tests logs\n"
+    "  run       run a job file's sweep on every MPI rank (mpirun/srun)\n"
+    "  plan      check a job file and show the batches `run` would make\n"
+    "  merge     merge a run folder's shards into its results file\n"
+    "  report    best configurations and each swept key's effect\n"
+    "  version   print the version\n"
+    "`multiverse COMMAND --help` describes a command.\n";
 
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

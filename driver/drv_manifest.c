@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char *const type_names[] = {"int", "real", "bool", "string", "json"};
 

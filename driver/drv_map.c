@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 struct drv_map_t {
   size_t cap, n;

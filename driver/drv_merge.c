@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "driver/drv.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char merge_usage[] =
     "usage: multiverse merge RUNDIR [-o OUT.nc] [--partial]\n"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "driver/drv.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char run_usage[] =
     "usage: mpirun -np N multiverse run JOB.json [--run-dir DIR] [--force | --only-failed]\n"

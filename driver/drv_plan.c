@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 #define GIB 1073741824.0
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "driver/drv.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char *const status_names[ANA_STATUS_N] = {"ok", "oom", "invalid", "failed",
                                                        "timed_out"};

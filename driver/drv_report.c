@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "driver/drv.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static const char report_usage[] =
     "usage: multiverse report RESULTS.nc|RUNDIR [--by KEY] [--top N] [--metric NAME]\n"

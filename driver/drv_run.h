@@ -10,13 +10,14 @@
 #include <stdatomic.h>
 
 #include "driver/drv_mpi.h"
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 /* ---- one batch (drv_work.c) ---- */
 
 typedef struct drv_work_t {
   const drv_kind_t *kind;
   void *k;
+  int32_t batch;        /* its number in the plan */
   int32_t n;            /* experiments */
   const int64_t *index; /* (n) each one's first index in the job */
   const uint64_t *id;   /* (n) */

@@ -95,8 +95,8 @@ static void keep_rows(loop_t *l, ana_table_t *rows, int64_t not_ok) {
   drv_win_add(&l->win, DRV_SLOT_NOT_OK, not_ok);
 }
 
-/* Runs batch k; returns 1 if it was abandoned on its thread. */
-static int one_batch(loop_t *l, int32_t k) {
+/* Starts batch k on a worker thread. */
+static drv_work_t *start_batch(loop_t *l, int32_t k) {
   drv_run_t *r = l->r;
   int32_t n = r->batch_n[k], *pos = &r->members[r->batch_first[k]];
   int64_t *index = malloc(((size_t)n + 1) * sizeof *index);
@@ -112,6 +112,7 @@ static int one_batch(loop_t *l, int32_t k) {
   }
   *w = (drv_work_t){.kind = r->kind,
                     .k = r->k,
+                    .batch = k,
                     .n = n,
                     .index = index,
                     .id = id,
@@ -120,24 +121,56 @@ static int one_batch(loop_t *l, int32_t k) {
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
   if (!w->rows || drv_work_start(w)) DRV_ABORT("cannot start a batch's thread");
   say(l, "batch %d: %d experiments\n", k, n);
+  return w;
+}
+
+/* Waits for a batch, serving meanwhile; 1 if it was abandoned after a stop
+ * (its thread runs on until the process ends), else 0 (joined). */
+static int wait_batch(loop_t *l, drv_work_t *w) {
   double stopped_at = -1;
   while (!drv_work_finished(w)) {
     nap(POLL_S);
     if (serve(l, 0) && stopped_at < 0) stopped_at = omp_get_wtime();
-    if (stopped_at >= 0 && omp_get_wtime() - stopped_at >= r->o.grace_s) {
-      say(l, "batch %d abandoned (stop %lld)\n", k, (long long)l->stop);
-      return 1; /* its thread runs on until the process ends */
+    if (stopped_at >= 0 && omp_get_wtime() - stopped_at >= l->r->o.grace_s) {
+      say(l, "batch %d abandoned (stop %lld)\n", w->batch, (long long)l->stop);
+      return 1;
     }
   }
   drv_work_join(w);
+  return 0;
+}
+
+/* Keeps a finished batch's rows and frees it. */
+static void end_batch(loop_t *l, drv_work_t *w) {
   keep_rows(l, w->rows, w->not_ok);
   say(l, "batch %d: done in %.3f s, %d experiments (%lld not ok), %.3g packet-hops (estimate)%s\n",
-      k, w->wall_s, n, (long long)w->not_ok, w->hops, w->splits ? ", split by the engine" : "");
+      w->batch, w->wall_s, w->n, (long long)w->not_ok, w->hops,
+      w->splits ? ", halved for device memory" : "");
   ana_table_free(w->rows);
+  free((void *)w->index);
+  free((void *)w->id);
+  free((void *)w->canon);
   free(w);
-  free(index);
-  free(id);
-  free(canon);
+}
+
+/* The next batch from the shared counter, unless stopping; NULL when none. */
+static drv_work_t *next_batch(loop_t *l) {
+  if (serve(l, 1)) return NULL;
+  int64_t k = drv_win_add(&l->win, DRV_SLOT_NEXT, 1);
+  return k < l->r->n_batches ? start_batch(l, (int32_t)k) : NULL;
+}
+
+/* Batches until none are left or a stop; the next one starts before the
+ * last one's rows are written, so writing overlaps computing. 1 if a batch
+ * was abandoned. */
+static int work(loop_t *l) {
+  drv_work_t *w = next_batch(l);
+  while (w) {
+    if (wait_batch(l, w)) return 1;
+    drv_work_t *next = next_batch(l);
+    end_batch(l, w);
+    w = next;
+  }
   return 0;
 }
 
@@ -195,15 +228,7 @@ static void loop_begin(loop_t *l) {
 int drv_run_loop(drv_run_t *r, int *abandoned) {
   loop_t l = {.r = r};
   loop_begin(&l);
-  *abandoned = 0;
-  while (!serve(&l, 1)) {
-    int64_t k = drv_win_add(&l.win, DRV_SLOT_NEXT, 1);
-    if (k >= r->n_batches) break;
-    if (one_batch(&l, (int32_t)k)) {
-      *abandoned = 1;
-      break;
-    }
-  }
+  *abandoned = work(&l);
   MPI_Request done;
   int finished = 0;
   DRV_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &done));

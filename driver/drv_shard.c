@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/drv_sweep.h"
+#include "driver/drv_jobs.h"
 
 static int by_string(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI tests of `multiverse run` (mpi_common.sh describes the jobs).
 # usage: mpi_test.sh MODE SRC_DIR MULTIVERSE MV_GENFLOWS WORK
-#   setup   the work folder and the reference: the mixed job on 1 rank
+#   setup   the work folder and the reference: the mixed job on 1 rank, and
+#           the report of its folder
 #   ranks   2 and 4 ranks give the reference's results, each experiment once
 #   kill    kill -9 one of 2 ranks mid-sweep, rerun: the reference's results,
 #           every experiment exactly once, the finished ones not run again
@@ -39,6 +40,11 @@ setup)
     fail "$(cat ref.out)"
   check mixed ref/results.nc
   check rows ref 35
+  # The report of a run folder: 33 ok; ring_cap 3 has no ok experiment.
+  "$mv" report ref --by network.ring_cap --top 2 > report.txt
+  grep -q "^ref/results.nc: 36 experiments: 33 ok, 1 invalid, 2 failed$" report.txt &&
+    grep -q "^3                  0            -            -       1$" report.txt ||
+    fail "report: $(cat report.txt)"
   ;;
 ranks)
   cd "$work"

@@ -1,6 +1,7 @@
 /* `multiverse report`: the exact text of the best-experiments table and of each
  * swept parameter's effect (ok count, best, median, not ok) on a small grid
- * with an oom and a failed experiment, and on a sampled parameter (bins). */
+ * with an oom and a failed experiment (and a value without any ok one), and on
+ * a sampled parameter (bins). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
@@ -14,14 +15,15 @@ static const ana_col_t cols[] = {
     {.name = "drops", .type = ANA_INT64, .units = "1"},
 };
 
-/* 3 CCs x 4 TP sizes; time = 1 + 0.25 cc + 1 / tp; 3 is oom, 7 failed. */
-static ana_table_t *grid(void) {
+/* 3 CCs x 4 TP sizes; time = 1 + 0.25 cc + 1 / tp; 3 is oom, 7 failed, and
+ * with `all_tp8` 11 failed too (then no tp = 8 experiment is ok). */
+static ana_table_t *grid_of(int all_tp8) {
   static const char *const ccs[] = {"dcqcn", "hpcc", "dctcp"};
   static const int64_t tps[] = {1, 2, 4, 8};
   char err[256], id[32];
   ana_table_t *t = ana_table_create(cols, 4, err, sizeof err);
   for (int64_t i = 0; i < 12; i++) {
-    ana_status_t st = i == 3 ? ANA_OOM : i == 7 ? ANA_FAILED : ANA_OK;
+    ana_status_t st = i == 3 ? ANA_OOM : i == 7 || (all_tp8 && i == 11) ? ANA_FAILED : ANA_OK;
     snprintf(id, sizeof id, "%016llx", (unsigned long long)(0xabc0 + i));
     ana_value_t v[4] = {{.s = ccs[i / 4]},
                         {.i = tps[i % 4]},
@@ -30,6 +32,10 @@ static ana_table_t *grid(void) {
     ana_table_append(t, &(ana_row_t){.index = i, .id = id, .status = st, .values = v});
   }
   return t;
+}
+
+static ana_table_t *grid(void) {
+  return grid_of(0);
 }
 
 /* The report as text. */
@@ -133,6 +139,22 @@ int main(void) {
   expect(t, &(ana_report_desc_t){.metric = "nope"}, "error: results.nc: nope: no such column\n");
   expect(t, &(ana_report_desc_t){.by = "drops"},
          "error: results.nc: drops: not a swept parameter\n");
+  ana_table_free(t);
+  t = grid_of(1); /* a value whose experiments all failed: no best, no median */
+  expect(t, &(ana_report_desc_t){.by = "training.tp", .top = 1},
+         "results.nc: 12 experiments: 9 ok, 1 oom, 2 failed\n"
+         "metric: iteration_time (s), lower is better\n"
+         "\n"
+         "best 1 of 9 ok experiments:\n"
+         "rank  iteration_time  network.cc  training.tp  experiment_id\n"
+         "   1            1.25  dcqcn                 4  000000000000abc2\n"
+         "\n"
+         "by training.tp:\n"
+         "training.tp  ok  best  median  not_ok\n"
+         "1             3     2    2.25       0\n"
+         "2             3   1.5    1.75       0\n"
+         "4             3  1.25     1.5       0\n"
+         "8             0     -       -       3\n");
   ana_table_free(t);
   t = sampled();
   expect(t, &(ana_report_desc_t){.higher_is_better = 1, .top = 2},

@@ -1,8 +1,8 @@
 /* driver: what the sweep commands (run, plan, merge, report) share: the
  * expanded job with every experiment's canonical text and id, the run folder
  * (manifest, shards, progress), the cost model and the plan of batches. */
-#ifndef DRV_SWEEP_H
-#define DRV_SWEEP_H
+#ifndef DRV_JOBS_H
+#define DRV_JOBS_H
 
 #include <stdint.h>
 #include <stdio.h>
