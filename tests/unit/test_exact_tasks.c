@@ -1,8 +1,13 @@
 /* Exactness on task graphs: the engine (all experiments in one batch, CPU
  * backend) equals the reference simulator (tests/ref) to the picosecond on
  * random task graphs (mvgen.h) over random topologies and parameters: every
- * task's start, end and recv, every counter, the status and the end time. */
+ * task's start, end and recv, every counter, the status and the end time.
+ * With --cuda (the gpu test): the CUDA backend in each launch mode equals the
+ * CPU backend on the same batch (exit 77 without a GPU). */
+#define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mvgen.h"
 #include "mvsim.h"
@@ -70,7 +75,55 @@ static void random_params(mvgen_rng_t *r, eng_params_t *p) {
     p->max_time = (5 + (int64_t)mvgen_rnd(r, 40)) * 1000000;
 }
 
-int main(void) {
+/* Experiment e of batch b equals experiment e of batch a: every task time,
+ * every counter, status and end. Prints the first task that differs. */
+static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_t *g) {
+  eng_result_t ra, rb;
+  eng_exp_result(a, e, &ra);
+  eng_exp_result(b, e, &rb);
+  for (int32_t i = 0; i < g->n; i++) {
+    eng_task_times_t ta = mvsim_times(a, e, i), tb = mvsim_times(b, e, i);
+    if (ta.start != tb.start || ta.end != tb.end || ta.recv != tb.recv) {
+      fprintf(
+          stderr,
+          "experiment %d task %d (kind %d, host %d, gpu %d, stream %d, need %d): start %lld/%lld "
+          "end %lld/%lld recv %lld/%lld\n",
+          e, i, g->t[i].kind, g->t[i].host, g->t[i].gpu, g->t[i].stream, g->t[i].need,
+          (long long)ta.start, (long long)tb.start, (long long)ta.end, (long long)tb.end,
+          (long long)ta.recv, (long long)tb.recv);
+      return 0;
+    }
+  }
+  return ra.status == rb.status && ra.end_ps == rb.end_ps && ra.drops == rb.drops &&
+         ra.pfc_pauses == rb.pfc_pauses && ra.ecn_marks == rb.ecn_marks &&
+         ra.packet_hops == rb.packet_hops && ra.retransmits == rb.retransmits &&
+         ra.timeouts == rb.timeouts && ra.cnps == rb.cnps;
+}
+
+/* The CUDA backend in each launch mode against the CPU backend. */
+static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
+  if (!eng_cuda_available()) {
+    printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  static const char *const modes[] = {"experiment", "persistent", "systems"};
+  eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
+  for (int m = 0; m < 3; m++) {
+    setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
+    eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
+    int differ = 0;
+    for (int e = 0; e < n; e++)
+      differ += !same_exp(cpu, gpu, e, &tgs[e]);
+    printf("cuda, launch mode %s: %d of %d experiments differ from the CPU\n", modes[m], differ, n);
+    CHECK_EQ_I64(differ, 0);
+    eng_batch_destroy(gpu);
+  }
+  unsetenv("MULTIVERSE_CUDA_LAUNCH");
+  eng_batch_destroy(cpu);
+  return mvtest_end();
+}
+
+int main(int argc, char **argv) {
   static topo_t topo[N_EXP];
   static tg_t tgs[N_EXP];
   static eng_params_t par[N_EXP];
@@ -99,6 +152,7 @@ int main(void) {
     ex[e] = (eng_exp_desc_t){
         .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 3000 + (uint64_t)e};
   }
+  if (argc > 1 && strcmp(argv[1], "--cuda") == 0) return against_cuda(N_EXP, ex, tgs);
   eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0, slowed = 0;
   int64_t by_status[3] = {0};
