@@ -46,7 +46,8 @@ bench_same() {
   local a=$1 b=$2
   [ -s "$a/summary.jsonl" ] && [ -s "$b/summary.jsonl" ] || return 1
   diff -rq -x summary.jsonl "$a" "$b" > /dev/null || return 1
-  local strip='s/"backend":"[a-z]*",//; s/"wall_s":[^,}]*,//; s/"packet_hops_per_s":[^,}]*,//'
+  # wall_s and packet_hops_per_s wherever they stand (last field or not)
+  local strip='s/"backend":"[a-z]*",//; s/"wall_s":[^,}]*,//; s/,"wall_s":[^,}]*}/}/; s/"packet_hops_per_s":[^,}]*,//; s/,"packet_hops_per_s":[^,}]*}/}/'
   cmp -s <(sed "$strip" "$a/summary.jsonl") <(sed "$strip" "$b/summary.jsonl")
 }
 

@@ -48,6 +48,12 @@ cp -r b d && sed -i '1s/ [0-9]* \([0-9]*\)$/ 1 \1/' d/fct-3.txt
 ! bench_same a d || fail "a changed FCT compared equal"
 cp -r b e && rm e/fct-4.txt
 ! bench_same a e || fail "a missing fct file compared equal"
+# multiverse collective's lines end with wall_s: it is left out there too.
+mkdir -p f g && printf '{"experiment":0,"time_us":1.5,"backend":"cpu","wall_s":0.25}\n' > f/summary.jsonl
+printf '{"experiment":0,"time_us":1.5,"backend":"cuda","wall_s":0.75}\n' > g/summary.jsonl
+bench_same f g || fail "collective lines differing in wall_s only compared different"
+sed -i 's/1.5/1.6/' g/summary.jsonl
+! bench_same f g || fail "collective lines with another time compared equal"
 bench_net run1 --topology k4.json --flows perms/perm-0.txt
 [ "$R_RC" = 0 ] && [ "$R_WORLD" -gt 0 ] && is_num "$R_WALL" || fail "bench_net: rc $R_RC world $R_WORLD wall $R_WALL"
 
