@@ -129,15 +129,18 @@ int64_t eng_batch_memory(const eng_batch_desc_t *d);
 typedef struct eng_batch_t eng_batch_t;
 
 /* Builds a batch: each experiment is validated, an invalid one becomes an
- * ENG_INVALID result and the others are built. 0, or an eng_err_t with a
- * message (*out NULL). */
+ * ENG_INVALID result and the others are built, in one world or, where one
+ * would have more rows in a table than a world addresses (2^30, or
+ * MULTIVERSE_WORLD_ROWS if set and smaller), in several run one after the
+ * other. 0, or an eng_err_t with a message (*out NULL). */
 int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, size_t errlen);
 /* Runs every valid experiment to its end. 0 or an eng_err_t with a message;
  * after an error the batch holds no results and can only be destroyed. */
 int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t errlen);
 void eng_batch_destroy(eng_batch_t *b);
-/* Bytes of world tables the batch holds. */
+/* Bytes of world tables the batch holds, and in how many worlds. */
 int64_t eng_batch_bytes(const eng_batch_t *b);
+int32_t eng_batch_worlds(const eng_batch_t *b);
 
 void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r);
 /* Times of task `task` of experiment e; 0, or -1 if there is no such task. */

@@ -9,12 +9,17 @@
 #include "sim/eng_standalone.h"
 #include "sim/eng_world.h"
 
+/* A batch is one world, or several where one would address more rows than
+ * its int32 offsets allow: the valid experiments in order, cut in halves
+ * until every part fits (each run after the other, results unchanged). */
 struct eng_batch_t {
   int32_t n;
-  int32_t *widx;    /* (n) experiment in the world; -1: invalid */
+  int32_t *widx;    /* (n) experiment in its world; -1: invalid */
+  int32_t *wof;     /* (n) its world */
   char **msg;       /* (n) why invalid; NULL otherwise */
   int32_t *n_tasks; /* (n) */
-  eng_world_t *w;
+  eng_world_t **w;  /* (n_w) */
+  int32_t n_w, n_valid;
   int broken; /* a run failed: no results */
 };
 
@@ -86,9 +91,11 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
     snprintf(err, errlen, "out of memory counting its rows");
     return -1;
   }
+  int64_t limit = eng_world_row_limit();
   for (int t = 0; t < ENG_T_COUNT; t++)
-    if (rows[t] > INT32_MAX / 2) {
-      snprintf(err, errlen, "too large for one world (more than 2^30 rows in one table)");
+    if (rows[t] > limit) {
+      snprintf(err, errlen, "too large for one world (more than %lld rows in one table)",
+               (long long)limit);
       return -1;
     }
   return 0;
@@ -131,31 +138,63 @@ int64_t eng_batch_memory(const eng_batch_desc_t *d) {
   return bytes;
 }
 
+/* Worlds for valid experiments v[lo, hi) (the lo-th valid onwards), halved
+ * while one would have too many rows; world k holds them from first[k]. */
+static int batch_worlds(eng_batch_t *b, const eng_exp_desc_t *v, int32_t lo, int32_t hi,
+                        int32_t *first, char *err, size_t errlen) {
+  eng_world_desc_t wd = {.n_exps = hi - lo, .exps = v + lo};
+  int rc = eng_world_create(&wd, &b->w[b->n_w], err, errlen);
+  if (rc == ENG_E_TOO_BIG && hi - lo > 1) {
+    int32_t mid = lo + (hi - lo) / 2;
+    rc = batch_worlds(b, v, lo, mid, first, err, errlen);
+    return rc ? rc : batch_worlds(b, v, mid, hi, first, err, errlen);
+  }
+  if (rc == 0) first[b->n_w++] = lo;
+  return rc;
+}
+
 int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, size_t errlen) {
   int rc = ENG_E_NOMEM;
-  int32_t n = d->n_exps, nv = 0;
+  int32_t n = d->n_exps, nv = 0, *first = NULL;
   eng_exp_desc_t *v = NULL;
   eng_batch_t *b = calloc(1, sizeof *b);
   *out = NULL;
   if (!b) goto fail_oom;
   b->n = n;
   b->widx = malloc(((size_t)n + 1) * sizeof *b->widx);
+  b->wof = calloc((size_t)n + 1, sizeof *b->wof);
   b->msg = calloc((size_t)n + 1, sizeof *b->msg);
   b->n_tasks = calloc((size_t)n + 1, sizeof *b->n_tasks);
-  if (!b->widx || !b->msg || !b->n_tasks) goto fail_oom;
+  if (!b->widx || !b->wof || !b->msg || !b->n_tasks) goto fail_oom;
   for (int32_t e = 0; e < n; e++)
     b->n_tasks[e] = d->exps[e].tasks ? d->exps[e].tasks->n : 0;
   v = batch_valid(d, b->widx, b->msg, &nv);
-  if (!v) goto fail_oom;
-  eng_world_desc_t wd = {.n_exps = nv, .exps = v};
-  rc = eng_world_create(&wd, &b->w, err, errlen);
+  b->n_valid = nv;
+  b->w = calloc((size_t)nv + 1, sizeof *b->w);
+  first = malloc(((size_t)nv + 2) * sizeof *first);
+  if (!v || !b->w || !first) goto fail_oom;
+  rc = batch_worlds(b, v, 0, nv, first, err, errlen);
   if (rc) goto fail;
+  /* widx: index among the valid experiments, then within its world. */
+  first[b->n_w] = nv;
+  for (int32_t e = 0, k = 0; e < n; e++) {
+    if (b->widx[e] < 0) continue;
+    while (b->widx[e] >= first[k + 1])
+      k++;
+    b->wof[e] = k;
+    b->widx[e] -= first[k];
+  }
+  if (b->n_w > 1 && getenv("MULTIVERSE_VERBOSE"))
+    fprintf(stderr, "batch of %d experiments in %d worlds (at most %lld rows per table each)\n",
+            nv, b->n_w, (long long)eng_world_row_limit());
+  free(first);
   free(v);
   *out = b;
   return 0;
 fail_oom:
   snprintf(err, errlen, "out of memory describing a batch of %d experiments", n);
 fail:
+  free(first);
   free(v);
   eng_batch_destroy(b);
   return rc;
@@ -166,9 +205,12 @@ int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t err
     snprintf(err, errlen, "--backend cuda: %s", eng_cuda_unavailable_reason());
     return ENG_E_DEVICE;
   }
-  if (b->w->n_exps == 0) return 0; /* every experiment is invalid */
-  b->w->threads = r->threads;
-  int rc = eng_world_run(b->w, r->backend, err, errlen);
+  int rc = 0;
+  for (int32_t k = 0; k < b->n_w && !rc; k++) {
+    if (b->w[k]->n_exps == 0) continue; /* every experiment is invalid */
+    b->w[k]->threads = r->threads;
+    rc = eng_world_run(b->w[k], r->backend, err, errlen);
+  }
   b->broken = rc != 0;
   return rc;
 }
@@ -179,18 +221,28 @@ void eng_batch_destroy(eng_batch_t *b) {
     free(b->msg[e]);
   free(b->msg);
   free(b->widx);
+  free(b->wof);
   free(b->n_tasks);
-  eng_world_destroy(b->w);
+  for (int32_t k = 0; b->w && k < b->n_w; k++)
+    eng_world_destroy(b->w[k]);
+  free(b->w);
   free(b);
 }
 
 int64_t eng_batch_bytes(const eng_batch_t *b) {
-  return eng_world_bytes(b->w);
+  int64_t bytes = 0;
+  for (int32_t k = 0; k < b->n_w; k++)
+    bytes += eng_world_bytes(b->w[k]);
+  return bytes;
+}
+
+int32_t eng_batch_worlds(const eng_batch_t *b) {
+  return b->n_w;
 }
 
 void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r) {
   if (b->widx[e] >= 0 && !b->broken) {
-    eng_world_result(b->w, b->widx[e], r);
+    eng_world_result(b->w[b->wof[e]], b->widx[e], r);
     return;
   }
   memset(r, 0, sizeof *r);
@@ -202,18 +254,19 @@ int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times
   if (e < 0 || e >= b->n || task < 0 || task >= b->n_tasks[e]) return -1;
   t->start = t->end = t->recv = -1;
   if (b->widx[e] < 0 || b->broken) return 0;
-  t->start = eng_task_start(b->w, b->widx[e], task);
-  t->end = eng_task_end(b->w, b->widx[e], task);
-  t->recv = eng_task_recv(b->w, b->widx[e], task);
+  const eng_world_t *w = b->w[b->wof[e]];
+  t->start = eng_task_start(w, b->widx[e], task);
+  t->end = eng_task_end(w, b->widx[e], task);
+  t->recv = eng_task_recv(w, b->widx[e], task);
   return 0;
 }
 
 int32_t eng_trace_samples(const eng_batch_t *b, int32_t e) {
-  return b->widx[e] < 0 || b->broken ? 0 : eng_world_trace_samples(b->w, b->widx[e]);
+  return b->widx[e] < 0 || b->broken ? 0 : eng_world_trace_samples(b->w[b->wof[e]], b->widx[e]);
 }
 
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series) {
-  return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w, b->widx[e], k, series) : 0.0;
+  return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w[b->wof[e]], b->widx[e], k, series) : 0.0;
 }
 
 int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_task_t *flow) {

@@ -177,13 +177,25 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
     return ENG_E_NOMEM;
   }
   /* Rows are addressed with int32 offsets. */
+  int64_t limit = eng_world_row_limit();
   for (int tab = 0; tab < ENG_T_COUNT; tab++)
-    if (w->n[tab] > INT32_MAX / 2) {
-      snprintf(err, errlen,
-               "batch too large for one world (more than 2^30 rows in one table): split it");
+    if (w->n[tab] > limit) {
+      snprintf(err, errlen, "batch too large for one world (more than %lld rows in one table)",
+               (long long)limit);
       return ENG_E_TOO_BIG;
     }
   return 0;
+}
+
+int64_t eng_world_row_limit(void) {
+  const char *cap = getenv("MULTIVERSE_WORLD_ROWS");
+  int64_t limit = INT32_MAX / 2;
+  if (cap && *cap) {
+    char *end;
+    long long v = strtoll(cap, &end, 10);
+    if (*end == '\0' && v > 0 && v < limit) limit = v;
+  }
+  return limit;
 }
 
 /* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */

@@ -333,6 +333,10 @@ typedef struct eng_world_t {
 /* Rows experiment x needs in each table alone (its own routing tables; HPCC
  * telemetry if it runs HPCC). 0, or -1 when out of memory. */
 int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]);
+/* Most rows one table of a world may have: 2^30 (int32 offsets with room to
+ * add two), or MULTIVERSE_WORLD_ROWS if set and smaller (to test batches of
+ * several worlds). */
+int64_t eng_world_row_limit(void);
 /* 0 if every link of x holds its worst-case ring (at most 2^27 packets per
  * direction); else -1 with a message naming the link (or ring_cap). */
 int eng_world_rings_check(const eng_exp_desc_t *x, char *err, size_t errlen);
