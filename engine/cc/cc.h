@@ -13,11 +13,6 @@
 
 #define CC_NEVER INT64_MAX
 
-ENG_INLINE int64_t cc_ser(int64_t bytes, double rate) {
-  uint64_t r = (uint64_t)rate;
-  return (int64_t)(((uint64_t)bytes * 8000000000000ULL + r - 1) / r);
-}
-
 /* A flow whose sender's NIC runs at `line` bit/s and whose base RTT is
  * `base_rtt` ps starts; `a` is its state of the experiment's algorithm (a
  * cc_dcqcn_t, cc_dctcp_t or cc_hpcc_t; NULL with none). */
@@ -64,21 +59,21 @@ ENG_INLINE void cc_on_send(cc_state_t *s, void *a, const cc_params_t *p, int64_t
                            int32_t wire) {
   if (p->kind == CC_DCQCN) {
     cc_dcqcn_t *d = (cc_dcqcn_t *)a;
-    s->next_send = now + cc_ser(wire, d->rc);
+    s->next_send = now + cc_pace(wire, d->rc, p->clock_ns);
     cc_dcqcn_on_send(s, d, p, wire);
   }
   if (p->kind == CC_HPCC) {
-    const cc_hpcc_t *h = (const cc_hpcc_t *)a;
-    double rate = h->w * 8e12 / (double)h->base_rtt; /* W / T, bit/s */
-    s->next_send = now + cc_ser(wire, rate < s->line ? rate : s->line);
+    cc_hpcc_t *h = (cc_hpcc_t *)a;
+    s->next_send = now + cc_pace(wire, cc_hpcc_rate(s, h, h->w), p->clock_ns);
+    h->last_wire = wire;
   }
 }
 
 /* An ACK or NACK reached the sender: `acked` newly acknowledged packets, `ece`
  * its CE echo, `una`/`nxt` the sequence state after it, `ack` the number it
  * carried, `in` its telemetry (HPCC; NULL otherwise). */
-ENG_INLINE void cc_on_ack(const cc_state_t *s, void *a, const cc_params_t *p, uint32_t acked,
-                          int ece, uint32_t una, uint32_t nxt, int32_t mtu, uint32_t ack,
+ENG_INLINE void cc_on_ack(cc_state_t *s, void *a, const cc_params_t *p, uint32_t acked, int ece,
+                          uint32_t una, uint32_t nxt, int32_t mtu, uint32_t ack,
                           const cc_int_t *in) {
   if (p->kind == CC_DCTCP) cc_dctcp_on_ack((cc_dctcp_t *)a, p, acked, ece, una, nxt, mtu);
   if (p->kind == CC_HPCC) cc_hpcc_on_ack(s, (cc_hpcc_t *)a, p, ack, nxt, in, mtu);
@@ -100,7 +95,14 @@ ENG_INLINE void cc_on_timer(const cc_state_t *s, void *a, const cc_params_t *p, 
 
 /* The flow finished: its timers stop. */
 ENG_INLINE void cc_on_finish(void *a, const cc_params_t *p) {
-  if (p->kind == CC_DCQCN) ((cc_dcqcn_t *)a)->t_alpha = ((cc_dcqcn_t *)a)->t_inc = CC_NEVER;
+  cc_dcqcn_t *d = (cc_dcqcn_t *)a;
+  if (p->kind == CC_DCQCN) d->t_alpha = d->t_inc = d->t_dec = CC_NEVER;
+}
+
+/* Whether an ACK or NACK echoing CE is the sender's CNP (dcqcn_ns3: the ns-3
+ * HPCC simulator's receiver flags its ACK instead of sending a CNP). */
+ENG_INLINE int cc_ack_is_cnp(const cc_params_t *p) {
+  return p->kind == CC_DCQCN && p->dcqcn_ns3;
 }
 
 /* Receiver: should a CE-marked data packet arriving at `now` make it send a

@@ -9,7 +9,14 @@
 #define CC_HPCC_H
 
 #include "cc/cc_types.h"
+#include "sim/eng_clock.h"
 #include "sim/eng_hd.h"
+
+/* Time to send `bytes` at `rate` bit/s (truncated to whole bit/s, as a rate
+ * of the ns-3 HPCC simulator): ps, on the experiment's clock. */
+ENG_INLINE int64_t cc_pace(int64_t bytes, double rate, int32_t clock_ns) {
+  return eng_ser_clock(bytes, (uint64_t)rate, clock_ns);
+}
 
 ENG_INLINE void cc_hpcc_init(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p,
                              int64_t base_rtt) {
@@ -20,7 +27,41 @@ ENG_INLINE void cc_hpcc_init(const cc_state_t *s, cc_hpcc_t *h, const cc_params_
   h->w_ai = ai * (double)h->base_rtt / 8e12;
   h->inc_stage = 0;
   h->last_update = 0;
+  h->last_wire = h->pad = 0;
   h->last.nhop = 0;
+}
+
+/* The window's floor: one MTU, or hpcc_min_rate x T (bytes). */
+ENG_INLINE double cc_hpcc_wmin(const cc_hpcc_t *h, const cc_params_t *p, int32_t mtu) {
+  return p->hpcc_min_rate > 0 ? p->hpcc_min_rate * (double)h->base_rtt / 8e12 : (double)mtu;
+}
+
+/* The pacing rate of window w: W / T, at most line rate (bit/s). */
+ENG_INLINE double cc_hpcc_rate(const cc_state_t *s, const cc_hpcc_t *h, double w) {
+  double rate = w * 8e12 / (double)h->base_rtt;
+  return rate < s->line ? rate : s->line;
+}
+
+/* Hop a of telemetry against the previous ACK's hop b: the queue (the smaller
+ * of the two, bytes), the bytes sent between them and the time between them
+ * (ps). With hpcc_int_multi m the values are the ns-3 HPCC simulator's
+ * (int-header.h): queues in 80m-byte units (17 bits), bytes sent in 128m-byte
+ * units (20 bits), times in whole ns (24 bits), differences modulo those widths. */
+ENG_INLINE void cc_hpcc_hop(const cc_params_t *p, const cc_int_hop_t *a, const cc_int_hop_t *b,
+                            double *q, double *tx, double *dt) {
+  if (p->int_multi <= 0) {
+    *q = (double)(a->qlen < b->qlen ? a->qlen : b->qlen);
+    *tx = (double)(uint32_t)(a->tx - b->tx);
+    *dt = (double)(a->ts - b->ts);
+    return;
+  }
+  uint64_t qu = 80 * (uint64_t)p->int_multi, bu = 128 * (uint64_t)p->int_multi;
+  uint64_t qa = (a->qlen / qu) & 0x1ffff, qb = (b->qlen / qu) & 0x1ffff;
+  uint64_t ta = ((uint64_t)a->tx_hi << 32 | a->tx) / bu,
+           tb = ((uint64_t)b->tx_hi << 32 | b->tx) / bu;
+  *q = (double)((qa < qb ? qa : qb) * qu);
+  *tx = (double)(((ta - tb) & 0xfffff) * bu);
+  *dt = (double)((((uint64_t)(a->ts / 1000) - (uint64_t)(b->ts / 1000)) & 0xffffff) * 1000);
 }
 
 /* The window for normalised inflight u, bounded to [wmin, line rate x T]; with
@@ -42,21 +83,31 @@ ENG_INLINE double cc_hpcc_window(const cc_state_t *s, cc_hpcc_t *h, const cc_par
   return w;
 }
 
-/* An ACK carrying `ack` (the next expected sequence) and telemetry `in` at
- * `now`; `nxt` is the sender's next sequence; `mtu` bounds the window below. */
-ENG_INLINE void cc_hpcc_on_ack(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p,
-                               uint32_t ack, uint32_t nxt, const cc_int_t *in, int32_t mtu) {
+/* An ACK carrying `ack` (the next expected sequence) and telemetry `in`;
+ * `nxt` is the sender's next sequence; `mtu` bounds the window below. With
+ * hpcc_ns3, as the ns-3 HPCC simulator's sender (rdma-hw.cc HandleAckHp): the
+ * first ACK records the telemetry and makes the reference wait for `nxt`;
+ * without fast reaction an ACK that updates nothing keeps the previous
+ * telemetry; a new rate moves the pending pacing time by the difference of the
+ * last packet's serialisation at the two rates (ChangeRate). */
+ENG_INLINE void cc_hpcc_on_ack(cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p, uint32_t ack,
+                               uint32_t nxt, const cc_int_t *in, int32_t mtu) {
   if (!in || in->nhop == 0) return;
+  int update = ack > h->last_update;
+  if (p->hpcc_ns3 && h->last_update == 0) {
+    h->last = *in;
+    h->last_update = nxt;
+    return;
+  }
+  if (p->hpcc_ns3 && !update && !p->fast_react) return;
   if (h->last.nhop == in->nhop) {
     double u = 0, tau = 0, T = (double)h->base_rtt;
     for (uint32_t i = 0; i < in->nhop; i++) {
-      const cc_int_hop_t *a = &in->hop[i], *b = &h->last.hop[i];
-      double dt = (double)(a->ts - b->ts);
+      double q, tx, dt;
+      cc_hpcc_hop(p, &in->hop[i], &h->last.hop[i], &q, &tx, &dt);
       if (dt <= 0) continue;
-      double bw = (double)a->rate_mbps * 1e6 / 8e12; /* bytes per ps */
-      double q = (double)(a->qlen < b->qlen ? a->qlen : b->qlen);
-      double tx = (double)(uint32_t)(a->tx - b->tx) / dt;
-      double ui = q / (bw * T) + tx / bw;
+      double bw = (double)in->hop[i].rate_mbps * 1e6 / 8e12; /* bytes per ps */
+      double ui = q / (bw * T) + tx / dt / bw;
       if (ui > u) {
         u = ui;
         tau = dt;
@@ -65,8 +116,13 @@ ENG_INLINE void cc_hpcc_on_ack(const cc_state_t *s, cc_hpcc_t *h, const cc_param
     if (tau > T) tau = T;
     if (tau > 0) {
       h->u = (1.0 - tau / T) * h->u + tau / T * u;
-      int update = ack > h->last_update;
-      if (update || p->fast_react) h->w = cc_hpcc_window(s, h, p, h->u, update, (double)mtu);
+      if (update || p->fast_react) {
+        double old = cc_hpcc_rate(s, h, h->w);
+        h->w = cc_hpcc_window(s, h, p, h->u, update, cc_hpcc_wmin(h, p, mtu));
+        if (p->hpcc_ns3)
+          s->next_send += cc_pace(h->last_wire, cc_hpcc_rate(s, h, h->w), p->clock_ns) -
+                          cc_pace(h->last_wire, old, p->clock_ns);
+      }
       if (update) h->last_update = nxt;
     }
   }

@@ -14,9 +14,10 @@ typedef enum cc_kind_t { CC_NONE = 0, CC_DCQCN = 1, CC_DCTCP = 2, CC_HPCC = 3 } 
 typedef struct cc_int_hop_t {
   int64_t ts;         /* ps, when the packet left */
   uint32_t qlen;      /* bytes left in the egress data queue */
-  uint32_t tx;        /* bytes the port has sent, modulo 2^32 */
+  uint32_t tx;        /* bytes the port has sent, modulo 2^32 (with hpcc_int_multi: before
+                       * this packet, else counting it) */
   uint32_t rate_mbps; /* link rate */
-  uint32_t pad;
+  uint32_t tx_hi;     /* with hpcc_int_multi: the bytes sent, divided by 2^32 */
 } cc_int_hop_t;
 
 typedef struct cc_int_t {
@@ -54,6 +55,8 @@ typedef struct cc_int_t {
   X(A, dcqcn_window_kb, KIB, int64_t, window, DCQCN)                                               \
   /* 1: the window shrinks with the rate (window * RC / line) */                                   \
   X(A, dcqcn_var_window, BOOL, int32_t, var_window, DCQCN)                                         \
+  /* 1: as the ns-3 HPCC simulator: CNP flag on ACKs, periodic alpha and cut timers */             \
+  X(A, dcqcn_ns3, BOOL, int32_t, dcqcn_ns3, DCQCN)                                                 \
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */                                                        \
   X(A, dctcp_g, REAL, double, dctcp_g, DCTCP)              /* alpha gain */                        \
   X(A, dctcp_init_cwnd_kb, KIB, int64_t, init_cwnd, DCTCP) /* bytes */                             \
@@ -63,12 +66,23 @@ typedef struct cc_int_t {
   /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */                                \
   X(A, hpcc_ai_mbps, MBPS, double, hpcc_ai, HPCC)                                                  \
   /* 1: react on every ACK (the reference window once per RTT) */                                  \
-  X(A, hpcc_fast_react, BOOL, int32_t, fast_react, HPCC)
+  X(A, hpcc_fast_react, BOOL, int32_t, fast_react, HPCC)                                           \
+  /* 1: every flow's T and window are the network's largest base RTT and its BDP */                \
+  X(A, hpcc_global_t, BOOL, int32_t, global_t, HPCC)                                               \
+  /* bit/s: lowest rate (window min_rate x T); 0: the window's floor is one MTU */                 \
+  X(A, hpcc_min_rate_mbps, MBPS, double, hpcc_min_rate, HPCC)                                      \
+  /* 0: exact telemetry; m: ns-3's (qlen in 80m, bytes in 128m byte units, ns) */                  \
+  X(A, hpcc_int_multi, COUNT, int32_t, int_multi, HPCC)                                            \
+  /* 1: ns-3's sender: first ACK arms the reference, pacing follows rate changes */                \
+  X(A, hpcc_ns3, BOOL, int32_t, hpcc_ns3, HPCC)
 
 /* Parameters of one experiment's congestion control (the key `cc` chooses the
  * kind and a preset of values). */
 typedef struct cc_params_t {
   int32_t kind; /* cc_kind_t */
+  /* Not a key: 1 when the experiment's clock truncates serialisation to whole
+   * ns (ser_floor_ns), set where an experiment is built; pacing follows it. */
+  int32_t clock_ns;
 #define CC_PARAM_FIELD(A, key, unit, type, field, kind) type field;
   CC_PARAMS(CC_PARAM_FIELD, _)
 #undef CC_PARAM_FIELD
@@ -90,7 +104,8 @@ typedef struct cc_dcqcn_t {
   int64_t bytes;            /* bytes sent since the last byte-counter stage */
   int32_t stage_t, stage_b; /* timer and byte-counter stages since the last cut */
   int32_t cnp_seen;         /* a CNP arrived since the last alpha update */
-  int32_t pad;
+  int32_t cnp_cut;          /* dcqcn_ns3: a CNP arrived since the last rate-decrease check */
+  int64_t t_dec;            /* dcqcn_ns3: ps of the next rate-decrease check; INT64_MAX: off */
 } cc_dcqcn_t;
 
 /* DCTCP sender. */
@@ -110,7 +125,9 @@ typedef struct cc_hpcc_t {
   int64_t base_rtt; /* ps: T */
   int32_t inc_stage;
   uint32_t last_update; /* sequence after which the reference window updates again */
-  cc_int_t last;        /* the previous ACK's telemetry */
+  int32_t last_wire;    /* bytes of the last data packet sent (hpcc_ns3 pacing) */
+  int32_t pad;
+  cc_int_t last; /* the previous ACK's telemetry */
 } cc_hpcc_t;
 
 /* Room for any algorithm's state (for callers that keep one slot per flow;

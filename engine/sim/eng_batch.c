@@ -47,6 +47,11 @@ static int batch_tasks_ok(const tg_t *g, const eng_params_t *p, char *err, size_
       snprintf(err, errlen, "%s: ports not assigned (tg_assign_ports)", at);
       return -1;
     }
+    if (p->classes && (k->prio < 1 || k->prio >= ENG_CLASSES)) {
+      snprintf(err, errlen, "%s: priority %u is not a traffic class (classes: 1..%d)", at,
+               (unsigned)k->prio, ENG_CLASSES - 1);
+      return -1;
+    }
     if ((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
       snprintf(err, errlen, "%s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)", at,
                (unsigned long long)k->bytes, p->mtu);

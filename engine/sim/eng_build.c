@@ -44,7 +44,7 @@ static int64_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int w
   int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
   int64_t need;
   if (worst) {
-    int64_t unit = eng_ser(min_wire, l->rate_bps);
+    int64_t unit = eng_ser_clock(min_wire, (uint64_t)l->rate_bps, p->ser_floor_ns);
     need = (span + unit - 1) / unit + 2;
   } else {
     int64_t unit = eng_ser(max_wire, l->rate_bps);
@@ -112,6 +112,7 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
   rows[ENG_T_exp] = 1;
   rows[ENG_T_node] = t->n_nodes;
   rows[ENG_T_port] = 2 * (int64_t)t->n_links;
+  rows[ENG_T_cls] = rows[ENG_T_port] * eng_build_n_cls(p);
   rows[ENG_T_flow] = flows;
   rows[ENG_T_dcqcn] = p->ccp.kind == CC_DCQCN ? flows : 0; /* per-algorithm CC state */
   rows[ENG_T_dctcp] = p->ccp.kind == CC_DCTCP ? flows : 0;
@@ -223,7 +224,7 @@ static int build_tiers(const topo_t *t, uint8_t *tier) {
 /* Row offsets where experiment e's rows start in each table. */
 typedef struct build_base_t {
   int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
-      tval, flet;
+      tval, flet, cls;
   int32_t cca[4];       /* next row of each CC algorithm's table (by cc_kind_t) */
   int32_t gpu, gpu_end; /* first GPU row of the experiment, and past its last */
 } build_base_t;
@@ -340,7 +341,8 @@ static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
 
 /* Flow task i of g as a row of the flow table (flow row f, node rows from nb). */
 static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, const tg_t *g,
-                       int32_t i, int32_t f, int32_t task_row, int32_t nb, int32_t cca) {
+                       int32_t i, int32_t f, int32_t task_row, int32_t nb, int32_t cca,
+                       int64_t global_rtt) {
   const tg_task_t *k = &g->t[i];
   const topo_routes_t *r = &t->routes;
   eng_fhdr_t *h = &c->flow_hdr[f];
@@ -364,6 +366,7 @@ static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, co
   c->flow_rto_at[f] = ENG_INF;
   c->flow_nack_for[f] = UINT32_MAX;
   c->flow_cnp_last[f] = -1;
+  c->flow_cls[f] = p->classes ? (int32_t)k->prio : 0;
   int64_t line = 0; /* the sender's fastest NIC port */
   for (int32_t q = t->port_off[k->host]; q < t->port_off[k->host + 1]; q++)
     if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
@@ -374,7 +377,9 @@ static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, co
             : p->ccp.kind == CC_HPCC  ? (void *)&c->hpcc_s[cca]
                                       : NULL;
   cc_init(&c->flow_cc[f], a, &p->ccp, (double)line,
-          cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, &tf) : 0);
+          global_rtt > 0          ? global_rtt
+          : cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, &tf)
+                                  : 0);
 }
 
 /* Node row of the host where predecessor event (task i, on) of g happens. */
@@ -398,6 +403,8 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     return -1;
   }
   int32_t po = b->pred, so = b->succ;
+  const cc_params_t *ccp = &xd->params->ccp;
+  int64_t global_rtt = ccp->kind == CC_HPCC && ccp->global_t ? eng_max_base_rtt(t, xd->params) : 0;
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *k = &g->t[i];
     int32_t r = b->task + m->row[i];
@@ -428,7 +435,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     int32_t kind = xd->params->ccp.kind;
     if (k->kind == TG_FLOW)
       build_flow(c, t, xd->params, g, i, b->flow + m->frow[i], r, b->node,
-                 kind == CC_NONE ? -1 : b->cca[kind] + m->frow[i]);
+                 kind == CC_NONE ? -1 : b->cca[kind] + m->frow[i], global_rtt);
   }
   for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
     if (m->prev[i] >= 0) {
@@ -468,6 +475,7 @@ static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
 #undef BUILD_COPY
 #undef BUILD_COPY_COL
 #undef BUILD_COPY_NOCOL
+  c->exp_ccp[e].clock_ns = p->ser_floor_ns; /* pacing on the links' clock */
 }
 
 /* Fills experiment e's rows; 0 or -1 when out of memory. */
@@ -515,6 +523,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_n_nodes[e] = t->n_nodes;
   c->exp_port_off[e] = b->port;
   c->exp_n_ports[e] = 2 * t->n_links;
+  c->exp_n_cls[e] = eng_build_n_cls(p);
   build_params(c, e, p);
 
   if (build_tiers(t, &c->node_tier[b->node])) {
@@ -580,7 +589,6 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->port_delay[pr] = l->delay_ps;
     c->port_cq_head[pr] = c->port_cq_tail[pr] = -1;
     c->port_paused_since[pr] = -1;
-    c->port_dq_head[pr] = c->port_dq_tail[pr] = -1;
     double pmax;
     eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
     c->port_pmax_q32[pr] = build_q32(pmax);
@@ -595,6 +603,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->port_pfc_mask[pr] = 2 * cap - 1;
   }
 
+  eng_build_buffers(c, t, p, b->node, b->port, &b->cls);
   build_trace(w, e, xd, b);
   b->node += t->n_nodes;
   b->port += 2 * t->n_links;

@@ -35,6 +35,38 @@ ENG_INLINE uint32_t eng_hash_ecmp(int32_t node, int32_t sip, int32_t dip, uint32
                     32);
 }
 
+/* The IPv4 address the ns-3 HPCC simulator gives node `id`: 11.0.x.y. */
+ENG_INLINE uint32_t eng_ns3_ip(int32_t id) {
+  return 0x0b000001u + (uint32_t)(id / 256) * 0x10000u + (uint32_t)(id % 256) * 0x100u;
+}
+
+/* One 32-bit block of MurmurHash3 (x86_32), mixed into h. */
+ENG_INLINE uint32_t eng_murmur3_block(uint32_t h, uint32_t k) {
+  k *= 0xcc9e2d51u;
+  k = (k << 15) | (k >> 17);
+  k *= 0x1b873593u;
+  h ^= k;
+  h = (h << 13) | (h >> 19);
+  return h * 5u + 0xe6546b64u;
+}
+
+/* ECMP as the ns-3 HPCC simulator's switches hash (switch-node.cc): MurmurHash3
+ * x86_32 of the 12 bytes sip, dip, sport | dport << 16 (little-endian words),
+ * seeded with the switch's node id; addresses as eng_ns3_ip. */
+ENG_INLINE uint32_t eng_hash_ecmp_ns3(int32_t node, int32_t sip, int32_t dip, uint32_t sport,
+                                      uint32_t dport) {
+  uint32_t h = (uint32_t)node;
+  h = eng_murmur3_block(h, eng_ns3_ip(sip));
+  h = eng_murmur3_block(h, eng_ns3_ip(dip));
+  h = eng_murmur3_block(h, (sport & 0xffffu) | (dport & 0xffffu) << 16);
+  h ^= 12u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
+
 /* Spraying: every packet of a flow (by direction and sequence number) is hashed
  * on its own. */
 ENG_INLINE uint32_t eng_hash_spray(int32_t node, uint32_t flow, uint32_t psn, uint32_t kind) {

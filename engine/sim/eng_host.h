@@ -57,14 +57,22 @@ ENG_INLINE void eng_flow_begin(eng_ctx_t *k, int32_t f) {
   eng_flow_eval(k, f);
 }
 
-/* Round robin from the flow served last: the next flow eligible now at lp, or
- * -1 (ranks visited in the cyclic order rr+1, rr+2, ...). */
+/* Round robin from the flow served last: the next flow eligible now at lp
+ * whose class is not paused there, or -1 (ranks visited in the cyclic order
+ * rr+1, rr+2, ...). */
 ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t r = eng_ready_next(c, k->x, lp, c->node_rr[k->x]);
-  if (r < 0) return -1;
-  c->node_rr[k->x] = r;
-  return c->rank_flow[c->node_flow_off[k->x] + r];
+  int32_t p = c->node_port_off[k->x] + lp, first = -1, r = c->node_rr[k->x];
+  for (;;) {
+    r = eng_ready_next(c, k->x, lp, r);
+    if (r < 0 || r == first) return -1;
+    if (first < 0) first = r;
+    int32_t f = c->rank_flow[c->node_flow_off[k->x] + r];
+    if (!c->port_paused[p] || !c->cls_paused[eng_cls(c, p, c->flow_cls[f])]) {
+      c->node_rr[k->x] = r;
+      return f;
+    }
+  }
 }
 
 /* A task event (class TASK) of task t at k->now: its start (a flow begins, a
@@ -127,9 +135,10 @@ ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a,
     return;
   }
   c->node_host_free[k->x]--;
+  if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node_c_cnps[k->x]++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT));
-  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk, in);
+  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk, in, -1);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances
@@ -222,6 +231,8 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
   if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
   cc_on_ack(&c->flow_cc[f], eng_cca(c, k->e, f), &c->exp_ccp[k->e], una2 - una,
             (pk->flags & ENG_F_ECE) != 0, una2, c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
+  if ((pk->flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e]) && !eng_flow_done(c, f))
+    cc_on_cnp(eng_cca(c, k->e, f), &c->exp_ccp[k->e], k->now);
   if (una2 == n && !eng_flow_done(c, f)) {
     c->flow_rto_at[f] = ENG_INF;
     cc_on_finish(eng_cca(c, k->e, f), &c->exp_ccp[k->e]);

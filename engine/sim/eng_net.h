@@ -5,6 +5,7 @@
 #define ENG_NET_H
 
 #include "cc/cc_types.h"
+#include "sim/eng_clock.h"
 #include "sim/eng_hash.h"
 #include "sim/eng_world.h"
 
@@ -17,6 +18,7 @@ typedef struct eng_ctx_t {
   uint64_t seed;
   int64_t now;      /* ps */
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
+  int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
@@ -36,7 +38,7 @@ ENG_INLINE int64_t eng_time_add(int64_t a, int64_t b) {
 }
 
 ENG_INLINE int64_t eng_ser(int64_t bytes, int64_t rate) {
-  return (int64_t)(((uint64_t)bytes * 8000000000000ULL + (uint64_t)rate - 1) / (uint64_t)rate);
+  return eng_ser_ps(bytes, (uint64_t)rate);
 }
 
 /* Payload bytes of packet psn of a flow of `bytes`. */
@@ -109,9 +111,21 @@ ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_
   return -1;
 }
 
+/* Position among n equal-cost candidates (ascending local ports) that ECMP
+ * hash h picks: h mod n, or with ecmp_ns3 counted from the last candidate (the
+ * ns-3 HPCC simulator lists next hops in the order its breadth-first search
+ * from the destination finds them, visiting neighbours by object address:
+ * hosts first, then switches by descending id; on fat trees numbered and
+ * linked in ascending order that is descending local ports). */
+ENG_INLINE uint32_t eng_ecmp_pick(const eng_cols_t *c, int32_t e, uint32_t h, uint32_t n) {
+  return c->exp_ecmp_ns3[e] ? n - 1 - h % n : h % n;
+}
+
 /* The flow's ECMP hash at node x in the packet's direction. */
 ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhdr_t *h, int data) {
   const eng_fend_t *s = &h->end[data ? 0 : 1], *d = &h->end[data ? 1 : 0];
+  if (c->exp_ecmp_ns3[c->node_exp[x]])
+    return eng_hash_ecmp_ns3(c->node_id[x], s->id, d->id, s->port, d->port);
   return eng_hash_ecmp(c->node_id[x], s->id, d->id, s->port, d->port);
 }
 
@@ -125,10 +139,12 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
   uint32_t lo = 0, n = 0;
   int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
-  uint32_t h = c->exp_lb[c->node_exp[x]] == ENG_LB_SPRAY
-                   ? eng_hash_spray(c->node_id[x], (uint32_t)hd->idx, psn, data ? 0u : 1u)
-                   : eng_route_hash(c, x, hd, data);
-  return (int32_t)c->setport_port[lo + h % n];
+  int32_t e = c->node_exp[x];
+  if (c->exp_lb[e] == ENG_LB_SPRAY)
+    return (int32_t)
+        c->setport_port[lo +
+                        eng_hash_spray(c->node_id[x], (uint32_t)hd->idx, psn, data ? 0u : 1u) % n];
+  return (int32_t)c->setport_port[lo + eng_ecmp_pick(c, e, eng_route_hash(c, x, hd, data), n)];
 }
 
 /* Egress of a packet relayed by node x at `now`. Adaptive load balancing is
@@ -152,10 +168,11 @@ ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t 
     fl->last = now;
     return fl->port;
   }
-  int32_t best = (int32_t)c->setport_port[lo + h % n];
+  uint32_t first = eng_ecmp_pick(c, e, h, n);
+  int32_t best = (int32_t)c->setport_port[lo + first];
   int64_t q = c->port_q_bytes[c->node_port_off[x] + best];
   for (uint32_t j = 1; j < n; j++) {
-    int32_t lp = (int32_t)c->setport_port[lo + (h + j) % n];
+    int32_t lp = (int32_t)c->setport_port[lo + (first + j) % n];
     if (c->port_q_bytes[c->node_port_off[x] + lp] < q) {
       q = c->port_q_bytes[c->node_port_off[x] + lp];
       best = lp;
@@ -209,14 +226,20 @@ ENG_INLINE cc_int_t *eng_int(const eng_cols_t *c, int32_t e, cc_int_t *table, in
   return c->exp_ccp[e].kind == CC_HPCC ? &table[row] : NULL;
 }
 
+/* Row of class `cl` of port p (global) in the class table. */
+ENG_INLINE int32_t eng_cls(const eng_cols_t *c, int32_t p, int32_t cl) {
+  return c->port_cls_off[p] + cl;
+}
+
 /* Copies pk (and its telemetry `in`, if any) into a descriptor of node x and
- * queues it at egress p (global). */
-ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
+ * queues it at egress p (global): in class row q, or the control queue (q < 0). */
+ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, const cc_int_t *in,
+                            int32_t q) {
   int32_t s = eng_pool_take(c, x);
   c->pool_pkt[s] = pk;
   if (in) c->pint_v[s] = *in;
-  if (pk.type == ENG_PKT_DATA)
-    eng_q_push(c, &c->port_dq_head[p], &c->port_dq_tail[p], s);
+  if (q >= 0)
+    eng_q_push(c, &c->cls_dq_head[q], &c->cls_dq_tail[q], s);
   else
     eng_q_push(c, &c->port_cq_head[p], &c->port_cq_tail[p], s);
 }
@@ -226,7 +249,7 @@ ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, c
  * the peer receives it after the delay. */
 ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
-  int64_t ser = eng_ser(pk.wire, c->port_rate[p]);
+  int64_t ser = eng_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   c->node_c_hops[k->x]++;
@@ -255,30 +278,6 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
   }
   c->port_ring_tail[p] = tail + 1;
   if (pk.t < k->emit_min) k->emit_min = pk.t;
-}
-
-/* Sends a PAUSE (1) or RESUME (0) frame upstream on port p (global) of k->x. */
-ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, uint8_t pause) {
-  eng_cols_t *c = k->c;
-  uint32_t tail = c->port_pfc_tail[p];
-  if (tail - c->port_pfc_hsnap[p] > c->port_pfc_mask[p]) {
-    eng_fail(k, ENG_FAIL_PFC_RING);
-    return;
-  }
-  int64_t at = k->now + c->port_delay[p];
-  int32_t slot = c->port_pfc_off[p] + (int32_t)(tail & c->port_pfc_mask[p]);
-  c->pfc_t[slot] = at;
-  c->pfc_pause[slot] = pause;
-  c->port_pfc_tail[p] = tail + 1;
-  c->port_pause_sent[p] = pause;
-  if (pause) c->node_c_pauses[k->x]++;
-  if (at < k->emit_min) k->emit_min = at;
-}
-
-/* PFC XOFF threshold of node x now (bytes). */
-ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x) {
-  if (c->exp_pfc_xoff[e] > 0) return c->exp_pfc_xoff[e];
-  return ((c->exp_buffer[e] - c->node_buf_used[x]) * c->exp_pfc_a16[e]) >> 16;
 }
 
 #endif

@@ -49,6 +49,14 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     why = "ecn_by_link_gbps: at most 16 rows";
   else if (p->ecn_table.n == 0 && (p->ecn_kmin < 0 || p->ecn_kmax < 0 || p->ecn_pmax < 0))
     why = "ecn: no ECN table and no explicit ecn_kmin_kb/ecn_kmax_kb/ecn_pmax";
+  else if (p->pfc_reserve < 0)
+    why = "pfc_reserve_kb: must be >= 0";
+  else if (!(p->pfc_headroom < 1e6))
+    why = "pfc_headroom_bdp: must be below 10^6 (negative: none)";
+  else if (p->pfc_frame_bytes < 0 || p->pfc_frame_bytes > 65000)
+    why = "pfc_frame_bytes: must be 0..65000";
+  else if (p->standalone_header < -1 || p->standalone_header > 65000)
+    why = "standalone_header: must be -1 (exact) or 0..65000 bytes";
   for (int i = 0; !why && i < p->ecn_table.n; i++) {
     const eng_ecn_row_t *r = &p->ecn_table.row[i];
     if (r->gbps < 1 || (i && r->gbps <= r[-1].gbps))
@@ -71,12 +79,18 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
       why = "dcqcn rates: increases >= 0, dcqcn_min_rate_mbps >= 1";
     else if (c->cnp_interval < 0 || c->dec_interval < 0)
       why = "dcqcn intervals: must be >= 0";
+    else if (c->dcqcn_ns3 && c->dec_interval < 1)
+      why = "dcqcn_dec_interval_us: must be > 0 with dcqcn_ns3 (a periodic check)";
   }
   if (!why && c->kind == CC_HPCC) {
     if (!(c->eta > 0 && c->eta <= 1))
       why = "hpcc_eta: must be in (0, 1]";
     else if (c->max_stage < 0)
       why = "hpcc_max_stage: must be >= 0";
+    else if (c->int_multi < 0 || c->int_multi > 1024)
+      why = "hpcc_int_multi: must be 0 (exact) to 1024";
+    else if (!(c->hpcc_min_rate >= 0))
+      why = "hpcc_min_rate_mbps: must be >= 0";
   }
   if (!why && c->kind == CC_DCTCP) {
     if (!(c->dctcp_g > 0 && c->dctcp_g <= 1))

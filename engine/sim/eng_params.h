@@ -18,6 +18,9 @@ typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1, ENG_LB_ADAPTIVE = 2 }
 #define ENG_RX_WINDOW 256
 /* Flowlet entries per relay (lb = adaptive), indexed by flow hash. */
 #define ENG_FLOWLETS 64
+/* Class queues per port with `classes` (the ns-3 HPCC simulator's 8 queues;
+ * flows use classes 1..7). */
+#define ENG_CLASSES 8
 
 /* ECN thresholds for ports of one link speed. */
 typedef struct eng_ecn_row_t {
@@ -84,7 +87,30 @@ typedef struct eng_ecn_table_t {
   /* ps: an event of one host's task becomes known to another's */                                 \
   X(A, sync_us, US, int64_t, sync, COL)                                                            \
   /* compute of a GPU while its communication runs takes this factor longer (x 2^16) */            \
-  X(A, overlap_slowdown, Q16, int64_t, overlap_q16, COL)
+  X(A, overlap_slowdown, Q16, int64_t, overlap_q16, COL)                                           \
+  /* Semantics of the ns-3 HPCC simulator (docs/model.md; the preset ns3_hpcc sets them all): */   \
+  /* 1: serialisation and pacing times truncated to whole ns */                                    \
+  X(A, ser_floor_ns, BOOL, int32_t, ser_floor_ns, COL)                                             \
+  /* 1: a flow's priority (1..7) is its traffic class: a queue and PFC per class */                \
+  X(A, classes, BOOL, int32_t, classes, COL)                                                       \
+  /* 1: switches queue ACK/NACK with their flow's data, not with strict priority */                \
+  X(A, ack_with_data, BOOL, int32_t, ack_with_data, COL)                                           \
+  /* 1: a host's ACK/NACK wait while their flow's class is paused */                               \
+  X(A, ack_pause, BOOL, int32_t, ack_pause, COL)                                                   \
+  /* bytes per ingress port and class not counted in the shared buffer */                          \
+  X(A, pfc_reserve_kb, KIB, int64_t, pfc_reserve, COL)                                             \
+  /* headroom per ingress port in one-way bandwidth-delay products; < 0: none */                   \
+  X(A, pfc_headroom_bdp, REAL, double, pfc_headroom, COL)                                          \
+  /* 1: pfc_alpha doubles per doubling of a port's rate above the NIC rate */                      \
+  X(A, pfc_alpha_by_rate, BOOL, int32_t, pfc_alpha_by_rate, NOCOL)                                 \
+  /* bytes of a PFC frame (strict priority, serialised); 0: no transmission time */                \
+  X(A, pfc_frame_bytes, COUNT, int32_t, pfc_frame_bytes, COL)                                      \
+  /* 1: ECMP hashes as ns-3's switches (murmur3 of the IPv4 addresses and ports) */                \
+  X(A, ecmp_ns3, BOOL, int32_t, ecmp_ns3, COL)                                                     \
+  /* 1: base RTT as ns-3: twice the path delay plus one MTU payload per hop out */                 \
+  X(A, base_rtt_ns3, BOOL, int32_t, base_rtt_ns3, NOCOL)                                           \
+  /* standalone FCT: -1 exact; >= 0 base RTT + (size + packets x this) / rate */                   \
+  X(A, standalone_header, COUNT, int32_t, standalone_header, NOCOL)
 
 typedef struct eng_params_t {
 #define ENG_PARAM_FIELD(A, key, unit, type, field, col) type field;

@@ -10,9 +10,10 @@
 #define ENG_STEP_H
 
 #include "sim/eng_host.h"
+#include "sim/eng_mmu.h"
 
 /* A packet from ingress lp reached relaying node k->x: admit it to an egress
- * queue or drop it. */
+ * queue (its class queue or the control queue) or drop it. */
 ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
@@ -28,45 +29,45 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   }
   pk.in_port = (uint16_t)lp;
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
-  if (pk.type != ENG_PKT_DATA) {
+  if (!eng_in_class(c, e, pk.type)) {
     c->node_sw_free[x]--;
-    eng_enqueue(c, x, ep, pk, in);
+    eng_enqueue(c, x, ep, pk, in, -1);
     return out;
   }
-  if (c->node_buf_used[x] + pk.wire > c->exp_buffer[e]) {
+  int32_t cl = c->flow_cls[pk.flow], q = eng_cls(c, ep, cl);
+  if (!eng_admit(k, ip, cl, pk.wire)) {
     c->node_c_drops[x]++;
     return -1;
   }
   c->node_sw_free[x]--;
-  eng_enqueue(c, x, ep, pk, in);
-  c->node_buf_used[x] += pk.wire;
-  c->port_in_bytes[ip] += pk.wire;
+  eng_enqueue(c, x, ep, pk, in, q);
+  c->cls_q_bytes[q] += pk.wire;
   c->port_q_bytes[ep] += pk.wire;
   if (c->port_q_bytes[ep] > c->port_q_max[ep]) c->port_q_max[ep] = c->port_q_bytes[ep];
-  if (c->exp_pfc[e] && !c->port_pause_sent[ip] && c->port_in_bytes[ip] >= eng_xoff(c, e, x))
-    eng_pfc_send(k, ip, 1);
+  eng_pause_check(k, ip, cl);
   return out;
 }
 
-/* Dequeues the head data packet of egress p (global): buffer accounting, ECN,
- * PFC resume, telemetry. *slot receives its (freed) descriptor row. */
-ENG_INLINE eng_pkt_t eng_dequeue_data(eng_ctx_t *k, int32_t p, int32_t *slot) {
+/* Dequeues the head packet of class row q of egress p (global): buffer
+ * accounting and PFC resume, then for data ECN and telemetry. *slot receives
+ * its (freed) descriptor row. */
+ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32_t *slot) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
-  int32_t s = eng_q_pop(c, &c->port_dq_head[p], &c->port_dq_tail[p]);
+  int32_t s = eng_q_pop(c, &c->cls_dq_head[q], &c->cls_dq_tail[q]);
   *slot = s;
   eng_pkt_t pk = c->pool_pkt[s];
   eng_pool_give(c, x, s);
-  int32_t ip = c->node_port_off[x] + pk.in_port;
-  c->node_buf_used[x] -= pk.wire;
-  c->port_in_bytes[ip] -= pk.wire;
+  c->cls_q_bytes[q] -= pk.wire;
   c->port_q_bytes[p] -= pk.wire;
+  eng_release(k, c->node_port_off[x] + pk.in_port, c->flow_cls[pk.flow], pk.wire);
+  if (pk.type != ENG_PKT_DATA) return pk;
   uint64_t draw = c->port_deq_count[p]++;
   if (c->exp_ecn[e]) {
-    int64_t q = c->port_q_bytes[p], lo = c->port_kmin[p], hi = c->port_kmax[p];
-    int mark = q > hi;
-    if (!mark && q > lo) {
-      uint64_t thr = c->port_pmax_q32[p] * (uint64_t)(q - lo) / (uint64_t)(hi - lo);
+    int64_t qb = c->cls_q_bytes[q], lo = c->port_kmin[p], hi = c->port_kmax[p];
+    int mark = qb > hi;
+    if (!mark && qb > lo) {
+      uint64_t thr = c->port_pmax_q32[p] * (uint64_t)(qb - lo) / (uint64_t)(hi - lo);
       uint32_t lpo = (uint32_t)(p - c->node_port_off[x]);
       mark = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw) < thr;
     }
@@ -75,20 +76,48 @@ ENG_INLINE eng_pkt_t eng_dequeue_data(eng_ctx_t *k, int32_t p, int32_t *slot) {
       c->node_c_ecn[x]++;
     }
   }
-  if (c->exp_pfc[e] && c->port_pause_sent[ip]) {
-    int64_t in = c->port_in_bytes[ip];
-    if (in == 0 || in + c->exp_pfc_resume[e] <= eng_xoff(c, e, x)) eng_pfc_send(k, ip, 0);
-  }
   cc_int_t *tel = eng_int(c, e, c->pint_v, s);
   if (tel && tel->nhop < CC_INT_HOPS) { /* this egress's hop, as the packet leaves */
     cc_int_hop_t *h = &tel->hop[tel->nhop++];
+    /* ns-3's telemetry (hpcc_int_multi) counts the bytes sent before it */
+    uint64_t tx = c->port_tx_bytes[p] + (c->exp_ccp[e].int_multi > 0 ? 0u : pk.wire);
     h->ts = k->now;
     h->qlen = (uint32_t)c->port_q_bytes[p];
-    h->tx = c->port_tx_bytes[p] + pk.wire;
+    h->tx = (uint32_t)tx;
+    h->tx_hi = (uint32_t)(tx >> 32);
     h->rate_mbps = (uint32_t)(c->port_rate[p] / 1000000);
-    h->pad = 0;
   }
   return pk;
+}
+
+/* Whether the head of port p's control queue must wait: with ack_pause, a
+ * host's ACK/NACK while its flow's class is paused. */
+ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
+  const eng_cols_t *c = k->c;
+  if (!c->exp_ack_pause[k->e] || !c->port_paused[p] || c->node_is_switch[k->x]) return 0;
+  const eng_pkt_t *h = &c->pool_pkt[c->port_cq_head[p]];
+  return h->type != ENG_PKT_CNP && c->cls_paused[eng_cls(c, p, c->flow_cls[h->flow])];
+}
+
+/* The class queue of port p (global) to serve next: round robin among the
+ * classes after the one served last that hold packets and are not paused;
+ * -1 if none. */
+ENG_INLINE int32_t eng_next_class(const eng_cols_t *c, int32_t e, int32_t p) {
+  int32_t n = c->exp_n_cls[e], q0 = c->port_cls_off[p];
+  for (int32_t j = 1; j <= n; j++) {
+    int32_t cl = (c->port_rr_cls[p] + j) % n;
+    if (c->cls_dq_head[q0 + cl] >= 0 && !c->cls_paused[q0 + cl]) return cl;
+  }
+  return -1;
+}
+
+/* Whether host port p (global) has an own flow eligible in a class not paused. */
+ENG_INLINE int eng_host_can_send(const eng_cols_t *c, int32_t e, int32_t p) {
+  if (c->port_n_ready[p] == 0) return 0;
+  if (!c->port_paused[p]) return 1;
+  for (int32_t q = c->port_cls_off[p]; q < c->port_cls_off[p] + c->exp_n_cls[e]; q++)
+    if (c->cls_n_ready[q] > 0 && !c->cls_paused[q]) return 1;
+  return 0;
 }
 
 /* Time port lp of node k->x may next start a transmission, or ENG_INF. */
@@ -96,28 +125,25 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
   int32_t p = c->node_port_off[k->x] + lp;
   int64_t busy = c->port_busy_until[p];
-  int64_t at = ENG_INF;
-  if (c->port_cq_head[p] >= 0 ||
-      (!c->port_paused[p] && (c->port_dq_head[p] >= 0 || c->port_n_ready[p] > 0)))
-    at = k->now;
-  if (at == ENG_INF) return ENG_INF;
-  return busy > at ? busy : at;
+  if (!(c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) && eng_next_class(c, k->e, p) < 0 &&
+      !eng_host_can_send(c, k->e, p))
+    return ENG_INF;
+  return busy > k->now ? busy : k->now;
 }
 
 /* A TX event of port lp: send the best packet there is. */
 ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = c->node_port_off[k->x] + lp;
-  if (c->port_cq_head[p] >= 0) {
+  int32_t p = c->node_port_off[k->x] + lp, cl;
+  if (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) {
     int32_t s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
     eng_pkt_t pk = c->pool_pkt[s];
     eng_pool_give(c, k->x, s);
     eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
-  } else if (c->port_paused[p]) {
-    return;
-  } else if (c->port_dq_head[p] >= 0) {
+  } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
     int32_t s;
-    eng_pkt_t pk = eng_dequeue_data(k, p, &s);
+    c->port_rr_cls[p] = cl;
+    eng_pkt_t pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
     eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
   } else {
     int32_t f = eng_host_pick(k, lp);
@@ -214,7 +240,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
@@ -245,10 +271,13 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     if (cls == ENG_EV_PFC) {
       int32_t p = p0 + idx, in = c->port_peer[p];
       uint32_t h = c->port_pfc_head[in];
-      uint8_t pause = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
-      if (pause && !c->port_paused[p]) c->port_paused_since[p] = k.now;
-      if (!pause && c->port_paused[p]) c->port_paused_ps[p] += k.now - c->port_paused_since[p];
-      c->port_paused[p] = pause;
+      uint8_t fr = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+      int32_t q = eng_cls(c, p, fr >> 1);
+      if ((fr & 1) && !c->cls_paused[q] && c->port_paused[p]++ == 0)
+        c->port_paused_since[p] = k.now;
+      if (!(fr & 1) && c->cls_paused[q] && --c->port_paused[p] == 0)
+        c->port_paused_ps[p] += k.now - c->port_paused_since[p];
+      c->cls_paused[q] = fr & 1;
       c->port_pfc_head[in] = h + 1;
     } else if (cls == ENG_EV_ARRIVE) {
       out = eng_arrive(&k, idx);
@@ -259,8 +288,9 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     } else {
       eng_tx(&k, idx);
     }
-    if (is_host) {
+    if (is_host || k.pfc_busy) {
       eng_port_keys_all(&k);
+      k.pfc_busy = 0;
     } else if (cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {
       c->port_key[p0 + idx] = eng_port_key(&k, idx);
       if (out >= 0) c->port_key[p0 + out] = eng_port_key(&k, out);

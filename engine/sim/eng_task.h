@@ -94,10 +94,12 @@ ENG_INLINE void eng_ready_at(eng_cols_t *c, int32_t x, int32_t f, int32_t lp) {
   if (old >= 0) {
     c->rbit_w[c->node_rbit_off[x] + old * nw + r / 64] &= ~bit;
     c->port_n_ready[p0 + old]--;
+    c->cls_n_ready[eng_cls(c, p0 + old, c->flow_cls[f])]--;
   }
   if (lp >= 0) {
     c->rbit_w[c->node_rbit_off[x] + lp * nw + r / 64] |= bit;
     c->port_n_ready[p0 + lp]++;
+    c->cls_n_ready[eng_cls(c, p0 + lp, c->flow_cls[f])]++;
   }
   c->flow_rport[f] = lp;
 }

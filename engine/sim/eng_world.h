@@ -97,6 +97,7 @@ enum {
   X(exp, int32_t, port_off)                                                                        \
   X(exp, int32_t, n_ports)                                                                         \
   X(exp, int64_t, windows) /* windows stepped */                                                   \
+  X(exp, int32_t, n_cls)   /* class queues per port: 8 with `classes`, else 1 */                   \
   /* parameters: exp_<field> of every COL line of ENG_PARAMS (eng_params.h) */                     \
   ENG_PARAMS(ENG_PARAM_COLUMN, X)                                                                  \
   /* node table (hosts and switches) */                                                            \
@@ -114,6 +115,8 @@ enum {
   X(node, int32_t, sw_free)   /* free relay descriptors */                                         \
   X(node, int32_t, host_free) /* free descriptors for the host's own control packets */            \
   X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                   \
+  X(node, int64_t, shared)    /* bytes of the shared buffer used (above reserves and headroom) */  \
+  X(node, int64_t, mmu_fixed) /* bytes of the buffer held as reserves and headroom */              \
   X(node, int32_t, flow_off)  /* first flow row this host sends (also its rank map) */             \
   X(node, int32_t, n_flows)                                                                        \
   X(node, int32_t, rr)       /* rank of the flow served last */                                    \
@@ -150,15 +153,15 @@ enum {
   X(port, int64_t, q_max)        /* largest data queue seen, bytes */                              \
   X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                  \
   X(port, int64_t, paused_ps)    /* time spent paused, ps */                                       \
-  X(port, uint8_t, paused)       /* by a PAUSE from the peer */                                    \
-  X(port, uint8_t, pause_sent)   /* as an ingress: PAUSE outstanding towards the peer */           \
+  X(port, uint8_t, paused)       /* classes paused by PAUSEs from the peer */                      \
   X(port, int32_t, n_ready)      /* host: own flows eligible to send on this port now */           \
   X(port, int32_t, cq_head)      /* control queue (pool rows), -1 empty */                         \
   X(port, int32_t, cq_tail)                                                                        \
-  X(port, int32_t, dq_head) /* data queue */                                                       \
-  X(port, int32_t, dq_tail)                                                                        \
-  X(port, int64_t, q_bytes)     /* data bytes queued at this egress */                             \
-  X(port, int64_t, in_bytes)    /* as an ingress: data bytes it brought that are queued */         \
+  X(port, int32_t, cls_off)     /* first row of its classes (exp_n_cls of them) */                 \
+  X(port, int32_t, rr_cls)      /* class served last (round robin among classes) */                \
+  X(port, int64_t, q_bytes)     /* bytes queued in its class queues */                             \
+  X(port, int64_t, hdrm_cap)    /* as an ingress: its PFC headroom, bytes */                       \
+  X(port, int64_t, pfc_a16)     /* as an ingress: its PFC threshold factor x 2^16 */               \
   X(port, int64_t, kmin)        /* bytes */                                                        \
   X(port, int64_t, kmax)        /* bytes */                                                        \
   X(port, uint64_t, pmax_q32)   /* floor(pmax * 2^32) */                                           \
@@ -196,6 +199,7 @@ enum {
   X(flow, cc_state_t, cc)      /* sender: congestion-control state of every flow */                \
   X(flow, int32_t, ccx)        /* its row in the table of its experiment's algorithm */            \
   X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
+  X(flow, int32_t, cls)        /* its class queue: its priority with `classes`, else 0 */          \
   /* task table: rows grouped by owner host, in task order within a host */                        \
   X(task, int32_t, exp)                                                                            \
   X(task, int32_t, node)     /* owner node row */                                                  \
@@ -239,11 +243,20 @@ enum {
   X(pool, eng_pkt_t, pkt)       /* descriptors, per node */                                        \
   X(ring, eng_pkt_t, pkt)       /* in-flight packets, per port */                                  \
   X(pfc, int64_t, t)            /* PFC frame arrival, ps; per port */                              \
-  X(pfc, uint8_t, pause)        /* 1 PAUSE, 0 RESUME */                                            \
+  X(pfc, uint8_t, pause)        /* class * 2 + 1: PAUSE, class * 2: RESUME */                      \
   X(route, uint32_t, set)       /* set id local to the node (TOPO_NO_ROUTE: none) */               \
   X(set, uint32_t, off)         /* CSR into setport */                                             \
   X(setport, uint16_t, port)    /* local port */                                                   \
   X(flet, eng_flowlet_t, entry) /* ENG_FLOWLETS per relaying node */                               \
+  /* class queues: exp_n_cls rows per port, as its egress and as an ingress */                     \
+  X(cls, int32_t, dq_head) /* queue (pool rows), -1 empty */                                       \
+  X(cls, int32_t, dq_tail)                                                                         \
+  X(cls, int64_t, q_bytes)    /* bytes queued */                                                   \
+  X(cls, uint8_t, paused)     /* by a PAUSE of this class from the peer */                         \
+  X(cls, uint8_t, pause_sent) /* as an ingress: PAUSE outstanding towards the peer */              \
+  X(cls, int32_t, n_ready)    /* host: own flows of the class eligible to send here now */         \
+  X(cls, int64_t, in_bytes)   /* as an ingress: bytes it brought that are queued, not headroom */  \
+  X(cls, int64_t, hdrm)       /* as an ingress: bytes it brought held in headroom */               \
   /* time series of a traced experiment (eng_trace_desc_t) */                                      \
   X(exp, int64_t, tr_every) /* ps between samples; 0: not traced */                                \
   X(exp, int64_t, tr_next)  /* ps: the next window end at or after this is sampled */              \
@@ -258,7 +271,7 @@ enum {
   X(tval, double, v)     /* (tr_cap, tr_nser) per traced experiment */                             \
   X(pint, cc_int_t, v)   /* telemetry of pool descriptors (only if some experiment runs HPCC) */   \
   X(rint, cc_int_t, v)   /* telemetry of link-ring slots (likewise) */                             \
-  X(port, uint32_t, tx_bytes) /* bytes sent, modulo 2^32 (HPCC telemetry) */
+  X(port, uint64_t, tx_bytes) /* bytes sent (HPCC telemetry) */
 
 typedef enum eng_table_t {
   ENG_T_exp,
@@ -283,6 +296,7 @@ typedef enum eng_table_t {
   ENG_T_set,
   ENG_T_setport,
   ENG_T_flet,
+  ENG_T_cls,
   ENG_T_tser,
   ENG_T_tval,
   ENG_T_pint,

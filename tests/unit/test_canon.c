@@ -68,7 +68,8 @@ static void params_text(void) {
   CHECK(mvsim_set(&other, "ecn_by_link_gbps={}", err, sizeof err) == 0);
   char *text = job_params_canonical(&d);
   /* Stored bytes and ps print in the key's unit. */
-  CHECK_STR_CONTAINS(text, "{\"ack_every\":1,\"buffer_mb\":32,\"cc\":\"none\",");
+  CHECK_STR_CONTAINS(text, "{\"ack_every\":1,\"ack_pause\":false,\"ack_with_data\":false,");
+  CHECK_STR_CONTAINS(text, "\"buffer_mb\":32,\"cc\":\"none\",");
   CHECK_STR_CONTAINS(text, "\"rto_us\":1048.576,");
   CHECK_STR_CONTAINS(text, "\"max_time_s\":10,");
   CHECK_STR_CONTAINS(text, "\"pfc_alpha\":0.125,");
@@ -135,23 +136,28 @@ static void params_text(void) {
 /* A fixed experiment: every key given, an inline topology. Its canonical form
  * is this very text (the scheme of ids depends on it). */
 static const char *fixed =
-    "{\"kind\":\"network\",\"network\":{\"ack_every\":2,\"buffer_mb\":0.5,\"cc\":\"dcqcn\","
-    "\"ctrl_bytes\":66,\"dcqcn_alpha_timer_us\":55,\"dcqcn_byte_counter_kb\":10240,"
-    "\"dcqcn_clamp_target\":true,\"dcqcn_cnp_interval_us\":50,\"dcqcn_dec_interval_us\":50,"
-    "\"dcqcn_fast_steps\":5,\"dcqcn_g\":0.00390625,\"dcqcn_min_rate_mbps\":1000,"
-    "\"dcqcn_rate_ai_mbps\":40,\"dcqcn_rate_hai_mbps\":80,\"dcqcn_rate_inc_timer_us\":55,"
-    "\"dcqcn_var_window\":false,\"dcqcn_window_kb\":0,\"dctcp_g\":0,\"dctcp_init_cwnd_kb\":0,"
+    "{\"kind\":\"network\",\"network\":{\"ack_every\":2,\"ack_pause\":false,"
+    "\"ack_with_data\":false,\"base_rtt_ns3\":false,\"buffer_mb\":0.5,\"cc\":\"dcqcn\","
+    "\"classes\":false,\"ctrl_bytes\":66,\"dcqcn_alpha_timer_us\":55,"
+    "\"dcqcn_byte_counter_kb\":10240,\"dcqcn_clamp_target\":true,\"dcqcn_cnp_interval_us\":50,"
+    "\"dcqcn_dec_interval_us\":50,\"dcqcn_fast_steps\":5,\"dcqcn_g\":0.00390625,"
+    "\"dcqcn_min_rate_mbps\":1000,\"dcqcn_ns3\":false,\"dcqcn_rate_ai_mbps\":40,"
+    "\"dcqcn_rate_hai_mbps\":80,\"dcqcn_rate_inc_timer_us\":55,\"dcqcn_var_window\":false,"
+    "\"dcqcn_window_kb\":0,\"dctcp_g\":0,\"dctcp_init_cwnd_kb\":0,\"ecmp_ns3\":false,"
     "\"ecn\":true,\"ecn_by_link_gbps\":{\"100\":[400,1600,0.2]},\"ecn_kmax_kb\":200,"
-    "\"ecn_kmin_kb\":5,\"ecn_pmax\":0.01,\"flowlet_gap_us\":10,\"flows\":\"f.txt\",\"header\":62,"
-    "\"host_slots\":64,\"hpcc_ai_mbps\":0,\"hpcc_eta\":0,\"hpcc_fast_react\":false,"
-    "\"hpcc_max_stage\":0,\"lb\":\"ecmp\",\"max_time_s\":10,\"mtu\":4096,\"overlap_slowdown\":1,"
-    "\"pfc\":true,"
-    "\"pfc_alpha\":0.125,\"pfc_resume_kb\":3,\"pfc_xoff_kb\":0,\"pool_pkts\":0,\"reorder\":false,"
-    "\"ring_cap\":0,\"rto_us\":1048.576,\"sync_us\":1,\"topology\":{\"host_gbps\":100,"
-    "\"k\":4,\"kind\":\"fat_tree\",\"link_delay_ns\":1000,\"link_gbps\":0.1,\"tiers\":2}}}";
+    "\"ecn_kmin_kb\":5,\"ecn_pmax\":0.01,\"flowlet_gap_us\":10,\"flows\":\"f.txt\","
+    "\"header\":62,\"host_slots\":64,\"hpcc_ai_mbps\":0,\"hpcc_eta\":0,"
+    "\"hpcc_fast_react\":false,\"hpcc_global_t\":false,\"hpcc_int_multi\":0,"
+    "\"hpcc_max_stage\":0,\"hpcc_min_rate_mbps\":0,\"hpcc_ns3\":false,\"lb\":\"ecmp\","
+    "\"max_time_s\":10,\"mtu\":4096,\"overlap_slowdown\":1,\"pfc\":true,\"pfc_alpha\":0.125,"
+    "\"pfc_alpha_by_rate\":false,\"pfc_frame_bytes\":0,\"pfc_headroom_bdp\":-1,"
+    "\"pfc_reserve_kb\":0,\"pfc_resume_kb\":3,\"pfc_xoff_kb\":0,\"pool_pkts\":0,"
+    "\"reorder\":false,\"ring_cap\":0,\"rto_us\":1048.576,\"ser_floor_ns\":false,"
+    "\"standalone_header\":-1,\"sync_us\":1,\"topology\":{\"host_gbps\":100,\"k\":4,"
+    "\"kind\":\"fat_tree\",\"link_delay_ns\":1000,\"link_gbps\":0.1,\"tiers\":2}}}";
 /* job_id_hash(fixed, {digest of "1\n0 1 3 100 4096 0\n"}): computed once, by
  * this code and independently from the scheme in docs/engine.md. */
-#define FIXED_ID 0xef4a6784e8373a0aULL
+#define FIXED_ID 0x9b93e2dbedc1f1d6ULL
 
 static void write_file(const char *dir, const char *name, const char *text) {
   char path[512];

@@ -1,0 +1,115 @@
+/* A relay's buffer (docs/model.md, PFC): admission of packets to class queues,
+ * the shared buffer with reserves and headroom, the PFC threshold, PAUSE and
+ * RESUME per ingress port and class, and frames on the wire. */
+#ifndef ENG_MMU_H
+#define ENG_MMU_H
+
+#include "sim/eng_net.h"
+
+/* Whether a relayed packet of this type joins its flow's class queue (data,
+ * and ACK/NACK with ack_with_data); otherwise the control queue. */
+ENG_INLINE int eng_in_class(const eng_cols_t *c, int32_t e, uint8_t type) {
+  return type == ENG_PKT_DATA ||
+         (c->exp_ack_with_data[e] && (type == ENG_PKT_ACK || type == ENG_PKT_NACK));
+}
+
+/* Bytes of an ingress class's `in` bytes that use the shared buffer. */
+ENG_INLINE int64_t eng_shared_of(const eng_cols_t *c, int32_t e, int64_t in) {
+  int64_t v = in - c->exp_pfc_reserve[e];
+  return v > 0 ? v : 0;
+}
+
+/* PFC threshold of ingress port ip (global) of node x now (bytes). */
+ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x, int32_t ip) {
+  if (c->exp_pfc_xoff[e] > 0) return c->exp_pfc_xoff[e];
+  int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - c->node_shared[x];
+  return free_b > 0 ? (free_b * c->port_pfc_a16[ip]) >> 16 : 0;
+}
+
+/* Sends a PAUSE (1) or RESUME (0) frame of class cl upstream on port p (global)
+ * of k->x; q is the ingress class row. With pfc_frame_bytes the frame goes
+ * before any queued packet but after the one on the wire, and holds the port
+ * for its serialisation. */
+ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uint8_t pause) {
+  eng_cols_t *c = k->c;
+  uint32_t tail = c->port_pfc_tail[p];
+  if (tail - c->port_pfc_hsnap[p] > c->port_pfc_mask[p]) {
+    eng_fail(k, ENG_FAIL_PFC_RING);
+    return;
+  }
+  int64_t at = k->now;
+  int32_t bytes = c->exp_pfc_frame_bytes[k->e];
+  if (bytes > 0) {
+    int64_t ser = eng_ser_clock(bytes, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
+    if (c->port_busy_until[p] > at) at = c->port_busy_until[p];
+    at += ser;
+    c->port_busy_until[p] = at;
+    c->port_busy_ps[p] += ser;
+    c->port_tx_bytes[p] += (uint64_t)bytes;
+    k->pfc_busy = 1;
+  }
+  at += c->port_delay[p];
+  int32_t slot = c->port_pfc_off[p] + (int32_t)(tail & c->port_pfc_mask[p]);
+  c->pfc_t[slot] = at;
+  c->pfc_pause[slot] = (uint8_t)(cl * 2 + pause);
+  c->port_pfc_tail[p] = tail + 1;
+  c->cls_pause_sent[q] = pause;
+  if (pause) c->node_c_pauses[k->x]++;
+  if (at < k->emit_min) k->emit_min = at;
+}
+
+/* A packet of `w` bytes of class cl from ingress ip (global) asks to be
+ * queued at node k->x. Without headroom (pfc_headroom_bdp < 0) it fits if the
+ * buffer has room; with headroom, unless both the ingress class's headroom
+ * and the shared room under the threshold are exceeded, and bytes beyond the
+ * threshold go to headroom. Returns 0 (dropped) or 1 (accounted). */
+ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
+  int64_t in = c->cls_in_bytes[q], xoff = eng_xoff(c, e, x, ip);
+  int64_t sh = eng_shared_of(c, e, in);
+  if (c->exp_pfc_headroom[e] < 0) {
+    if (c->node_buf_used[x] + w > c->exp_buffer[e]) return 0;
+  } else if (w + c->cls_hdrm[q] > c->port_hdrm_cap[ip] && w + sh > xoff) {
+    return 0;
+  }
+  if (c->exp_pfc_headroom[e] >= 0 && in + w - c->exp_pfc_reserve[e] > xoff) {
+    c->cls_hdrm[q] += w;
+  } else {
+    c->cls_in_bytes[q] = in + w;
+    c->node_shared[x] += eng_shared_of(c, e, in + w) - sh;
+  }
+  c->node_buf_used[x] += w;
+  return 1;
+}
+
+/* After an admission from ingress ip (global), class cl: PAUSE when headroom
+ * is in use or the class's shared bytes reach the threshold. */
+ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
+  eng_cols_t *c = k->c;
+  int32_t q = eng_cls(c, ip, cl);
+  if (!c->exp_pfc[k->e] || c->cls_pause_sent[q]) return;
+  if (c->cls_hdrm[q] > 0 ||
+      eng_shared_of(c, k->e, c->cls_in_bytes[q]) >= eng_xoff(c, k->e, k->x, ip))
+    eng_pfc_send(k, ip, q, cl, 1);
+}
+
+/* A packet of `w` bytes of class cl from ingress ip (global) left node k->x:
+ * its bytes leave headroom first, then the ingress class's count; RESUME when
+ * no headroom is in use and the shared bytes are 0 or pfc_resume below the
+ * threshold. */
+ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
+  int64_t from_h = c->cls_hdrm[q] < w ? c->cls_hdrm[q] : w;
+  int64_t in = c->cls_in_bytes[q], rest = in - (w - from_h);
+  c->cls_hdrm[q] -= from_h;
+  c->cls_in_bytes[q] = rest;
+  c->node_shared[x] += eng_shared_of(c, e, rest) - eng_shared_of(c, e, in);
+  c->node_buf_used[x] -= w;
+  if (!c->exp_pfc[e] || !c->cls_pause_sent[q] || c->cls_hdrm[q] > 0) return;
+  int64_t sh = eng_shared_of(c, e, rest);
+  if (sh == 0 || sh + c->exp_pfc_resume[e] <= eng_xoff(c, e, x, ip)) eng_pfc_send(k, ip, q, cl, 0);
+}
+
+#endif
