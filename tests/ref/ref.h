@@ -71,5 +71,11 @@ int ref_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t 
 
 /* ser(w, r) = ceil(w * 8 * 10^12 / r) ps: serialisation of w bytes at r bit/s. */
 int64_t ref_ser(int64_t wire_bytes, int64_t rate_bps);
+/* The serialisation on the experiment's clock: ref_ser, or with ser_floor_ns
+ * ns-3's whole ns (model.md, Units), ps. */
+int64_t ref_ser_at(const eng_params_t *p, int64_t wire_bytes, int64_t rate_bps);
+/* The largest base RTT between two hosts over their shortest paths
+ * (hpcc_global_t); -1 if none. */
+int64_t ref_max_base_rtt(ref_routing_t *r, const eng_params_t *p);
 
 #endif

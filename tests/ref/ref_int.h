@@ -47,7 +47,7 @@ typedef struct ref_event_t {
   int32_t cls;   /* REF_EV_* */
   int32_t index; /* local port, flow rank (timers), task number among the node's (tasks) */
   uint64_t seq;  /* insertion order: equal keys run in the order they were created */
-  int32_t aux;   /* PFC: 1 PAUSE, 0 RESUME; TASK: 1 a compute or coll task's end, 0 a start */
+  int32_t aux;   /* PFC: class * 2 + (1 PAUSE, 0 RESUME); TASK: 1 a compute or coll task's end */
   ref_pkt_t pkt; /* ARRIVE: the packet */
 } ref_event_t;
 
@@ -57,24 +57,30 @@ typedef struct ref_heap_t {
   uint64_t next_seq;
 } ref_heap_t;
 
-/* One egress port (and, for the same link end, the ingress counters). */
+/* One egress port (and, for the same link end, the ingress counters). Class
+ * queues are indexed by class (0 only, without `classes`). */
 typedef struct ref_port_t {
   int64_t rate;      /* bit/s */
   int64_t delay;     /* ps */
   uint64_t loss_q32; /* floor(error_rate * 2^32); 0: lossless */
   int32_t peer, peer_port;
-  int64_t busy_until; /* ps */
-  uint8_t paused;     /* data paused by a PAUSE from the peer */
-  uint8_t pause_out;  /* as ingress: a PAUSE we sent is outstanding */
-  ref_fifo_t ctrl, data;
-  int64_t q;          /* bytes in the data queue */
-  int64_t in_bytes;   /* as ingress: buffered bytes that arrived on this port */
-  uint64_t n_deq;     /* data packets dequeued (ECN draw counter) */
-  uint64_t n_tx;      /* transmissions (loss draw counter) */
-  uint64_t tx_bytes;  /* bytes transmitted (HPCC telemetry) */
-  int64_t kmin, kmax; /* ECN thresholds, bytes */
-  uint64_t pmax_q32;  /* floor(pmax * 2^32), at most 2^32 */
-  uint8_t ecn_ok;     /* thresholds resolved */
+  int64_t busy_until;             /* ps */
+  uint8_t paused[ENG_CLASSES];    /* class paused by a PAUSE from the peer */
+  uint8_t pause_out[ENG_CLASSES]; /* as ingress: a PAUSE we sent for the class is outstanding */
+  ref_fifo_t ctrl, data[ENG_CLASSES];
+  int32_t rr;                      /* class served last */
+  int64_t q;                       /* bytes in the class queues */
+  int64_t qc[ENG_CLASSES];         /* bytes in each class queue */
+  int64_t in_bytes[ENG_CLASSES];   /* as ingress: bytes it brought, queued, not in headroom */
+  int64_t hdrm_bytes[ENG_CLASSES]; /* as ingress: bytes it brought held in headroom */
+  int64_t hdrm_cap;                /* as ingress: headroom, bytes */
+  int64_t alpha16;                 /* as ingress: PFC threshold factor x 2^16 */
+  uint64_t n_deq;                  /* data packets dequeued (ECN draw counter) */
+  uint64_t n_tx;                   /* transmissions (loss draw counter) */
+  uint64_t tx_bytes;               /* bytes transmitted (HPCC telemetry) */
+  int64_t kmin, kmax;              /* ECN thresholds, bytes */
+  uint64_t pmax_q32;               /* floor(pmax * 2^32), at most 2^32 */
+  uint8_t ecn_ok;                  /* thresholds resolved */
 } ref_port_t;
 
 /* One entry of a relay's flowlet table (lb = adaptive). */
@@ -88,7 +94,9 @@ typedef struct ref_flowlet_t {
 typedef struct ref_node_t {
   int32_t port0, n_ports;   /* global index of local port 0; port count */
   uint8_t is_switch, relay; /* relay: a host that forwards (torus) */
-  int64_t buf_used;         /* bytes of relayed data buffered */
+  int64_t buf_used;         /* bytes of relayed packets in class queues */
+  int64_t shared;           /* of which in the shared buffer (above reserves, not headroom) */
+  int64_t held;             /* bytes of buffer kept for reserves and headroom */
   int64_t pool_free;        /* free forwarding descriptors */
   int64_t host_free;        /* free control descriptors for own ACK/NACK */
   int32_t rr;               /* rank of the flow served last */
@@ -142,8 +150,9 @@ typedef struct ref_sim_t {
   const topo_t *t;
   const tg_t *g;
   const eng_params_t *p;
+  cc_params_t ccp; /* p->ccp, on the experiment's clock (ser_floor_ns) */
+  int32_t n_cls;   /* class queues per port */
   uint64_t seed;
-  int64_t pfc_a16; /* pfc_alpha * 2^16 */
   ref_routing_t rt;
   ref_node_t *nodes;
   ref_port_t *ports; /* (2 * n_links) by global port index (rt.port0) */
@@ -169,7 +178,20 @@ void ref_fifo_push(ref_fifo_t *f, const ref_pkt_t *p);
 void ref_fifo_pop(ref_fifo_t *f, ref_pkt_t *out);
 void ref_fifo_free(ref_fifo_t *f);
 
+/* ref_mmu.c: class queues and PFC (docs/model.md, PFC) */
+void ref_mmu_init(ref_sim_t *s);
+int32_t ref_class(const ref_sim_t *s, int32_t flow);
+int ref_in_class(const ref_sim_t *s, int32_t kind);
+/* Admits w bytes of class cl from ingress i of relay x (0: dropped), PAUSE check. */
+int ref_admit(ref_sim_t *s, int32_t x, int32_t i, int32_t cl, int64_t w, int64_t t);
+/* w bytes of class cl from ingress i left relay x; RESUME check. */
+void ref_release(ref_sim_t *s, int32_t x, int32_t i, int32_t cl, int64_t w, int64_t t);
+
 /* ref_net.c */
+/* ECMP hash of model.md (or ns-3's, ecmp_ns3) and the candidate it picks. */
+uint32_t ref_hash_ecmp(const eng_params_t *p, int32_t x, int32_t s, int32_t d, uint32_t sp,
+                       uint32_t dp);
+uint32_t ref_ecmp_index(const eng_params_t *p, uint32_t h, uint32_t n);
 int ref_net_init(ref_sim_t *s);
 void ref_net_free(ref_sim_t *s);
 int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int64_t now);
@@ -189,6 +211,8 @@ void ref_task_end(ref_sim_t *s, int32_t i, int64_t t);
 /* ref_sim.c */
 void ref_push(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index, int32_t aux,
               const ref_pkt_t *pkt);
+/* Port lp of x may have something to send: a TX at max(t, busy_until). */
+void ref_kick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t);
 /* Flow task f starts at t: it takes its source's next rank and may send. */
 void ref_flow_start(ref_sim_t *s, int32_t f, int64_t t);
 

@@ -13,6 +13,57 @@ int64_t ref_ser(int64_t wire_bytes, int64_t rate_bps) {
   return (int64_t)(num / r + (num % r != 0));
 }
 
+int64_t ref_ser_at(const eng_params_t *p, int64_t wire_bytes, int64_t rate_bps) {
+  if (!p->ser_floor_ns) return ref_ser(wire_bytes, rate_bps);
+  /* ns-3: the double wire * 8 / rate seconds, truncated to whole ns. As the
+   * double is mant * 2^(e - 53) exactly, its ns are floor(mant * 10^9 / 2^(53 - e)). */
+  int e;
+  double m = frexp((double)(wire_bytes * 8) / (double)rate_bps, &e);
+  unsigned __int128 v = (unsigned __int128)(uint64_t)ldexp(m, 53) * 1000000000u;
+  int shift = 53 - e;
+  int64_t ns = shift >= 128 ? 0 : (int64_t)(v >> shift);
+  return (ns > 0 ? ns : 1) * 1000;
+}
+
+/* MurmurHash3 x86_32 of `len` bytes (switch-node.cc EcmpHash). */
+static uint32_t murmur3(const uint8_t *key, int len, uint32_t seed) {
+  uint32_t h = seed;
+  for (int i = 0; i + 4 <= len; i += 4) {
+    uint32_t k = (uint32_t)key[i] | (uint32_t)key[i + 1] << 8 | (uint32_t)key[i + 2] << 16 |
+                 (uint32_t)key[i + 3] << 24;
+    k *= 0xcc9e2d51u;
+    k = (k << 15) | (k >> 17);
+    k *= 0x1b873593u;
+    h ^= k;
+    h = (h << 13) | (h >> 19);
+    h += (h << 2) + 0xe6546b64u;
+  }
+  h ^= (uint32_t)len;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+uint32_t ref_hash_ecmp(const eng_params_t *p, int32_t x, int32_t s, int32_t d, uint32_t sp,
+                       uint32_t dp) {
+  if (!p->ecmp_ns3) return eng_hash_ecmp(x, s, d, sp, dp);
+  /* ns-3's header words: 11.0.x.y addresses and sport | dport << 16 */
+  uint32_t w[3] = {0x0b000001u + ((uint32_t)s / 256 << 16) + ((uint32_t)s % 256 << 8),
+                   0x0b000001u + ((uint32_t)d / 256 << 16) + ((uint32_t)d % 256 << 8),
+                   (sp & 0xffffu) | (dp & 0xffffu) << 16};
+  uint8_t key[12];
+  for (int i = 0; i < 12; i++)
+    key[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
+  return murmur3(key, 12, (uint32_t)x);
+}
+
+uint32_t ref_ecmp_index(const eng_params_t *p, uint32_t h, uint32_t n) {
+  return p->ecmp_ns3 ? n - 1 - h % n : h % n; /* ns-3 lists next hops by descending port */
+}
+
 int ref_ecn_for(const eng_params_t *p, int64_t rate_bps, int64_t *kmin, int64_t *kmax,
                 double *pmax) {
   const eng_ecn_row_t *row = NULL;
@@ -46,13 +97,16 @@ int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int6
   REF_CHECK(n > 0);
   if (s->nodes[x].n_ports == 1 || (x == s->rt.anchor[d] && s->rt.edge_port[d] >= 0))
     return s->hops[0]; /* rules 1 and 2: no choice, no flowlet */
-  uint32_t h;
-  if (s->p->lb != ENG_LB_SPRAY)
-    h = data ? eng_hash_ecmp(x, f->host, f->dst, f->sport, f->dport)
-             : eng_hash_ecmp(x, f->dst, f->host, f->dport, f->sport);
-  else
+  uint32_t h, first;
+  if (s->p->lb != ENG_LB_SPRAY) {
+    h = data ? ref_hash_ecmp(s->p, x, f->host, f->dst, f->sport, f->dport)
+             : ref_hash_ecmp(s->p, x, f->dst, f->host, f->dport, f->sport);
+    first = ref_ecmp_index(s->p, h, (uint32_t)n);
+  } else {
     h = eng_hash_spray(x, (uint32_t)pkt->flow, (uint32_t)pkt->seq, data ? 0u : 1u);
-  if (s->p->lb != ENG_LB_ADAPTIVE || !relay) return s->hops[h % (uint32_t)n];
+    first = h % (uint32_t)n;
+  }
+  if (s->p->lb != ENG_LB_ADAPTIVE || !relay) return s->hops[first];
   /* Flowlets (model.md): slot h mod ENG_FLOWLETS of this relay's table. */
   ref_flowlet_t *fl = &s->nodes[x].flowlets[h % ENG_FLOWLETS];
   int64_t key = 2 * (int64_t)pkt->flow + (data ? 0 : 1);
@@ -61,10 +115,10 @@ int32_t ref_route(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int relay, int6
     return fl->port;
   }
   /* A new flowlet: the candidate with the least data queued; ties go to the
-   * first in the order h, h+1, ... (mod n). */
+   * first in the order from ECMP's pick on (mod n). */
   int32_t best = -1;
   for (int j = 0; j < n; j++) {
-    int32_t lp = s->hops[(h + (uint32_t)j) % (uint32_t)n];
+    int32_t lp = s->hops[(first + (uint32_t)j) % (uint32_t)n];
     if (best < 0 || s->ports[s->nodes[x].port0 + lp].q < s->ports[s->nodes[x].port0 + best].q)
       best = lp;
   }
@@ -153,6 +207,8 @@ static int init_flows(ref_sim_t *s) {
     if (!nd->flows) return -1;
     nd->rr = nd->max_flows - 1; /* ranks are given as flows start (ref_flow_start) */
   }
+  int64_t global_rtt =
+      s->p->ccp.kind == CC_HPCC && s->p->ccp.global_t ? ref_max_base_rtt(&s->rt, s->p) : 0;
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *k = &g->t[i];
     if (k->kind != TG_FLOW) continue;
@@ -167,14 +223,21 @@ static int init_flows(ref_sim_t *s) {
     int64_t line = 0; /* the sender's fastest port */
     for (int32_t q = s->rt.port0[k->host]; q < s->rt.port0[k->host + 1]; q++)
       if (s->ports[q].rate > line) line = s->ports[q].rate;
-    int64_t rtt = cc_needs_rtt(&s->p->ccp) ? ref_base_rtt(&s->rt, s->p, k) : 0;
-    cc_init(&fs->cc, &fs->alg, &s->p->ccp, (double)line, rtt);
+    int64_t rtt = global_rtt > 0             ? global_rtt
+                  : cc_needs_rtt(&s->p->ccp) ? ref_base_rtt(&s->rt, s->p, k)
+                                             : 0;
+    cc_init(&fs->cc, &fs->alg, &s->ccp, (double)line, rtt);
   }
   return 0;
 }
 
 int ref_net_init(ref_sim_t *s) {
-  if (ref_routing_init(&s->rt, s->t) || init_ports(s) || init_nodes(s) || init_flows(s)) return -1;
+  s->ccp = s->p->ccp;
+  s->ccp.clock_ns = s->p->ser_floor_ns;
+  s->n_cls = s->p->classes ? ENG_CLASSES : 1;
+  if (ref_routing_init(&s->rt, s->t) || init_ports(s) || init_nodes(s)) return -1;
+  ref_mmu_init(s);
+  if (init_flows(s)) return -1;
   s->hops = calloc((size_t)s->max_ports + 1, sizeof *s->hops);
   return s->hops ? 0 : -1;
 }
@@ -183,7 +246,8 @@ void ref_net_free(ref_sim_t *s) {
   if (s->ports)
     for (int32_t g = 0; g < 2 * s->t->n_links; g++) {
       ref_fifo_free(&s->ports[g].ctrl);
-      ref_fifo_free(&s->ports[g].data);
+      for (int c = 0; c < ENG_CLASSES; c++)
+        ref_fifo_free(&s->ports[g].data[c]);
     }
   if (s->nodes)
     for (int32_t x = 0; x < s->t->n_nodes; x++)

@@ -140,10 +140,19 @@ int ref_next_hops(ref_routing_t *r, int32_t x, int32_t dst, uint16_t *out, int c
   return k;
 }
 
-/* Sum over the ECMP path from host `from` to host `to` of ser(wire) + delay; -1
- * if unroutable. (s, d, sp, dp) are the hash inputs of the packet. */
-static int64_t path_time(ref_routing_t *r, int32_t from, int32_t to, int64_t wire, int32_t s,
-                         int32_t d, uint32_t sp, uint32_t dp) {
+/* Time of one hop of a link: ser(wire) + delay, or (wire < 0) ns-3's
+ * base-RTT share, twice the delay plus one MTU payload in whole ns. */
+static int64_t hop_time(const eng_params_t *p, const topo_link_t *l, int64_t wire) {
+  if (wire < 0)
+    return 2 * l->delay_ps +
+           (int64_t)((uint64_t)p->mtu * 8000000000ULL / (uint64_t)l->rate_bps) * 1000;
+  return ref_ser_at(p, wire, l->rate_bps) + l->delay_ps;
+}
+
+/* Sum over the ECMP path from host `from` to host `to` of hop_time; -1 if
+ * unroutable. (s, d, sp, dp) are the hash inputs of the packet. */
+static int64_t path_time(ref_routing_t *r, const eng_params_t *p, int32_t from, int32_t to,
+                         int64_t wire, int32_t s, int32_t d, uint32_t sp, uint32_t dp) {
   enum { CAP = 1024 };
   uint16_t set[CAP];
   int64_t sum = 0;
@@ -151,17 +160,75 @@ static int64_t path_time(ref_routing_t *r, int32_t from, int32_t to, int64_t wir
   for (int32_t x = from; x != to; hops++) {
     int n = ref_next_hops(r, x, to, set, CAP);
     if (n <= 0 || hops > r->t->n_nodes) return -1;
-    int32_t q = r->port0[x] + set[eng_hash_ecmp(x, s, d, sp, dp) % (uint32_t)n];
-    const topo_link_t *l = &r->t->links[r->link[q]];
-    sum += ref_ser(wire, l->rate_bps) + l->delay_ps;
+    uint32_t h = ref_hash_ecmp(p, x, s, d, sp, dp);
+    int32_t q = r->port0[x] + set[ref_ecmp_index(p, h, (uint32_t)n)];
+    sum += hop_time(p, &r->t->links[r->link[q]], wire);
     x = r->peer[q];
   }
   return sum;
 }
 
 int64_t ref_base_rtt(ref_routing_t *r, const eng_params_t *p, const tg_task_t *f) {
-  int64_t out = path_time(r, f->host, f->dst, (int64_t)p->mtu + p->header, f->host, f->dst,
+  if (p->base_rtt_ns3)
+    return path_time(r, p, f->host, f->dst, -1, f->host, f->dst, f->sport, f->dport);
+  int64_t out = path_time(r, p, f->host, f->dst, (int64_t)p->mtu + p->header, f->host, f->dst,
                           f->sport, f->dport);
-  int64_t back = path_time(r, f->dst, f->host, p->ctrl_bytes, f->dst, f->host, f->dport, f->sport);
+  int64_t back =
+      path_time(r, p, f->dst, f->host, p->ctrl_bytes, f->dst, f->host, f->dport, f->sport);
   return out < 0 || back < 0 ? -1 : out + back;
+}
+
+/* Longest hop_time sum from every node to host d over shortest paths, by
+ * increasing distance to d (out[x] = -1: unreachable). */
+static void longest_to(ref_routing_t *r, const eng_params_t *p, int32_t d, int64_t wire,
+                       int64_t *out, int32_t *order) {
+  enum { CAP = 1024 };
+  uint16_t set[CAP];
+  int32_t n = r->t->n_nodes, k = 0;
+  for (int32_t x = 0; x < n; x++) {
+    out[x] = -1;
+    if (ref_distance(r, x, d) >= 0) order[k++] = x;
+  }
+  for (int32_t i = 1; i < k; i++) /* insertion sort by distance */
+    for (int32_t j = i; j > 0 && ref_distance(r, order[j - 1], d) > ref_distance(r, order[j], d);
+         j--) {
+      int32_t t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int32_t i = 0; i < k; i++) {
+    int32_t x = order[i];
+    if (x == d) {
+      out[x] = 0;
+      continue;
+    }
+    int m = ref_next_hops(r, x, d, set, CAP);
+    for (int j = 0; j < m; j++) {
+      int32_t q = r->port0[x] + set[j];
+      int64_t rest = out[r->peer[q]];
+      int64_t v = rest < 0 ? -1 : rest + hop_time(p, &r->t->links[r->link[q]], wire);
+      if (v > out[x]) out[x] = v;
+    }
+  }
+}
+
+int64_t ref_max_base_rtt(ref_routing_t *r, const eng_params_t *p) {
+  int32_t n = r->t->n_nodes;
+  int64_t *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+  int32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+  int64_t best = -1;
+  for (int32_t d = 0; a && b && order && d < n; d++) {
+    if (r->t->is_switch[d]) continue;
+    longest_to(r, p, d, p->base_rtt_ns3 ? -1 : (int64_t)p->mtu + p->header, a, order);
+    if (!p->base_rtt_ns3) longest_to(r, p, d, p->ctrl_bytes, b, order);
+    for (int32_t x = 0; x < n; x++) {
+      if (r->t->is_switch[x] || x == d || a[x] < 0) continue;
+      int64_t v = p->base_rtt_ns3 ? a[x] : b[x] < 0 ? -1 : a[x] + b[x];
+      if (v > best) best = v;
+    }
+  }
+  free(a);
+  free(b);
+  free(order);
+  return best;
 }

@@ -61,75 +61,46 @@ void ref_push(ref_sim_t *s, int64_t t, int32_t node, int32_t cls, int32_t index,
 /* Port lp of x may have something to send: try at max(t, busy_until). Extra TX
  * events are harmless (a TX that finds the port busy or nothing to send is a
  * no-op), so callers kick whenever in doubt. */
-static void kick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
+void ref_kick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
   int64_t b = s->ports[s->nodes[x].port0 + lp].busy_until;
   ref_push(s, t > b ? t : b, x, REF_EV_TX, lp, 0, NULL);
 }
 
 static void kick_all(ref_sim_t *s, int32_t x, int64_t t) {
   for (int32_t lp = 0; lp < s->nodes[x].n_ports; lp++)
-    kick(s, x, lp, t);
-}
-
-/* ---- PFC -------------------------------------------------------------- */
-
-static int64_t xoff(const ref_sim_t *s, int32_t x) { /* bytes */
-  if (s->p->pfc_xoff > 0) return s->p->pfc_xoff;
-  return (s->p->buffer - s->nodes[x].buf_used) * s->pfc_a16 / 65536;
-}
-
-/* A frame on port lp of x reaches the peer's port after the link delay, no
- * serialisation. */
-static void send_pfc(ref_sim_t *s, int32_t x, int32_t lp, int32_t pause, int64_t t) {
-  ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
-  ref_push(s, t + pt->delay, pt->peer, REF_EV_PFC, pt->peer_port, pause, NULL);
-}
-
-static void pause_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
-  ref_port_t *in = &s->ports[s->nodes[x].port0 + i];
-  if (!s->p->pfc || in->pause_out || in->in_bytes < xoff(s, x)) return;
-  in->pause_out = 1;
-  s->res->pfc_pauses++;
-  send_pfc(s, x, i, 1, t);
-}
-
-static void resume_check(ref_sim_t *s, int32_t x, int32_t i, int64_t t) {
-  ref_port_t *in = &s->ports[s->nodes[x].port0 + i];
-  if (!s->p->pfc || !in->pause_out) return;
-  if (in->in_bytes != 0 && in->in_bytes + s->p->pfc_resume > xoff(s, x)) return;
-  in->pause_out = 0;
-  send_pfc(s, x, i, 0, t);
+    ref_kick(s, x, lp, t);
 }
 
 /* ---- arrivals --------------------------------------------------------- */
 
-/* A switch, or a relaying host that is not the destination, takes the packet in. */
+/* A switch, or a relaying host that is not the destination, takes the packet
+ * in: its class queue (data; ACK/NACK with ack_with_data) if the buffer
+ * admits it, else the control queue. */
 static void forward(ref_sim_t *s, int32_t x, int32_t i, ref_pkt_t pkt, int64_t t) {
   ref_node_t *nd = &s->nodes[x];
   int32_t e = ref_route(s, x, &pkt, 1, t);
   ref_port_t *out = &s->ports[nd->port0 + e];
   pkt.in_port = i;
   pkt.host_slot = 0;
-  if (pkt.kind == REF_DATA) {
-    if (nd->buf_used + pkt.wire > s->p->buffer || nd->pool_free == 0) {
+  if (nd->pool_free == 0) {
+    s->res->drops++;
+    return;
+  }
+  if (ref_in_class(s, pkt.kind)) {
+    int32_t cl = ref_class(s, pkt.flow);
+    if (!ref_admit(s, x, i, cl, pkt.wire, t)) {
       s->res->drops++;
       return;
     }
     nd->pool_free--;
-    nd->buf_used += pkt.wire;
-    s->ports[nd->port0 + i].in_bytes += pkt.wire;
     out->q += pkt.wire;
-    ref_fifo_push(&out->data, &pkt);
-    pause_check(s, x, i, t);
+    out->qc[cl] += pkt.wire;
+    ref_fifo_push(&out->data[cl], &pkt);
   } else {
-    if (nd->pool_free == 0) {
-      s->res->drops++;
-      return;
-    }
     nd->pool_free--;
     ref_fifo_push(&out->ctrl, &pkt);
   }
-  kick(s, x, e, t);
+  ref_kick(s, x, e, t);
 }
 
 /* The receiver host x emits ACK/NACK(seq) of flow f, if a control descriptor is
@@ -143,11 +114,12 @@ static void send_ctrl(ref_sim_t *s, int32_t x, int32_t f, int32_t kind, int64_t 
   }
   ref_pkt_t pkt = {
       .flow = f, .kind = kind, .seq = seq, .wire = s->p->ctrl_bytes, .ce = ce, .host_slot = 1};
-  if (tel) pkt.tel = *tel; /* the ACK echoes the data packet's telemetry */
+  if (ce && cc_ack_is_cnp(&s->ccp)) s->res->cnps++; /* the ACK/NACK carries the CNP flag */
+  if (tel) pkt.tel = *tel;                          /* the ACK echoes the data packet's telemetry */
   int32_t e = ref_route(s, x, &pkt, 0, t);
   nd->host_free--;
   ref_fifo_push(&s->ports[nd->port0 + e].ctrl, &pkt);
-  kick(s, x, e, t);
+  ref_kick(s, x, e, t);
 }
 
 /* Re-order tolerant receiver (model.md): a packet at or beyond rcv_nxt is held
@@ -189,7 +161,7 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
     send_ctrl(s, x, pkt->flow, REF_ACK, fs->rcv_nxt, pkt->ce, &pkt->tel, t);
   }
   /* DCQCN notification point: a CNP after the ACK, at most one per interval. */
-  if (pkt->ce && cc_np_cnp(&s->p->ccp, fs->cnp_last, t)) {
+  if (pkt->ce && cc_np_cnp(&s->ccp, fs->cnp_last, t)) {
     fs->cnp_last = t;
     s->res->cnps++;
     send_ctrl(s, x, pkt->flow, REF_CNP, 0, 0, NULL, t);
@@ -203,7 +175,7 @@ static void at_receiver(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t
 /* Next timer of flow f: retransmission or congestion control (-1: none). */
 static int64_t flow_timer(const ref_sim_t *s, int32_t f) {
   const ref_flow_t *fs = &s->flows[f];
-  int64_t c = cc_timer_at(&fs->alg, &s->p->ccp);
+  int64_t c = cc_timer_at(&fs->alg, &s->ccp);
   if (fs->rto_at >= 0 && fs->rto_at < c) c = fs->rto_at;
   return c == CC_NEVER ? -1 : c;
 }
@@ -225,7 +197,7 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
   ref_flow_t *fs = &s->flows[f];
   if (pkt->kind == REF_CNP) {
     if (!fs->finished) {
-      cc_on_cnp(&fs->alg, &s->p->ccp, t);
+      cc_on_cnp(&fs->alg, &s->ccp, t);
       arm_timer(s, f);
     }
     return;
@@ -245,13 +217,17 @@ static void at_sender(ref_sim_t *s, int32_t x, const ref_pkt_t *pkt, int64_t t) 
     set_timer(s, f, t + s->p->rto);
   }
   if (fs->snd_nxt < fs->snd_una) fs->snd_nxt = fs->snd_una;
-  cc_on_ack(&fs->cc, &fs->alg, &s->p->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce,
+  cc_on_ack(&fs->cc, &fs->alg, &s->ccp, (uint32_t)(fs->snd_una - una0), pkt->ce,
             (uint32_t)fs->snd_una, (uint32_t)fs->snd_nxt, s->p->mtu, (uint32_t)pkt->seq,
-            s->p->ccp.kind == CC_HPCC ? &pkt->tel : NULL);
+            s->ccp.kind == CC_HPCC ? &pkt->tel : NULL);
+  if (pkt->ce && cc_ack_is_cnp(&s->ccp) && !fs->finished) { /* dcqcn_ns3: the CNP flag */
+    cc_on_cnp(&fs->alg, &s->ccp, t);
+    arm_timer(s, f);
+  }
   if (fs->snd_una == fs->n && !fs->finished) {
     fs->finished = 1;
     fs->rto_at = -1;
-    cc_on_finish(&fs->alg, &s->p->ccp);
+    cc_on_finish(&fs->alg, &s->ccp);
     ref_task_end(s, f, t); /* the flow's end, at its source */
   }
   kick_all(s, x, t); /* go-back-N may have made the flow eligible */
@@ -287,7 +263,7 @@ static void timer(ref_sim_t *s, const ref_event_t *ev) {
     fs->rto_at = ev->t + s->p->rto;
     s->res->timeouts++;
   }
-  if (cc_timer_at(&fs->alg, &s->p->ccp) == ev->t) cc_on_timer(&fs->cc, &fs->alg, &s->p->ccp, ev->t);
+  if (cc_timer_at(&fs->alg, &s->ccp) == ev->t) cc_on_timer(&fs->cc, &fs->alg, &s->ccp, ev->t);
   arm_timer(s, f);
   kick_all(s, ev->node, ev->t);
 }
@@ -313,8 +289,9 @@ static int32_t host_pick(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     int32_t f = nd->flows[r];
     const ref_flow_t *fs = &s->flows[f];
     if (fs->snd_nxt >= fs->n) continue;
-    int64_t ready = cc_ready_at(&fs->cc, &fs->alg, &s->p->ccp, ref_inflight(s, f));
+    int64_t ready = cc_ready_at(&fs->cc, &fs->alg, &s->ccp, ref_inflight(s, f));
     if (ready == CC_NEVER || ready > t) continue;
+    if (s->ports[nd->port0 + lp].paused[ref_class(s, f)]) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
     if (nd->n_ports == 1 || ref_route(s, x, &probe, 0, t) == lp) return r;
   }
@@ -334,11 +311,29 @@ static void kick_later(ref_sim_t *s, int32_t x, int32_t lp, int64_t t) {
     if (fs->snd_nxt >= fs->n) continue;
     ref_pkt_t probe = {.flow = f, .kind = REF_DATA, .seq = fs->snd_nxt};
     if (nd->n_ports > 1 && ref_route(s, x, &probe, 0, t) != lp) continue;
-    int64_t r = cc_ready_at(&fs->cc, &fs->alg, &s->p->ccp, ref_inflight(s, f));
+    int64_t r = cc_ready_at(&fs->cc, &fs->alg, &s->ccp, ref_inflight(s, f));
     if (r == CC_NEVER) continue;
     if (r > t && r < best) best = r;
   }
   if (best < INT64_MAX) ref_push(s, best, x, REF_EV_TX, lp, 0, NULL);
+}
+
+/* The control queue's head waits (ack_pause): a host's ACK/NACK whose flow's
+ * class is paused on this port. */
+static int ctrl_held(const ref_sim_t *s, int32_t x, const ref_port_t *pt) {
+  if (!s->p->ack_pause || s->nodes[x].is_switch) return 0;
+  const ref_pkt_t *h = &pt->ctrl.buf[pt->ctrl.head];
+  return h->kind != REF_CNP && pt->paused[ref_class(s, h->flow)];
+}
+
+/* Round robin among the class queues after the one served last: the first
+ * holding packets and not paused; -1 if none. */
+static int32_t next_class(const ref_sim_t *s, const ref_port_t *pt) {
+  for (int32_t k = 1; k <= s->n_cls; k++) {
+    int32_t c = (pt->rr + k) % s->n_cls;
+    if (pt->data[c].len && !pt->paused[c]) return c;
+  }
+  return -1;
 }
 
 /* What a TX of port lp of x at t would send (no side effects). */
@@ -346,51 +341,57 @@ static int tx_source(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int32_t *ra
   const ref_node_t *nd = &s->nodes[x];
   const ref_port_t *pt = &s->ports[nd->port0 + lp];
   if (pt->busy_until > t) return SRC_NONE;
-  if (pt->ctrl.len) return SRC_CTRL;
-  if (pt->paused) return SRC_NONE;
-  if (pt->data.len) return SRC_QUEUE; /* only forwarding nodes queue data */
+  if (pt->ctrl.len && !ctrl_held(s, x, pt)) return SRC_CTRL;
+  if (next_class(s, pt) >= 0) return SRC_QUEUE; /* only forwarding nodes queue data */
   if (nd->is_switch || nd->n_flows == 0) return SRC_NONE;
   *rank = host_pick(s, x, lp, t);
   return *rank >= 0 ? SRC_FLOW : SRC_NONE;
 }
 
-/* A data packet leaves a forwarding node's queue: accounting, ECN, resume. */
-static void dequeue_data(ref_sim_t *s, int32_t x, int32_t lp, ref_pkt_t *pkt, int64_t t) {
+/* The next packet of a forwarding node's class queues leaves: accounting and
+ * resume; data: ECN, and HPCC's telemetry hop. */
+static void dequeue_class(ref_sim_t *s, int32_t x, int32_t lp, ref_pkt_t *pkt, int64_t t) {
   ref_node_t *nd = &s->nodes[x];
   ref_port_t *pt = &s->ports[nd->port0 + lp];
-  ref_fifo_pop(&pt->data, pkt);
+  int32_t cl = next_class(s, pt);
+  pt->rr = cl;
+  ref_fifo_pop(&pt->data[cl], pkt);
   nd->pool_free++;
-  nd->buf_used -= pkt->wire;
-  s->ports[nd->port0 + pkt->in_port].in_bytes -= pkt->wire;
   pt->q -= pkt->wire;
+  pt->qc[cl] -= pkt->wire;
+  ref_release(s, x, pkt->in_port, cl, pkt->wire, t);
+  if (pkt->kind != REF_DATA) return;
   uint64_t c = pt->n_deq++; /* data packets this port dequeued before this one */
   if (s->p->ecn && pt->ecn_ok) {
     int mark = 0;
-    if (pt->q > pt->kmax)
+    int64_t q = pt->qc[cl]; /* the class queue's bytes */
+    if (q > pt->kmax)
       mark = 1;
-    else if (pt->q > pt->kmin) {
+    else if (q > pt->kmin) {
       uint64_t u = eng_rng_u32(s->seed, (uint32_t)x, (uint32_t)lp, c);
-      mark = u < pt->pmax_q32 * (uint64_t)(pt->q - pt->kmin) / (uint64_t)(pt->kmax - pt->kmin);
+      mark = u < pt->pmax_q32 * (uint64_t)(q - pt->kmin) / (uint64_t)(pt->kmax - pt->kmin);
     }
     if (mark) {
       pkt->ce = 1;
       s->res->ecn_marks++;
     }
   }
-  resume_check(s, x, pkt->in_port, t);
-  if (s->p->ccp.kind == CC_HPCC && pkt->tel.nhop < CC_INT_HOPS) { /* HPCC: this hop */
+  if (s->ccp.kind == CC_HPCC && pkt->tel.nhop < CC_INT_HOPS) { /* HPCC: this hop */
+    /* ns-3's units (hpcc_int_multi) count the bytes sent before the packet */
+    uint64_t sent = pt->tx_bytes + (s->ccp.int_multi > 0 ? 0 : (uint64_t)pkt->wire);
     cc_int_hop_t *h = &pkt->tel.hop[pkt->tel.nhop++];
     *h = (cc_int_hop_t){.ts = t,
                         .qlen = (uint32_t)pt->q,
-                        .tx = (uint32_t)(pt->tx_bytes + (uint64_t)pkt->wire),
-                        .rate_mbps = (uint32_t)(pt->rate / 1000000)};
+                        .tx = (uint32_t)sent,
+                        .rate_mbps = (uint32_t)(pt->rate / 1000000),
+                        .tx_hi = (uint32_t)(sent >> 32)};
   }
 }
 
 /* Starts pkt on port lp of x at t: busy time, loss draw, arrival at the peer. */
 static void transmit(ref_sim_t *s, int32_t x, int32_t lp, const ref_pkt_t *pkt, int64_t t) {
   ref_port_t *pt = &s->ports[s->nodes[x].port0 + lp];
-  int64_t ser = ref_ser(pkt->wire, pt->rate);
+  int64_t ser = ref_ser_at(s->p, pkt->wire, pt->rate);
   uint64_t k = pt->n_tx++; /* earlier transmissions on this port */
   pt->tx_bytes += (uint64_t)pkt->wire;
   pt->busy_until = t + ser;
@@ -413,7 +414,7 @@ static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t 
     else
       nd->pool_free++;
   } else if (src == SRC_QUEUE) {
-    dequeue_data(s, x, lp, &pkt, t);
+    dequeue_class(s, x, lp, &pkt, t);
   } else { /* a new data packet of the flow of this rank */
     int32_t f = nd->flows[rank];
     ref_flow_t *fs = &s->flows[f];
@@ -424,7 +425,7 @@ static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t 
     fs->snd_nxt++;
     if (fs->snd_nxt > fs->max_sent) fs->max_sent = fs->snd_nxt;
     if (fs->rto_at < 0) set_timer(s, f, t + s->p->rto);
-    cc_on_send(&fs->cc, &fs->alg, &s->p->ccp, t, pkt.wire);
+    cc_on_send(&fs->cc, &fs->alg, &s->ccp, t, pkt.wire);
   }
   transmit(s, x, lp, &pkt, t);
   /* A multi-port host's next packet may leave by another port (spraying). */
@@ -435,10 +436,10 @@ static void tx(ref_sim_t *s, int32_t x, int32_t lp, int64_t t, int src, int32_t 
 
 static void process(ref_sim_t *s, const ref_event_t *ev, int src, int32_t rank) {
   switch (ev->cls) {
-  case REF_EV_PFC: {
+  case REF_EV_PFC: { /* aux: class * 2 + pause */
     ref_port_t *pt = &s->ports[s->nodes[ev->node].port0 + ev->index];
-    pt->paused = (uint8_t)ev->aux;
-    if (!ev->aux) kick(s, ev->node, ev->index, ev->t);
+    pt->paused[ev->aux / 2] = (uint8_t)(ev->aux % 2);
+    if (ev->aux % 2 == 0) ref_kick(s, ev->node, ev->index, ev->t);
     break;
   }
   case REF_EV_ARRIVE:
@@ -469,7 +470,7 @@ static void run(ref_sim_t *s) {
     if (ev.cls == REF_EV_TASK && ref_task_stale(s, &ev)) continue;
     if (ev.cls == REF_EV_TX && (src = tx_source(s, ev.node, ev.index, ev.t, &rank)) == SRC_NONE) {
       const ref_port_t *pt = &s->ports[s->nodes[ev.node].port0 + ev.index];
-      if (pt->busy_until <= ev.t && !pt->paused && !s->nodes[ev.node].is_switch)
+      if (pt->busy_until <= ev.t && !s->nodes[ev.node].is_switch)
         kick_later(s, ev.node, ev.index, ev.t);
       continue;
     }
@@ -495,7 +496,6 @@ int ref_run(const topo_t *t, const tg_t *g, const eng_params_t *p, uint64_t seed
             ref_result_t *out) {
   memset(out, 0, sizeof *out);
   ref_sim_t s = {.t = t, .g = g, .p = p, .seed = seed, .res = out};
-  s.pfc_a16 = p->pfc_a16;
   size_t n = g->n ? (size_t)g->n : 1;
   out->n_tasks = g->n;
   out->start_ps = malloc(n * sizeof *out->start_ps);

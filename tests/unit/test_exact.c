@@ -2,9 +2,11 @@
  * independent sequential reference simulator (tests/ref) to the picosecond on
  * random topologies, flow sets and parameters: every flow's finish time and
  * every counter, for ECMP and spraying, with PFC, ECN, drops, link loss,
- * timeouts, descriptor exhaustion and relaying hosts. */
+ * timeouts, descriptor exhaustion and relaying hosts, and every key of the
+ * ns-3 HPCC simulator's semantics chosen at random (mvns3.h). */
 #include <jansson.h>
 
+#include "mvns3.h"
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
@@ -113,9 +115,12 @@ int main(void) {
     }
     par[e] = mvsim_params();
     random_params(&par[e]);
+    mvgen_rng_t r3 = {900000 + (uint64_t)e}; /* the ns-3 semantics, on their own stream */
+    mvns3_params(&r3, &par[e]);
     fl[e].n = random_flows(&topo[e], par[e].mtu, flows[e]);
     fl[e].f = flows[e];
     tgs[e] = mvsim_tg(&fl[e]);
+    mvns3_classes(&r3, &tgs[e]);
     ex[e] = (eng_exp_desc_t){
         .topo = &topo[e], .tasks = &tgs[e], .params = &par[e], .seed = 1000 + (uint64_t)e};
   }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mvgen.h"
+#include "mvns3.h"
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
@@ -145,6 +146,9 @@ int main(int argc, char **argv) {
     if (mvgen_graph(&topo[e], 7000 + (uint64_t)e, par[e].mtu, MAX_TASKS,
                     MVGEN_STREAM_NEED | MVGEN_GPUS, &tgs[e]) < 0)
       return 2;
+    mvgen_rng_t r3 = {800000 + (uint64_t)e}; /* the ns-3 semantics, on their own stream */
+    mvns3_params(&r3, &par[e]);
+    mvns3_classes(&r3, &tgs[e]);
     if (tg_check(&tgs[e], &topo[e], "mvgen", err, sizeof err)) {
       fprintf(stderr, "%s\n", err);
       return 2;
