@@ -60,7 +60,9 @@ static eng_params_t params(void) {
                         .lb = ENG_LB_ECMP,
                         .ack_every = 1,
                         .rto = 1000 * US,
-                        .max_time = 1000000 * US};
+                        .max_time = 1000000 * US,
+                        .pfc_headroom = -1, /* none */
+                        .standalone_header = -1};
 }
 
 static trf_flow_t flow(int32_t src, int32_t dst, uint64_t bytes, int64_t start) {

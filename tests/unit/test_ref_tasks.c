@@ -42,7 +42,9 @@ static eng_params_t params(void) {
                         .ack_every = 1,
                         .rto = 1000 * US,
                         .max_time = 1000000 * US,
-                        .sync = SYNC};
+                        .sync = SYNC,
+                        .pfc_headroom = -1, /* none */
+                        .standalone_header = -1};
 }
 
 static int32_t compute(tg_t *g, int32_t host, int64_t dur, int64_t start) {
