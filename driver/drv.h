@@ -47,6 +47,21 @@ int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, 
 /* The same, the message ("FILE:LINE: ...") in err: 0 or -1. */
 int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char *err,
                    size_t errlen);
+/* An ns-3 HPCC simulator configuration as `multiverse net` runs it. */
+#define DRV_NS3_SETS 64
+typedef struct drv_ns3_config_t {
+  char topology[4096], flows[4096], fct[4096]; /* TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE */
+  char sets[DRV_NS3_SETS][1600];               /* KEY=VALUE, applied in order */
+  int n_sets;
+  /* DCQCN with HAS_WIN 1 and GLOBAL_T 1: the window is the network's largest
+   * BDP (the topology gives it: drv_ns3_window) */
+  int dcqcn_global_window;
+} drv_ns3_config_t;
+
+/* Reads an ns-3 HPCC configuration (drv_ns3cfg.c): the preset ns3_hpcc and
+ * each key as parameters; keys we do not model are named, all in one error.
+ * 0 or -1 with a message. */
+int drv_ns3_config(const char *path, drv_ns3_config_t *o, char *err, size_t errlen);
 
 /* What one experiment of `multiverse net` reports. */
 typedef struct drv_net_report_t {
@@ -62,9 +77,14 @@ typedef struct drv_net_report_t {
   eng_backend_t backend;
 } drv_net_report_t;
 
+/* Writes the experiment's FCT file (ns-3 HPCC format: the flows that
+ * finished, in finish order) to `path`; none if it was invalid. 0 or 2. */
+int drv_net_fct(const eng_batch_t *b, const drv_net_report_t *r, const char *path);
+
 /* Writes OUTDIR/fct-N.txt (fct-N.partial.txt unless ok; none if invalid), one
  * JSON line to `summary` and the summary line to stdout. Returns 1 unless the
- * experiment is ok, 2 if a file cannot be written. */
+ * experiment is ok, 2 if a file cannot be written. Without OUTDIR (NULL) and
+ * `summary` (NULL) only the line is printed. */
 int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
                   FILE *summary);
 

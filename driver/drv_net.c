@@ -18,6 +18,7 @@ static const char net_usage[] =
     "                      [--backend cpu|cuda] [--threads N]\n"
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
+    "       multiverse net --ns3-config CONFIG [--set KEY=VALUE ...] [--backend ...] [-o OUTDIR]\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
     "         (told apart by content); each one is an experiment, all run as one batch\n"
@@ -28,12 +29,15 @@ static const char net_usage[] =
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format; a task graph's flows in\n"
     "task order, and every task's times in OUTDIR/tasks-N.txt) and OUTDIR/summary.jsonl;\n"
     "prints one summary line per experiment (one JSON object per line with --json);\n"
+    "CONFIG: an ns-3 HPCC simulator configuration (scratch/third.cc keys), run as ns-3\n"
+    "would with the preset ns3_hpcc: its TOPOLOGY_FILE, FLOW_FILE and settings; writes its\n"
+    "FCT_OUTPUT_FILE (paths relative to the current directory, as ns-3 reads them)\n"
     "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
     "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
     "towards PEER, every US microseconds (default 10)\n";
 
 typedef struct net_args_t {
-  const char *topo, *out, *presets;
+  const char *topo, *out, *presets, *ns3cfg;
   char **flows; /* owned copies */
   int n_flows, cap_flows;
   const char *sets[DRV_MAX_SETS];
@@ -102,6 +106,8 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       a->out = v;
     else if (strcmp(o, "--presets") == 0)
       a->presets = v;
+    else if (strcmp(o, "--ns3-config") == 0)
+      a->ns3cfg = v;
     else if (strcmp(o, "--set") == 0) {
       if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse net: too many --set\n");
       a->sets[a->n_sets++] = v;
@@ -142,9 +148,43 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     }
     i++;
   }
-  if (!a->topo || !a->n_flows || !a->out)
+  if (a->ns3cfg && (a->topo || a->n_flows || a->n_sweeps))
+    return drv_fail(2, "multiverse net: --ns3-config names the topology and flows: no --topology, "
+                       "--flows or --sweep (multiverse net --help)\n");
+  if (!a->ns3cfg && (!a->topo || !a->n_flows || !a->out))
     return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
                        "(multiverse net --help)\n");
+  return 0;
+}
+
+/* --ns3-config: its topology, flows and settings (before the --sets). */
+static int net_ns3(net_args_t *a, drv_ns3_config_t *cfg) {
+  char err[1024];
+  if (drv_ns3_config(a->ns3cfg, cfg, err, sizeof err))
+    return drv_fail(2, "multiverse net: %s\n", err);
+  if (cfg->n_sets + a->n_sets > DRV_MAX_SETS)
+    return drv_fail(2, "multiverse net: too many --set\n");
+  memmove(a->sets + cfg->n_sets, a->sets, (size_t)a->n_sets * sizeof a->sets[0]);
+  for (int i = 0; i < cfg->n_sets; i++)
+    a->sets[i] = cfg->sets[i];
+  a->n_sets += cfg->n_sets;
+  a->topo = cfg->topology;
+  return net_add_flows(a, cfg->flows);
+}
+
+/* DCQCN with HAS_WIN 1 and GLOBAL_T 1: every flow's window is ns-3's maxBdp,
+ * the largest base RTT (whole ns) times the NIC rate (the first host's first
+ * link, scratch/third.cc get_nic_rate). */
+static int net_ns3_window(const topo_t *t, const job_presets_t *ps, eng_params_t *p) {
+  int64_t nic = 0, rtt = eng_largest_base_rtt(t, p);
+  for (int32_t i = 0; i < t->n_nodes && !nic; i++)
+    if (!t->is_switch[i] && t->port_off[i + 1] > t->port_off[i])
+      nic = t->links[t->ports[t->port_off[i]].link].rate_bps;
+  if (rtt < 0 || nic <= 0) return drv_fail(2, "multiverse net: no two hosts are connected\n");
+  uint64_t bytes = (uint64_t)(rtt / 1000) * (uint64_t)nic / 8000000000ULL;
+  char kv[80], err[512];
+  snprintf(kv, sizeof kv, "dcqcn_window_kb=%.17g", (double)bytes / 1024);
+  if (job_param_set(ps, p, kv, err, sizeof err)) return drv_fail(2, "multiverse net: %s\n", err);
   return 0;
 }
 
@@ -178,6 +218,7 @@ int drv_net(int argc, char **argv) {
   int rc = 2;
   topo_t topo = {0};
   job_presets_t *ps = malloc(sizeof *ps);
+  static drv_ns3_config_t cfg;
   eng_params_t params, *combo = NULL;
   char **labels = NULL;
   int n_combo = 0, n_exps = 0;
@@ -198,6 +239,7 @@ int drv_net(int argc, char **argv) {
     rc = parsed < 0 ? 0 : 2; /* --help: printed */
     goto fail_args;
   }
+  if (a.ns3cfg && net_ns3(&a, &cfg)) goto fail_args;
   if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
   if (drv_sweep("net", a.sweeps, a.n_sweeps, ps, &params, &n_combo, &combo, &labels))
     goto fail_args;
@@ -219,6 +261,7 @@ int drv_net(int argc, char **argv) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_topo;
   }
+  if (cfg.dcqcn_global_window && net_ns3_window(&topo, ps, &combo[0])) goto fail_topo;
   tasks = calloc((size_t)a.n_flows, sizeof *tasks);
   ex = calloc((size_t)n_exps, sizeof *ex);
   ids = calloc((size_t)n_exps, sizeof *ids);
@@ -236,7 +279,7 @@ int drv_net(int argc, char **argv) {
   for (int e = 0; e < n_exps; e++)
     ex[e] = (eng_exp_desc_t){
         .topo = &topo, .tasks = &tasks[e / n_combo], .params = &combo[e % n_combo], .seed = ids[e]};
-  if (net_mkdir(a.out)) goto fail_tasks;
+  if (a.out && net_mkdir(a.out)) goto fail_tasks;
   if (a.trace_rates || a.trace_queues) {
     if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo,
                         tasks[a.trace_exp / n_combo].n, &trace))
@@ -258,9 +301,9 @@ int drv_net(int argc, char **argv) {
     goto fail_run;
   }
   double wall = omp_get_wtime() - t0;
-  snprintf(path, sizeof path, "%s/summary.jsonl", a.out);
-  summary = fopen(path, "w");
-  if (!summary) {
+  snprintf(path, sizeof path, "%s/summary.jsonl", a.out ? a.out : ".");
+  summary = a.out ? fopen(path, "w") : NULL;
+  if (a.out && !summary) {
     drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
     goto fail_run;
   }
@@ -274,8 +317,13 @@ int drv_net(int argc, char **argv) {
     int wr = drv_net_write(b, &r, a.out, a.json, summary);
     if (wr > rc) rc = wr;
   }
-  if (fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
-  if (trace.every && drv_trace_write(b, a.trace_exp, &trace, &topo, a.out)) rc = 2;
+  if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
+  if (trace.every && a.out && drv_trace_write(b, a.trace_exp, &trace, &topo, a.out)) rc = 2;
+  if (a.ns3cfg) { /* the FCT file the configuration names */
+    drv_net_report_t r = {0,        a.flows[0], NULL,   &topo, &tasks[0],
+                          graph[0], &combo[0],  ids[0], wall,  a.backend};
+    if (drv_net_fct(b, &r, cfg.fct)) rc = 2;
+  }
 fail_run:
   eng_batch_destroy(b);
 fail_tasks:

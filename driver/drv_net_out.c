@@ -58,8 +58,8 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
   int64_t *starts = malloc(((size_t)fl->n + 1) * sizeof *starts);
   int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
   double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
-  FILE *f = fopen(path, "w");
-  if (!rows || !starts || !fcts || !slow || !f) {
+  FILE *f = path ? fopen(path, "w") : NULL;
+  if (!rows || !starts || !fcts || !slow || (path && !f)) {
     free(rows);
     free(starts);
     free(fcts);
@@ -83,8 +83,10 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
     const tg_task_t *t = &fl->t[rows[k].idx];
     int64_t start = starts[rows[k].idx], fct = rows[k].finish - start;
     int64_t alone = eng_flow_standalone(r->topo, r->params, t);
-    fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->host),
-            out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000, fct / 1000, alone / 1000);
+    if (f)
+      fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+              out_ip(t->host), out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000,
+              fct / 1000, alone / 1000);
     fcts[k] = fct / 1000;
     sum += (double)fcts[k];
     slow[k] = alone > 0 ? (double)fct / (double)alone : 0;
@@ -102,7 +104,7 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
   free(starts);
   free(fcts);
   free(slow);
-  if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
+  if (f && fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
   return 0;
 }
 
@@ -126,12 +128,19 @@ static int out_tasks_file(const eng_batch_t *b, const drv_net_report_t *r, const
   return 0;
 }
 
+int drv_net_fct(const eng_batch_t *b, const drv_net_report_t *r, const char *path) {
+  eng_result_t res;
+  eng_exp_result(b, r->index, &res);
+  out_stats_t st = {0};
+  return res.status == ENG_INVALID ? 0 : out_fct_file(b, r, path, &st);
+}
+
 int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
                   FILE *summary) {
   eng_result_t res;
   eng_exp_result(b, r->index, &res);
   char path[4096];
-  snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir, r->index,
+  snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir ? outdir : ".", r->index,
            res.status == ENG_OK ? "" : ".partial");
   out_stats_t st = {0};
   int32_t flows = 0;
@@ -140,9 +149,9 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
   if (res.status == ENG_INVALID) { /* nothing ran: no FCT file */
     for (int32_t i = 0; i < r->tasks->n; i++)
       st.bytes += r->tasks->t[i].kind == TG_FLOW ? r->tasks->t[i].bytes : 0;
-  } else if (out_fct_file(b, r, path, &st)) {
+  } else if (out_fct_file(b, r, outdir ? path : NULL, &st)) {
     return 2;
-  } else if (r->graph) {
+  } else if (r->graph && outdir) {
     snprintf(path, sizeof path, "%s/tasks-%d%s.txt", outdir, r->index,
              res.status == ENG_OK ? "" : ".partial");
     if (out_tasks_file(b, r, path)) return 2;
@@ -192,7 +201,7 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
   json_object_set_new(o, "tiers", tiers);
   char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(o);
-  fprintf(summary, "%s\n", line);
+  if (summary) fprintf(summary, "%s\n", line);
   if (json) {
     printf("%s\n", line);
   } else if (res.status == ENG_INVALID) {

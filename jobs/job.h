@@ -25,11 +25,33 @@ enum { JOB_ECN_KMIN = 1, JOB_ECN_KMAX = 2, JOB_ECN_PMAX = 4 };
 
 #define JOB_CC_PRESETS_MAX 16
 
-/* The presets file: every parameter's default, and the CC presets. */
+/* A key a network preset sets: its stored value, for experiments of one CC
+ * kind or (CC_NONE) all. */
+typedef struct job_net_set_t {
+  int32_t key;  /* index in the key table */
+  int32_t kind; /* cc_kind_t; CC_NONE: every experiment */
+  unsigned char val[8];
+} job_net_set_t;
+
+#define JOB_NET_PRESET_KEYS 64
+#define JOB_NET_PRESETS_MAX 8
+
+/* A named network preset (network.json `presets`), applied with the pseudo-key
+ * `preset`: its `network` keys, then those of the experiment's CC kind. */
+typedef struct job_net_preset_t {
+  char name[32];
+  int32_t n;
+  job_net_set_t set[JOB_NET_PRESET_KEYS];
+} job_net_preset_t;
+
+/* The presets file: every parameter's default, the CC presets and the
+ * network presets. */
 typedef struct job_presets_t {
   eng_params_t defaults;
   int32_t n_cc;
   job_cc_preset_t cc[JOB_CC_PRESETS_MAX];
+  int32_t n_net;
+  job_net_preset_t net[JOB_NET_PRESETS_MAX];
 } job_presets_t;
 
 /* Loads a presets file (jobs/presets/network.json). Its `defaults` must name
@@ -41,8 +63,14 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
 /* 1 if `key` is a parameter key (a line of ENG_PARAMS or CC_PARAMS). */
 int job_param_known(const char *key);
 
+/* Applies network preset `name` to p (after `cc`: its kind's keys follow the
+ * kind in effect). 0, or -1 with the reason. */
+int job_net_preset_apply(const job_presets_t *ps, eng_params_t *p, const char *name, char *why,
+                         size_t len);
+
 /* Applies `--set KEY=VALUE` (VALUE in the key's unit, as text); `cc=NAME`
- * applies a preset. 0 or -1 with a message naming the key. */
+ * applies a CC preset, `preset=NAME` a network preset. 0 or -1 with a message
+ * naming the key. */
 int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char *err,
                   size_t errlen);
 /* Applies one key of a job file; `where` prefixes messages (the file and the
@@ -50,8 +78,9 @@ int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char
 int job_param_set_json(const job_presets_t *ps, eng_params_t *p, const char *key, const json_t *v,
                        const char *where, char *err, size_t errlen);
 /* Applies every member of `obj` that is a parameter key, "cc" first (its
- * preset, then the others override); members named in `skip` (NULL-ended)
- * are left to the caller, any other member is an error. 0 or -1. */
+ * preset), then "preset" (a network preset), then the others, which
+ * override; members named in `skip` (NULL-ended) are left to the caller, any
+ * other member is an error. 0 or -1. */
 int job_params_apply(const job_presets_t *ps, eng_params_t *p, const json_t *obj,
                      const char *const *skip, const char *where, char *err, size_t errlen);
 

@@ -50,7 +50,7 @@ const job_key_t *job_key_find(const char *name) {
 }
 
 int job_param_known(const char *key) {
-  return job_key_find(key) != NULL;
+  return job_key_find(key) != NULL || strcmp(key, JOB_PRESET_KEY) == 0;
 }
 
 const char *const job_cc_names[JOB_CC_KINDS] = {"none", "dcqcn", "dctcp", "hpcc"};
@@ -264,6 +264,11 @@ int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char
   }
   memcpy(name, kv, (size_t)(eq - kv));
   name[eq - kv] = 0;
+  if (strcmp(name, JOB_PRESET_KEY) == 0) {
+    if (job_net_preset_apply(ps, p, eq + 1, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "--set %s: %s", name, why);
+    return -1;
+  }
   const job_key_t *k = job_key_find(name);
   if (!k) {
     snprintf(err, errlen, "--set %s: unknown key '%s' (see README: network parameters)", kv, name);
@@ -279,6 +284,14 @@ int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char
 int job_param_set_json(const job_presets_t *ps, eng_params_t *p, const char *key, const json_t *v,
                        const char *where, char *err, size_t errlen) {
   char why[512];
+  if (strcmp(key, JOB_PRESET_KEY) == 0) {
+    if (json_is_string(v) &&
+        job_net_preset_apply(ps, p, json_string_value(v), why, sizeof why) == 0)
+      return 0;
+    snprintf(err, errlen, "%s.%s: %s", where, key,
+             json_is_string(v) ? why : "expected a preset's name");
+    return -1;
+  }
   const job_key_t *k = job_key_find(key);
   if (!k) {
     snprintf(err, errlen, "%s.%s: unknown key", where, key);
@@ -293,12 +306,13 @@ int job_param_set_json(const job_presets_t *ps, eng_params_t *p, const char *key
 
 int job_params_apply(const job_presets_t *ps, eng_params_t *p, const json_t *obj,
                      const char *const *skip, const char *where, char *err, size_t errlen) {
-  const json_t *cc = json_object_get(obj, "cc");
+  const json_t *cc = json_object_get(obj, "cc"), *pre = json_object_get(obj, JOB_PRESET_KEY);
   if (cc && job_param_set_json(ps, p, "cc", cc, where, err, errlen)) return -1;
+  if (pre && job_param_set_json(ps, p, JOB_PRESET_KEY, pre, where, err, errlen)) return -1;
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)obj, key, v) {
-    int skipped = strcmp(key, "cc") == 0;
+    int skipped = strcmp(key, "cc") == 0 || strcmp(key, JOB_PRESET_KEY) == 0;
     for (int i = 0; skip && skip[i] && !skipped; i++)
       skipped = strcmp(key, skip[i]) == 0;
     if (!skipped && job_param_set_json(ps, p, key, v, where, err, errlen)) return -1;

@@ -38,6 +38,13 @@ extern const char *const job_cc_names[JOB_CC_KINDS];
 extern const char *const job_lb_names[JOB_LBS];
 const job_key_t *job_key_find(const char *name);
 
+/* The pseudo-key of network presets (not a parameter). */
+#define JOB_PRESET_KEY "preset"
+/* job_param_netpre.c: the `presets` member of the presets file into ps->net
+ * (obj NULL: none). 0 or -1 with a message naming the file and JSON path. */
+int job_net_presets_load(const char *path, const json_t *obj, job_presets_t *ps, char *err,
+                         size_t errlen);
+
 /* Stores `text` (--set) or `json` (a job file) into key k; 0, or -1 with the
  * bare reason in `why`. */
 int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, const char *text,

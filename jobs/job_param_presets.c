@@ -157,8 +157,8 @@ static int presets_defaults(const char *path, const json_t *defs, const json_t *
 }
 
 int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errlen) {
-  static const char *const members[] = {"description", "defaults", "sources", "cc_presets",
-                                        "ecn_columns"};
+  static const char *const members[] = {"description", "defaults",    "sources",
+                                        "cc_presets",  "ecn_columns", "presets"};
   json_error_t je;
   memset(ps, 0, sizeof *ps);
   json_t *root = json_load_file(path, 0, &je);
@@ -188,6 +188,7 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
     goto done;
   }
   if (presets_cc(path, pre, ps, err, errlen)) goto done;
+  if (job_net_presets_load(path, json_object_get(root, "presets"), ps, err, errlen)) goto done;
   rc = presets_defaults(path, defs, src, ps, err, errlen);
 done:
   json_decref(root);

@@ -153,6 +153,10 @@ double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t serie
  * Outputs), ps from its start to the arrival of its last ACK; -1 if
  * unroutable. */
 int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_task_t *flow);
+/* The largest base RTT between two hosts of the topology over their shortest
+ * paths (hpcc_global_t; base_rtt_ns3 chooses the definition), ps; -1 if no two
+ * hosts are connected. */
+int64_t eng_largest_base_rtt(const topo_t *t, const eng_params_t *p);
 
 /* 1 if this build has the CUDA backend and a device is present; else why not. */
 int eng_cuda_available(void);

@@ -285,3 +285,7 @@ int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_tas
                   .line = flow->line};
   return eng_standalone_fct(t, p, &f);
 }
+
+int64_t eng_largest_base_rtt(const topo_t *t, const eng_params_t *p) {
+  return eng_max_base_rtt(t, p);
+}
