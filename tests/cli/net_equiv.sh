@@ -12,16 +12,20 @@ cd "$work"
 echo '{"kind":"fat_tree","tiers":3,"k":4,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
 echo '{"kind":"fat_tree","tiers":2,"k":8,"oversubscription":3,"host_gbps":100,"link_gbps":400,"link_delay_ns":500}' > leaf.json
 
-# Three batches of 32 different experiments each: DCQCN with lossless ECMP,
-# DCTCP with lossy spraying, HPCC with flowlets and re-order tolerant receivers.
+# Five batches of 32 different experiments each: DCQCN with lossless ECMP,
+# DCTCP with lossy spraying, HPCC with flowlets and re-order tolerant receivers,
+# and DCQCN and HPCC with the preset ns3_hpcc (the ns-3 HPCC simulator's
+# semantics; flows in classes 1..3, a small buffer with headroom: PFC per class).
 declare -A sets=([a]="--set cc=dcqcn --set buffer_mb=1 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5"
                  [b]="--set cc=dctcp --set pfc=false --set buffer_mb=0.25 --set lb=spray --set ack_every=2"
-                 [c]="--set cc=hpcc --set lb=adaptive --set reorder=true --set buffer_mb=2")
-declare -A topo=([a]=fat.json [b]=leaf.json [c]=fat.json)
-declare -A hosts=([a]=16 [b]=48 [c]=16)
+                 [c]="--set cc=hpcc --set lb=adaptive --set reorder=true --set buffer_mb=2"
+                 [d]="--set cc=dcqcn --set preset=ns3_hpcc --set buffer_mb=0.5 --set ecn_kmin_kb=10 --set ecn_kmax_kb=80 --set ecn_pmax=0.5"
+                 [e]="--set cc=hpcc --set preset=ns3_hpcc --set hpcc_int_multi=4 --set buffer_mb=0.5 --set pfc_headroom_bdp=1")
+declare -A topo=([a]=fat.json [b]=leaf.json [c]=fat.json [d]=fat.json [e]=leaf.json)
+declare -A hosts=([a]=16 [b]=48 [c]=16 [d]=16 [e]=48)
 n=32
 [ "$mode" = cuda ] || [ "$mode" = threads ] || true
-for b in a b c; do
+for b in a b c d e; do
   args=()
   for i in $(seq 0 $((n - 1))); do
     f=$b-$i.txt
@@ -31,6 +35,8 @@ for b in a b c; do
       2) "$gen" permutation "${hosts[$b]}" $((i + 1)) 1 $((20000 + 3000 * i)) 0 > "$f" ;;
       3) "$gen" random "${hosts[$b]}" $((i + 100)) 40 20000 100000 > "$f" ;;
     esac
+    # the ns-3 batches: priorities 1..3 (classes), by line
+    case $b in d|e) awk 'NR == 1 { print; next } { $3 = 1 + NR % 3; print }' "$f" > "$f.p" && mv "$f.p" "$f" ;; esac
     args+=(--flows "$f")
   done
   # shellcheck disable=SC2086
