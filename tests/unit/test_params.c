@@ -113,6 +113,43 @@ static void presets(void) {
   CHECK_STR_CONTAINS(err, "unknown congestion control 'cubic' (none, dcqcn_mlx, dcqcn,");
 }
 
+/* The network preset ns3_hpcc: its network keys, then those of the CC kind in
+ * effect; a later cc=... sets the CC keys again (so the preset follows cc);
+ * in a job file's object cc applies first, then the preset, then the rest. */
+static void net_presets(void) {
+  eng_params_t p = mvsim_params();
+  char err[512];
+  CHECK(mvsim_set(&p, "cc=hpcc", err, sizeof err) == 0);
+  CHECK(mvsim_set(&p, "preset=ns3_hpcc", err, sizeof err) == 0);
+  CHECK(p.ser_floor_ns && p.classes && p.ack_with_data && p.ack_pause && p.ecmp_ns3);
+  CHECK(p.base_rtt_ns3 && p.pfc_alpha_by_rate && p.pfc_frame_bytes == 43);
+  CHECK(p.pfc_reserve == 4096 && p.pfc_headroom == 3 && p.standalone_header == 48);
+  CHECK(p.mtu == 1000 && p.header == 90 && p.ctrl_bytes == 88); /* with HPCC's telemetry */
+  CHECK(p.ccp.global_t && p.ccp.hpcc_ns3 && p.ccp.int_multi == 1 && p.ccp.hpcc_min_rate == 100e6);
+  CHECK(p.ccp.eta == 0.95 && !p.ccp.dcqcn_ns3);
+  eng_params_t d = mvsim_params();
+  CHECK(mvsim_set(&d, "cc=dcqcn", err, sizeof err) == 0);
+  CHECK(mvsim_set(&d, "preset=ns3_hpcc", err, sizeof err) == 0);
+  CHECK(d.header == 48 && d.ctrl_bytes == 60 && d.ccp.dcqcn_ns3 && !d.ccp.global_t);
+  CHECK(mvsim_set(&d, "cc=hpcc", err, sizeof err) == 0); /* after the preset: HPCC's preset */
+  CHECK(!d.ccp.global_t && d.header == 48 && d.ser_floor_ns);
+  CHECK(mvsim_set(&d, "preset=ns2", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set preset: unknown preset 'ns2' (ns3_hpcc)");
+  json_t *o = json_loads("{\"preset\":\"ns3_hpcc\",\"header\":100,\"cc\":\"hpcc\"}", 0, NULL);
+  eng_params_t j = mvsim_params();
+  CHECK(job_params_apply(mvsim_presets(), &j, o, NULL, "job.json: network", err, sizeof err) == 0);
+  CHECK(j.ccp.global_t && j.header == 100 && j.ctrl_bytes == 88);
+  json_decref(o);
+  o = json_loads("{\"preset\":3}", 0, NULL);
+  CHECK(job_params_apply(mvsim_presets(), &j, o, NULL, "job.json: network", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "job.json: network.preset: expected a preset's name");
+  json_decref(o);
+  /* the canonical text holds what the preset set, not the preset */
+  char *text = job_params_canonical(&p);
+  CHECK(text && !strstr(text, "preset") && strstr(text, "\"hpcc_global_t\":true"));
+  free(text);
+}
+
 /* The presets file with one change: `edit` runs on its JSON, then it loads
  * from a temporary file; returns the loader's result and message. */
 static int load_edited(void (*edit)(json_t *), char *err, size_t errlen) {
@@ -171,6 +208,21 @@ static void bad_kind(json_t *r) {
 static void bad_value(json_t *r) {
   json_object_set_new(json_object_get(r, "defaults"), "pfc", json_integer(1));
 }
+static json_t *ns3_preset(json_t *r) {
+  return json_object_get(json_object_get(r, "presets"), "ns3_hpcc");
+}
+static void net_preset_no_source(json_t *r) {
+  json_object_del(ns3_preset(r), "source");
+}
+static void net_preset_bad_section(json_t *r) {
+  json_object_set_new(ns3_preset(r), "cubic", json_object());
+}
+static void net_preset_foreign(json_t *r) {
+  json_object_set_new(json_object_get(ns3_preset(r), "network"), "hpcc_eta", json_real(0.9));
+}
+static void net_preset_bad_value(json_t *r) {
+  json_object_set_new(json_object_get(ns3_preset(r), "dcqcn"), "dcqcn_ns3", json_integer(2));
+}
 
 static void presets_file_checks(void) {
   char err[512];
@@ -190,6 +242,11 @@ static void presets_file_checks(void) {
       {no_kind_preset, "cc_presets: needs a dctcp preset named \"dctcp\""},
       {bad_value, "defaults.pfc: expected true or false"},
       {bad_kind, "cc_presets.dctcp.kind: expected one of dcqcn dctcp hpcc"},
+      {net_preset_no_source, "presets.ns3_hpcc.source: missing (every preset names its source)"},
+      {net_preset_bad_section,
+       "presets.ns3_hpcc.cubic: expected an object named network, dcqcn, dctcp or hpcc"},
+      {net_preset_foreign, "presets.ns3_hpcc.network.hpcc_eta: of another kind"},
+      {net_preset_bad_value, "presets.ns3_hpcc.dcqcn.dcqcn_ns3: expected true or false"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     CHECK(load_edited(cases[i].edit, err, sizeof err) == -1);
@@ -255,6 +312,7 @@ int main(void) {
   readme_table();
   defaults_and_units();
   presets();
+  net_presets();
   presets_file_checks();
   return mvtest_end();
 }
