@@ -13,15 +13,18 @@
 #define TRF_MAX_BYTES TG_MAX_BYTES /* per flow: 1 TiB */
 /* 1e6 s, max_time_s's limit: a later flow could never start (tg.h). */
 #define TRF_MAX_START_PS TG_MAX_START_PS
-/* The only PRIORITY accepted: ns-3's default data priority. Traffic classes (PFC per
- * priority) are not modelled yet. */
+/* PRIORITY: ns-3's data queues 1..7 (its queue 0 has strict priority and no
+ * PFC: control packets only), a traffic class with `classes` (docs/model.md);
+ * 3 is its default data priority. */
 #define TRF_PRIO 3
+#define TRF_PRIO_MIN 1
+#define TRF_PRIO_MAX 7
 
 typedef struct trf_flow_t {
   int32_t src, dst; /* host node ids */
   uint32_t sport;   /* assigned as ns-3 does: 10000 + per-(src,dst) counter */
   uint32_t dport;
-  uint32_t prio;    /* TRF_PRIO */
+  uint32_t prio;    /* TRF_PRIO_MIN..TRF_PRIO_MAX */
   uint64_t bytes;   /* > 0 */
   int64_t start_ps; /* exact decimal conversion of start_seconds */
   int32_t line;     /* line in the file, for messages */
@@ -34,7 +37,7 @@ typedef struct trf_flows_t {
 
 /* Reads `count` then `src dst priority dport size start_seconds` per line.
  * Rejects (naming file:line) unknown nodes, switches as endpoints, src == dst,
- * a priority other than TRF_PRIO, zero sizes or sizes over TRF_MAX_BYTES, negative,
+ * a priority outside TRF_PRIO_MIN..MAX, zero sizes or sizes over TRF_MAX_BYTES, negative,
  * malformed or too late start times (TRF_MAX_START_PS), unreachable destinations, a
  * NUL byte, and a line count that differs from the header. Returns 0 or -1. */
 int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err, size_t errlen);

@@ -100,11 +100,11 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
     errf(err, errlen, "%s:%d: flow from node %d to itself", f->path, f->line, fl->src);
     return -1;
   }
-  if (parse_uint(tok[2], UINT32_MAX, &prio) < 0 || prio != TRF_PRIO) {
+  if (parse_uint(tok[2], UINT32_MAX, &prio) < 0 || prio < TRF_PRIO_MIN || prio > TRF_PRIO_MAX) {
     errf(err, errlen,
-         "%s:%d: priority '%s': only %d (ns-3's default data priority) is accepted; traffic "
-         "classes are not modelled yet",
-         f->path, f->line, tok[2], TRF_PRIO);
+         "%s:%d: priority '%s': a data class %d..%d is accepted (ns-3's queue 0 is for "
+         "control packets)",
+         f->path, f->line, tok[2], TRF_PRIO_MIN, TRF_PRIO_MAX);
     return -1;
   }
   if (parse_uint(tok[3], 65535, &dport) < 0) {

@@ -67,7 +67,7 @@ printf '1\n0 1 3 100 1099511627777 0\n' > fbig.txt
 expect "flow over 1 TiB" "fbig.txt:2: flow size '1099511627777' is not a number of bytes up to 2^40 (1 TiB)" \
   --topology topo.txt --flows fbig.txt
 printf '2\n0 1 3 100 4096 0\n1 0 0 100 4096 0\n' > fprio.txt
-expect "PRIORITY 0" "fprio.txt:3: priority '0': only 3 (ns-3's default data priority) is accepted; traffic classes are not modelled yet" \
+expect "PRIORITY 0" "fprio.txt:3: priority '0': a data class 1..7 is accepted (ns-3's queue 0 is for control packets)" \
   --topology topo.txt --flows fprio.txt
 printf '1\n0 1 3 100 4096 0\000 1 0 3 100\n' > fnul.txt
 expect "NUL byte in a flow line" "fnul.txt:2: a NUL byte: this is not a text file" --topology topo.txt --flows fnul.txt

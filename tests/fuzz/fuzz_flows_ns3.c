@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   (unsigned long long)f->bytes);
       FUZZ_ASSERT(f->start_ps >= 0 && f->start_ps <= TRF_MAX_START_PS, "start %lld",
                   (long long)f->start_ps);
-      FUZZ_ASSERT(f->prio == TRF_PRIO && f->dport <= 65535, "prio %u dport %u", f->prio, f->dport);
+      FUZZ_ASSERT(f->prio >= TRF_PRIO_MIN && f->prio <= TRF_PRIO_MAX && f->dport <= 65535,
+                  "prio %u dport %u", f->prio, f->dport);
       FUZZ_ASSERT(f->sport >= 10000 && f->sport <= 65535, "sport %u", f->sport);
       FUZZ_ASSERT(f->line >= 2 && (i == 0 || f->line > fl.f[i - 1].line), "line %d", f->line);
     }

@@ -66,7 +66,7 @@ static void check_line(const char *flow, size_t len, const char *phrase) {
 }
 #define CHECK_LINE(flow, phrase) check_line(flow, sizeof flow - 1, phrase)
 
-/* The limits of README "Limits": start at most 1e6 s, at most 2^40 bytes, priority 3. */
+/* The limits of README "Limits": start at most 1e6 s, at most 2^40 bytes, priority 1..7. */
 static void test_limits(void) {
   trf_flows_t fl;
   char err[TOPO_ERR_LEN] = "";
@@ -82,9 +82,9 @@ static void test_limits(void) {
   CHECK_LINE("0 1 3 100 4096 1000000.000000000001\n", "is past 1000000 s");
   CHECK_LINE("0 1 3 100 4096 1e30\n", "start time '1e30' is past 1000000 s");
   CHECK_LINE("0 1 0 100 4096 0\n",
-             "priority '0': only 3 (ns-3's default data priority) is accepted; traffic classes are "
-             "not modelled yet");
-  CHECK_LINE("0 1 4294967296 100 4096 0\n", "priority '4294967296': only 3");
+             "priority '0': a data class 1..7 is accepted (ns-3's queue 0 is for control packets)");
+  CHECK_LINE("0 1 8 100 4096 0\n", "priority '8': a data class 1..7");
+  CHECK_LINE("0 1 4294967296 100 4096 0\n", "priority '4294967296': a data class 1..7");
   CHECK_LINE("0 1 3 100 4096 0\0 junk\n", "a NUL byte: this is not a text file");
   CHECK_LINE("0 1 3 100 4096 0 \0\n", "a NUL byte");
 }
