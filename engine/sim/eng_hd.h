@@ -14,6 +14,13 @@
 #endif
 
 #define ENG_INLINE static inline ENG_HD
+/* A function of a rare path, kept out of line so the hot code around its
+ * calls stays small enough to inline. */
+#ifdef __CUDACC__
+#define ENG_COLD static __noinline__ ENG_HD
+#else
+#define ENG_COLD static __attribute__((noinline, cold))
+#endif
 
 /* Commutative reductions only (next-event minimum, counters, wake-up flags and
  * poke bits): never model state. */

@@ -66,19 +66,20 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
 ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
-  int64_t in = c->cls_in_bytes[q], xoff = eng_xoff(c, e, x, ip);
-  int64_t sh = eng_shared_of(c, e, in);
+  int64_t in = c->cls_in_bytes[q], sh = eng_shared_of(c, e, in);
   if (c->exp_pfc_headroom[e] < 0) {
     if (c->node_buf_used[x] + w > c->exp_buffer[e]) return 0;
-  } else if (w + c->cls_hdrm[q] > c->port_hdrm_cap[ip] && w + sh > xoff) {
-    return 0;
-  }
-  if (c->exp_pfc_headroom[e] >= 0 && in + w - c->exp_pfc_reserve[e] > xoff) {
-    c->cls_hdrm[q] += w;
   } else {
-    c->cls_in_bytes[q] = in + w;
-    c->node_shared[x] += eng_shared_of(c, e, in + w) - sh;
+    int64_t xoff = eng_xoff(c, e, x, ip);
+    if (w + c->cls_hdrm[q] > c->port_hdrm_cap[ip] && w + sh > xoff) return 0;
+    if (in + w - c->exp_pfc_reserve[e] > xoff) { /* beyond the threshold: headroom */
+      c->cls_hdrm[q] += w;
+      c->node_buf_used[x] += w;
+      return 1;
+    }
   }
+  c->cls_in_bytes[q] = in + w;
+  c->node_shared[x] += eng_shared_of(c, e, in + w) - sh;
   c->node_buf_used[x] += w;
   return 1;
 }

@@ -117,15 +117,15 @@ ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_
  * from the destination finds them, visiting neighbours by object address:
  * hosts first, then switches by descending id; on fat trees numbered and
  * linked in ascending order that is descending local ports). */
-ENG_INLINE uint32_t eng_ecmp_pick(const eng_cols_t *c, int32_t e, uint32_t h, uint32_t n) {
-  return c->exp_ecmp_ns3[e] ? n - 1 - h % n : h % n;
+ENG_INLINE uint32_t eng_ecmp_pick(int32_t ns3, uint32_t h, uint32_t n) {
+  return ns3 ? n - 1 - h % n : h % n;
 }
 
-/* The flow's ECMP hash at node x in the packet's direction. */
-ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhdr_t *h, int data) {
+/* The flow's ECMP hash at node x in the packet's direction (ns3: ecmp_ns3). */
+ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhdr_t *h, int data,
+                                   int32_t ns3) {
   const eng_fend_t *s = &h->end[data ? 0 : 1], *d = &h->end[data ? 1 : 0];
-  if (c->exp_ecmp_ns3[c->node_exp[x]])
-    return eng_hash_ecmp_ns3(c->node_id[x], s->id, d->id, s->port, d->port);
+  if (ns3) return eng_hash_ecmp_ns3(c->node_id[x], s->id, d->id, s->port, d->port);
   return eng_hash_ecmp(c->node_id[x], s->id, d->id, s->port, d->port);
 }
 
@@ -144,31 +144,31 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
     return (int32_t)
         c->setport_port[lo +
                         eng_hash_spray(c->node_id[x], (uint32_t)hd->idx, psn, data ? 0u : 1u) % n];
-  return (int32_t)c->setport_port[lo + eng_ecmp_pick(c, e, eng_route_hash(c, x, hd, data), n)];
+  int32_t ns3 = c->exp_ecmp_ns3[e];
+  return (int32_t)c->setport_port[lo + eng_ecmp_pick(ns3, eng_route_hash(c, x, hd, data, ns3), n)];
 }
 
-/* Egress of a packet relayed by node x at `now`. Adaptive load balancing is
- * flowlet switching: a flow (per direction) keeps its port while its packets
- * come closer than flowlet_gap; a new flowlet takes the candidate with the
- * fewest data bytes queued (ties: the first from the ECMP hash on). Each relay
- * keeps ENG_FLOWLETS entries, indexed by a hash of the flow. */
-ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t type, uint32_t psn,
-                                   int64_t now) {
+/* Adaptive load balancing is flowlet switching: a flow (per direction) keeps
+ * its port while its packets come closer than flowlet_gap; a new flowlet
+ * takes the candidate with the fewest bytes queued (ties: the first from
+ * ECMP's pick on). Each relay keeps ENG_FLOWLETS entries, indexed by a hash of
+ * the flow. */
+ENG_COLD int32_t eng_route_flowlet(eng_cols_t *c, int32_t x, int32_t f, uint8_t type, int64_t now) {
   int32_t e = c->node_exp[x];
-  if (c->exp_lb[e] != ENG_LB_ADAPTIVE) return eng_route(c, x, f, type, psn);
   int data = type == ENG_PKT_DATA;
   const eng_fhdr_t *hd = &c->flow_hdr[f];
   uint32_t lo = 0, n = 0;
   int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
-  uint32_t h = eng_route_hash(c, x, hd, data);
+  int32_t ns3 = c->exp_ecmp_ns3[e];
+  uint32_t h = eng_route_hash(c, x, hd, data, ns3);
   uint32_t key = (uint32_t)hd->idx * 2u + (data ? 0u : 1u);
   eng_flowlet_t *fl = &c->flet_entry[c->node_flet_off[x] + (int32_t)(h % ENG_FLOWLETS)];
   if (fl->key == key && fl->port >= 0 && now - fl->last <= c->exp_flowlet_gap[e]) {
     fl->last = now;
     return fl->port;
   }
-  uint32_t first = eng_ecmp_pick(c, e, h, n);
+  uint32_t first = eng_ecmp_pick(ns3, h, n);
   int32_t best = (int32_t)c->setport_port[lo + first];
   int64_t q = c->port_q_bytes[c->node_port_off[x] + best];
   for (uint32_t j = 1; j < n; j++) {
@@ -182,6 +182,14 @@ ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t 
   fl->last = now;
   fl->port = best;
   return best;
+}
+
+/* Egress of a packet relayed by node x at `now`: eng_route, or with adaptive
+ * load balancing eng_route_flowlet. */
+ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t type, uint32_t psn,
+                                   int64_t now) {
+  if (c->exp_lb[c->node_exp[x]] != ENG_LB_ADAPTIVE) return eng_route(c, x, f, type, psn);
+  return eng_route_flowlet(c, x, f, type, now);
 }
 
 /* Descriptor pool of a node: returned descriptors form a free list through

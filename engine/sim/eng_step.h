@@ -103,7 +103,9 @@ ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
  * classes after the one served last that hold packets and are not paused;
  * -1 if none. */
 ENG_INLINE int32_t eng_next_class(const eng_cols_t *c, int32_t e, int32_t p) {
+  if (c->port_q_bytes[p] == 0) return -1; /* every class queue is empty */
   int32_t n = c->exp_n_cls[e], q0 = c->port_cls_off[p];
+  if (n == 1) return c->cls_paused[q0] ? -1 : 0;
   for (int32_t j = 1; j <= n; j++) {
     int32_t cl = (c->port_rr_cls[p] + j) % n;
     if (c->cls_dq_head[q0 + cl] >= 0 && !c->cls_paused[q0 + cl]) return cl;
@@ -120,14 +122,22 @@ ENG_INLINE int eng_host_can_send(const eng_cols_t *c, int32_t e, int32_t p) {
   return 0;
 }
 
+/* Whether port p (global), some class of it paused, has something it may send. */
+ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
+  const eng_cols_t *c = k->c;
+  return (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) || eng_next_class(c, k->e, p) >= 0 ||
+         eng_host_can_send(c, k->e, p);
+}
+
 /* Time port lp of node k->x may next start a transmission, or ENG_INF. */
 ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
   int32_t p = c->node_port_off[k->x] + lp;
   int64_t busy = c->port_busy_until[p];
-  if (!(c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) && eng_next_class(c, k->e, p) < 0 &&
-      !eng_host_can_send(c, k->e, p))
-    return ENG_INF;
+  int can = c->port_paused[p] /* none paused: any packet or eligible flow will do */
+                ? eng_tx_some_paused(k, p)
+                : c->port_cq_head[p] >= 0 || c->port_q_bytes[p] > 0 || c->port_n_ready[p] > 0;
+  if (!can) return ENG_INF;
   return busy > k->now ? busy : k->now;
 }
 
