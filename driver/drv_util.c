@@ -29,7 +29,7 @@ int drv_load_params(const char *path, const char *const *sets, int n_sets, job_p
   path = drv_presets_file(path, def, sizeof def);
   if (job_presets_load(path, ps, err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
   *p = ps->defaults;
-  for (int i = 0; i < n_sets; i++)
-    if (job_param_set(ps, p, sets[i], err, sizeof err)) return drv_fail(2, "multiverse: %s\n", err);
+  if (job_params_set_list(ps, p, sets, n_sets, NULL, err, sizeof err))
+    return drv_fail(2, "multiverse: %s\n", err);
   return 0;
 }

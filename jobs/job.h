@@ -73,6 +73,13 @@ int job_net_preset_apply(const job_presets_t *ps, eng_params_t *p, const char *n
  * naming the key. */
 int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char *err,
                   size_t errlen);
+/* Applies n KEY=VALUE texts as job_param_set does, `cc` (a preset of several
+ * keys) first, then `preset` (a network preset), then every other key, so that
+ * a preset never overrides an explicit key whatever their order; otherwise in
+ * order. 0, or -1 with the message of
+ * the first one refused and its index in *bad (bad may be NULL). */
+int job_params_set_list(const job_presets_t *ps, eng_params_t *p, const char *const *kvs, int n,
+                        int *bad, char *err, size_t errlen);
 /* Applies one key of a job file; `where` prefixes messages (the file and the
  * JSON path of the object holding the key). 0 or -1. */
 int job_param_set_json(const job_presets_t *ps, eng_params_t *p, const char *key, const json_t *v,

@@ -113,11 +113,16 @@ static int key_ecn_table(eng_ecn_table_t *tab, const json_t *obj, char *why, siz
     }
     eng_ecn_row_t *r = &t.row[t.n++];
     r->gbps = gbps;
-    if (job_dec_to_int(&d[0], 10, 0, 0, &r->kmin) || job_dec_to_int(&d[1], 10, 0, 0, &r->kmax)) {
-      snprintf(why, len, "%s: thresholds out of range", speed);
+    r->pmax = job_dec_to_double(&d[2], 0);
+    if (job_dec_to_int(&d[0], 10, 0, 0, &r->kmin) || job_dec_to_int(&d[1], 10, 0, 0, &r->kmax) ||
+        gbps > 1000000 || r->kmin < 0 || r->kmax < r->kmin || r->kmax > ((int64_t)1 << 31) ||
+        !(r->pmax >= 0 && r->pmax <= 1)) {
+      snprintf(why, len,
+               "%s: out of range: a speed of 1 to 1000000 Gb/s, 0 <= kmin_KB <= kmax_KB <= 2097152 "
+               "(2 GiB), pmax 0 to 1",
+               speed);
       return -1;
     }
-    r->pmax = job_dec_to_double(&d[2], 0);
   }
   for (int i = 1; i < t.n; i++) /* JSON object order is not numeric */
     for (int j = i; j > 0 && t.row[j - 1].gbps >= t.row[j].gbps; j--) {
@@ -152,7 +157,7 @@ static const char *key_expects(job_unit_t u) {
   case JOB_U_BOOL:
     return "true or false";
   case JOB_U_KIB:
-    return "a size in KiB (-1: derived)";
+    return "a size in KiB";
   case JOB_U_MIB:
     return "a size in MiB";
   case JOB_U_US:
@@ -160,7 +165,7 @@ static const char *key_expects(job_unit_t u) {
   case JOB_U_S:
     return "a time in s (whole ps)";
   case JOB_U_MBPS:
-    return "a rate in Mb/s (-1: derived)";
+    return "a rate in Mb/s";
   default:
     return "a number";
   }
@@ -205,6 +210,17 @@ int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, 
   job_dec_t d;
   int64_t v;
   if (key_decimal(text, json, &d)) goto bad;
+  int range = job_range_check(k, p, &d, text, why, len);
+  if (range < 0) return -1;
+  if (range == 1) { /* -1: derived */
+    if (k->unit == JOB_U_COUNT)
+      *(int32_t *)at = -1;
+    else if (k->unit == JOB_U_REAL || k->unit == JOB_U_MBPS)
+      *(double *)at = -1.0;
+    else
+      *(int64_t *)at = -1;
+    return 0;
+  }
   switch (k->unit) {
   case JOB_U_COUNT:
     if (job_dec_to_int(&d, 0, 0, 1, &v) || v < INT32_MIN || v > INT32_MAX) goto bad;
@@ -213,12 +229,9 @@ int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, 
   case JOB_U_KIB:
   case JOB_U_MIB:
   case JOB_U_Q16:
-    if (k->unit == JOB_U_KIB && d.neg) {
-      *(int64_t *)at = -1;
-      return 0;
-    }
     if (job_dec_to_int(&d, k->unit == JOB_U_KIB ? 10 : k->unit == JOB_U_MIB ? 20 : 16, 0, 0, &v))
       goto bad;
+    if (v == 0 && job_range_zero(k, p, why, len)) return -1;
     *(int64_t *)at = v;
     return 0;
   case JOB_U_US:
@@ -232,7 +245,7 @@ int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, 
     return 0;
   case JOB_U_MBPS:
     if (!isfinite(job_dec_to_double(&d, 6))) goto bad;
-    *(double *)at = d.neg ? -1.0 : job_dec_to_double(&d, 6);
+    *(double *)at = job_dec_to_double(&d, 6);
     return 0;
   default:
     goto bad;

@@ -80,6 +80,30 @@ void job_dec_of_int(int64_t v, int pow2, int scale10, job_dec_t *d);
  * buf (80 bytes suffice). */
 void job_dec_format(const job_dec_t *d, char *buf, size_t len);
 
+/* The range of a numeric key in its user's unit (job_param_range.c): [lo, hi],
+ * or (lo, hi] with lo_open; `derived`: -1 is accepted too and means the value
+ * is derived; `text` states it in messages and the README. */
+typedef struct job_range_t {
+  const char *key;
+  double lo, hi;
+  int lo_open, derived;
+  const char *text;
+} job_range_t;
+
+extern const job_range_t job_ranges[];
+extern const int job_n_ranges;
+const job_range_t *job_range_find(const char *key);
+
+/* Checks the decimal d given for key k of parameters p, written `text`
+ * (--set; NULL: JSON); a key of another congestion control than p's may also
+ * be 0 (what presets leave there). 0 in range, 1 the derived -1, -1 out of
+ * range with "VALUE is out of range: RANGE" in why. */
+int job_range_check(const job_key_t *k, const eng_params_t *p, const job_dec_t *d, const char *text,
+                    char *why, size_t len);
+/* For a value that rounded to 0 in its stored unit: -1 with the reason when
+ * the key's range excludes 0, else 0. */
+int job_range_zero(const job_key_t *k, const eng_params_t *p, char *why, size_t len);
+
 /* A growing string; `oom` once an allocation failed (the text is then lost). */
 typedef struct job_buf_t {
   char *s;

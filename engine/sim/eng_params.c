@@ -5,6 +5,19 @@
 
 #include "sim/eng_params.h"
 
+/* Timers and intervals past ENG_MAX_TIMER_PS would schedule beyond the clock's
+ * headroom; NULL if none is. */
+static const char *params_timers(const eng_params_t *p) {
+  const cc_params_t *c = &p->ccp;
+  if (p->rto > ENG_MAX_TIMER_PS) return "rto_us: must be at most 1e11 us (1e5 s)";
+  if (p->flowlet_gap > ENG_MAX_TIMER_PS) return "flowlet_gap_us: must be at most 1e11 us (1e5 s)";
+  if (c->kind == CC_DCQCN &&
+      (c->alpha_timer > ENG_MAX_TIMER_PS || c->inc_timer > ENG_MAX_TIMER_PS ||
+       c->cnp_interval > ENG_MAX_TIMER_PS || c->dec_interval > ENG_MAX_TIMER_PS))
+    return "dcqcn timers and intervals: must be at most 1e11 us (1e5 s)";
+  return NULL;
+}
+
 int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
   const char *why = NULL;
   if (p->mtu < 1 || p->mtu + p->header > 65000)
@@ -98,6 +111,7 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     else if (c->init_cwnd < 1)
       why = "dctcp_init_cwnd_kb: must be > 0";
   }
+  if (!why) why = params_timers(p);
   if (why) {
     snprintf(err, errlen, "%s", why);
     return -1;

@@ -124,6 +124,11 @@ typedef struct eng_params_t {
 #define ENG_PARAM_COLUMN_COL(X, type, field) X(exp, type, field)
 #define ENG_PARAM_COLUMN_NOCOL(X, type, field)
 
+/* The longest timer or interval a parameter may give (rto_us, flowlet_gap_us,
+ * the DCQCN timers): 1e5 s, the headroom the clock keeps past the latest
+ * max_time_s (README: Limits). */
+#define ENG_MAX_TIMER_PS 100000000000000000LL /* ps */
+
 /* Checks ranges and combinations; the message names the key. 0 or -1. */
 int eng_params_check(const eng_params_t *p, char *err, size_t errlen);
 

@@ -48,20 +48,21 @@ cat > want.txt <<'TXT'
 sweep.json: output: must be a file name ending in .nc
 sweep.json: sweep.colour: unknown key (expected grid, zip, samples, include, exclude)
 sweep.json: sweep.grid.network.cc[1]: "dcqcn" repeats [0]
+sweep.json: base.network.ring_cap: 3 is out of range: 0 (derived) or a power of two up to 134217728 (2^27) packets
 sweep.json: base.network.ecn: expected true or false
-multiverse plan: 4 problems
+multiverse plan: 5 problems
 TXT
 expect 2 want.txt "$mv" plan sweep.json
 
 # A good job whose experiments cannot all run: plan lists them, exit 1.
 cat > rows.json <<'JSON'
 {"base": {"network": {"topology": "topo.json", "flows": "f0.txt"}},
- "sweep": {"grid": {"network.ring_cap": [0, 3]}, "include": [{"network.flows": "nothing.txt"}]}}
+ "sweep": {"grid": {"network.mtu": [4096, 64990]}, "include": [{"network.flows": "nothing.txt"}]}}
 JSON
 : > want.txt
 expect 1 want.txt "$mv" plan rows.json --run-dir r
 grep -q "^rows.json: 3 experiments of kind network, 3 distinct$" out.txt || fail "$(cat out.txt)"
-grep -q "^  experiment 1 ([0-9a-f]\{16\}): invalid: ring_cap: must be 0 (derived) or a power of two$" \
+grep -q "^  experiment 1 ([0-9a-f]\{16\}): invalid: mtu: must be 1..65000-header bytes$" \
   out.txt || fail "$(cat out.txt)"
 grep -q "^  experiment 2 ([0-9a-f]\{16\}): failed: .*/nothing.txt: No such file or directory$" \
   out.txt || fail "$(cat out.txt)"

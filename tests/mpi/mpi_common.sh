@@ -3,7 +3,8 @@
 # multiverse run ... (oversubscribed: more ranks than cores is fine here).
 #   grid.json:  3 random-traffic files and an incast x 4 CCs x 2 load balancers
 #               = 32 experiments, a full grid.
-#   mixed.json: the same grid, plus include entries: ring_cap=3 (invalid), a
+#   mixed.json: the same grid, plus include entries: mtu=64990 (invalid: with
+#               the 62-byte header, packets over 65000 bytes), a
 #               malformed flow file (failed), a missing flow file (failed) and
 #               mtu=4096 set explicitly (the base's value: a repeat of
 #               experiment 0, simulated once) = 36 experiments, 35 distinct.
@@ -26,7 +27,7 @@ mv_setup() {
   local base='"base": {"network": {"topology": "topo.json", "flows": "f0.txt"}}'
   printf '{"name": "grid", %s, "sweep": {%s}}\n' "$base" "$grid" > "$work/grid.json"
   printf '{"name": "mixed", %s, "sweep": {%s, "include": [
-      {"network.flows": "f1.txt", "network.ring_cap": 3},
+      {"network.flows": "f1.txt", "network.mtu": 64990},
       {"network.flows": "bad.txt"},
       {"network.flows": "missing.txt"},
       {"network.flows": "f0.txt", "network.cc": "none", "network.lb": "ecmp", "network.mtu": 4096}]}}\n' \

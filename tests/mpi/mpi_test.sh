@@ -40,10 +40,10 @@ setup)
     fail "$(cat ref.out)"
   check mixed ref/results.nc
   check rows ref 35
-  # The report of a run folder: 33 ok; ring_cap 3 has no ok experiment.
-  "$mv" report ref --by network.ring_cap --top 2 > report.txt
+  # The report of a run folder: 33 ok; mtu 64990 has no ok experiment.
+  "$mv" report ref --by network.mtu --top 2 > report.txt
   grep -q "^ref/results.nc: 36 experiments: 33 ok, 1 invalid, 2 failed$" report.txt &&
-    grep -q "^3                  0            -            -       1$" report.txt ||
+    grep -q "^64990         0            -            -       1$" report.txt ||
     fail "report: $(cat report.txt)"
   ;;
 ranks)

@@ -5,7 +5,7 @@
                                     distinct ids: with D = N each experiment was
                                     simulated exactly once
     run_checks.py mixed RESULTS.nc  the mixed job's rows: 32 grid experiments ok,
-                                    ring_cap=3 invalid, the malformed and the
+                                    mtu=64990 invalid, the malformed and the
                                     missing flow file failed with their reasons,
                                     the repeat of experiment 0 shares its id and
                                     every value
@@ -37,7 +37,7 @@ def mixed(path):
     st, msg, idx = ds.status.values, ds.message.values, ds.experiment_index.values
     assert list(idx) == list(range(36)), idx
     assert (st[:32] == OK).all(), st[:32]
-    assert st[32] == INVALID and "ring_cap: must be 0 (derived) or a power of two" in msg[32], msg[32]
+    assert st[32] == INVALID and "mtu: must be 1..65000-header bytes" in msg[32], msg[32]
     assert st[33] == FAILED and msg[33].endswith("bad.txt:1: expected 2 flows, found 1"), msg[33]
     assert st[34] == FAILED and msg[34].endswith("missing.txt: No such file or directory"), msg[34]
     assert st[35] == OK

@@ -13,8 +13,13 @@
 #include "mvsim.h"
 #include "mvtest.h"
 
-/* A value of each unit that is not a default and not binary-exact. */
+/* A value of each unit that is not a default and not binary-exact (and in
+ * the key's range). */
 static const char *value_for(const job_key_t *k, const eng_params_t *p) {
+  if (strcmp(k->name, "ring_cap") == 0) return "65536"; /* a power of two */
+  if (strcmp(k->name, "overlap_slowdown") == 0) return "1.3";
+  if (strcmp(k->name, "dcqcn_min_rate_mbps") == 0) return "100.1";
+  if (strcmp(k->name, "hpcc_int_multi") == 0) return "123";
   switch (k->unit) {
   case JOB_U_COUNT:
     return "12345";
@@ -116,7 +121,7 @@ static void params_text(void) {
   CHECK(mvsim_set(&p, "buffer_mb=0.3", err, sizeof err) == 0);
   CHECK(mvsim_set(&p, "pfc_alpha=0.1", err, sizeof err) == 0);
   CHECK(mvsim_set(&p, "cc=dcqcn", err, sizeof err) == 0);
-  CHECK(mvsim_set(&p, "dcqcn_min_rate_mbps=0.1", err, sizeof err) == 0);
+  CHECK(mvsim_set(&p, "dcqcn_min_rate_mbps=100.1", err, sizeof err) == 0);
   CHECK(mvsim_set(&p, "sync_us=0.000001", err, sizeof err) == 0);
   CHECK(mvsim_set(&p, "max_time_s=123456.789", err, sizeof err) == 0);
   text = job_params_canonical(&p);
@@ -124,7 +129,7 @@ static void params_text(void) {
   CHECK_STR_CONTAINS(text, "\"buffer_mb\":0.30000019073486328125,");
   CHECK_STR_CONTAINS(text, "\"pfc_alpha\":0.100006103515625,");
   CHECK_STR_CONTAINS(text, "\"dcqcn_g\":0.00390625,");
-  CHECK_STR_CONTAINS(text, "\"dcqcn_min_rate_mbps\":0.1,");
+  CHECK_STR_CONTAINS(text, "\"dcqcn_min_rate_mbps\":100.1,");
   CHECK_STR_CONTAINS(text, "\"dcqcn_window_kb\":-1,");
   CHECK_STR_CONTAINS(text, "\"sync_us\":0.000001}");
   CHECK_STR_CONTAINS(text, "\"max_time_s\":123456.789,");

@@ -40,7 +40,10 @@ static void defaults_and_units(void) {
   CHECK(mvsim_set(&p, "buffer_mb=0.5", err, sizeof err) == 0 && p.buffer == 524288);
   CHECK(mvsim_set(&p, "buffer_mb=0.3", err, sizeof err) == 0 && p.buffer == 314573);
   CHECK(mvsim_set(&p, "ecn_kmin_kb=95.2", err, sizeof err) == 0 && p.ecn_kmin == 97485);
-  CHECK(mvsim_set(&p, "ecn_kmin_kb=-5", err, sizeof err) == 0 && p.ecn_kmin == -1);
+  CHECK(mvsim_set(&p, "ecn_kmin_kb=-1", err, sizeof err) == 0 && p.ecn_kmin == -1);
+  CHECK(mvsim_set(&p, "ecn_kmin_kb=-5", err, sizeof err) == -1); /* only -1 means derived */
+  CHECK_STR_CONTAINS(err, "--set ecn_kmin_kb: '-5' is out of range: -1 (by port speed) or 0 to "
+                          "2097152 KiB (2 GiB)");
   CHECK(mvsim_set(&p, "rto_us=2.5", err, sizeof err) == 0 && p.rto == 2500000);
   CHECK(mvsim_set(&p, "rto_us=0.000001", err, sizeof err) == 0 && p.rto == 1);
   CHECK(mvsim_set(&p, "rto_us=0.0000015", err, sizeof err) == -1);
@@ -48,7 +51,8 @@ static void defaults_and_units(void) {
   CHECK(mvsim_set(&p, "max_time_s=1e-3", err, sizeof err) == 0 && p.max_time == 1000000000LL);
   CHECK(mvsim_set(&p, "pfc_alpha=0.1", err, sizeof err) == 0 && p.pfc_a16 == 6554);
   CHECK(mvsim_set(&p, "hpcc_ai_mbps=0.1", err, sizeof err) == 0 && p.ccp.hpcc_ai == 100000.0);
-  CHECK(mvsim_set(&p, "hpcc_ai_mbps=-3", err, sizeof err) == 0 && p.ccp.hpcc_ai == -1.0);
+  CHECK(mvsim_set(&p, "hpcc_ai_mbps=-1", err, sizeof err) == 0 && p.ccp.hpcc_ai == -1.0);
+  CHECK(mvsim_set(&p, "hpcc_ai_mbps=-3", err, sizeof err) == -1);
   CHECK(mvsim_set(&p, "pfc=off", err, sizeof err) == 0 && p.pfc == 0);
   CHECK(mvsim_set(&p, "lb=adaptive", err, sizeof err) == 0 && p.lb == ENG_LB_ADAPTIVE);
   CHECK(mvsim_set(&p, "ecn_by_link_gbps={\"10\":[1,2,0.5]}", err, sizeof err) == 0);
@@ -65,26 +69,42 @@ static void defaults_and_units(void) {
   CHECK_STR_CONTAINS(err, "lb: unknown load balancing 'magic'");
   /* Past the largest double (fuzz_params_set): refused, not stored as inf. */
   CHECK(mvsim_set(&p, "hpcc_eta=1e400", err, sizeof err) == -1);
-  CHECK_STR_CONTAINS(err, "--set hpcc_eta: bad value '1e400'");
+  CHECK_STR_CONTAINS(err, "--set hpcc_eta: '1e400' is out of range: more than 0 and at most 1");
   CHECK(mvsim_set(&p, "dcqcn_rate_ai_mbps=1e305", err, sizeof err) == -1);
   /* A message is one line whatever the value quotes. */
   CHECK(mvsim_set(&p, "mtu=1\n2", err, sizeof err) == -1);
   CHECK(strchr(err, '\n') == NULL);
 
-  /* The engine's checks name the key. */
+  /* Out of its key's range: refused by --set, naming the range; the engine's
+   * checks, for values set otherwise, name the key. */
   eng_params_t q = mvsim_params();
   char why[256];
-  CHECK(mvsim_set(&q, "ring_cap=3", err, sizeof err) == 0);
+  CHECK(mvsim_set(&q, "ring_cap=3", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set ring_cap: '3' is out of range: 0 (derived) or a power of two up "
+                          "to 134217728 (2^27) packets");
+  q.ring_cap = 3;
   CHECK(eng_params_check(&q, why, sizeof why) == -1);
   CHECK_STR_CONTAINS(why, "ring_cap: must be 0 (derived) or a power of two");
   q = mvsim_params();
-  CHECK(mvsim_set(&q, "pfc_alpha=0", err, sizeof err) == 0);
+  CHECK(mvsim_set(&q, "pfc_alpha=0", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set pfc_alpha: '0' is out of range: more than 0 and at most 64");
+  CHECK(mvsim_set(&q, "pfc_alpha=0.000001", err, sizeof err) == -1); /* rounds to 0 x 2^-16 */
+  CHECK_STR_CONTAINS(err, "--set pfc_alpha: rounds to 0, out of range: more than 0");
+  q.pfc_a16 = 0;
   CHECK(eng_params_check(&q, why, sizeof why) == -1);
   CHECK_STR_CONTAINS(why, "pfc_alpha");
   q = mvsim_params();
-  CHECK(mvsim_set(&q, "ecn_by_link_gbps={\"10\":[5,2,0.5]}", err, sizeof err) == 0);
+  CHECK(mvsim_set(&q, "ecn_by_link_gbps={\"10\":[5,2,0.5]}", err, sizeof err) == -1);
+  CHECK_STR_CONTAINS(err, "--set ecn_by_link_gbps: 10: out of range: a speed of 1 to 1000000 Gb/s, "
+                          "0 <= kmin_KB <= kmax_KB <= 2097152 (2 GiB), pmax 0 to 1");
+  q.ecn_table.n = 1;
+  q.ecn_table.row[0] = (eng_ecn_row_t){10, 5 * 1024, 2 * 1024, 0.5};
   CHECK(eng_params_check(&q, why, sizeof why) == -1);
   CHECK_STR_CONTAINS(why, "ecn_by_link_gbps");
+  q = mvsim_params();
+  q.rto = ENG_MAX_TIMER_PS + 1; /* past the clock's headroom */
+  CHECK(eng_params_check(&q, why, sizeof why) == -1);
+  CHECK_STR_CONTAINS(why, "rto_us: must be at most 1e11 us (1e5 s)");
 }
 
 static void presets(void) {
