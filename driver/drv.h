@@ -15,6 +15,9 @@
 #define DRV_MAX_SETS 256
 #define DRV_MAX_SWEEPS 16
 #define DRV_MAX_EXPS 1000000
+/* --threads: more threads than this gain nothing and can exhaust the OpenMP
+ * runtime (100,000 crashed it). */
+#define DRV_MAX_THREADS 1024
 
 /* Prints the message to stderr (unless drv_quiet) and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
@@ -26,18 +29,73 @@ const char *drv_presets_file(const char *path, char *buf, size_t len);
 
 /* The presets file (`path`, else $MULTIVERSE_PRESETS/network.json, else the
  * source tree's jobs/presets/network.json) and the parameters of the `--set`s
- * applied to its defaults (not checked: each experiment is validated). 0 or 2
+ * applied to its defaults, `cc` first (job_params_set_list; each key's range
+ * is checked, combinations are when each experiment is validated). 0 or 2
  * with a message. */
 int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
                     eng_params_t *p);
 
-/* The parameter sets of `--sweep KEY=V1,V2,...` (n_sweeps of them): every
- * combination of the swept values applied on top of `base`, the first --sweep
- * varying slowest. Fills *n, *out (n parameter sets) and *labels (n strings
- * "cc=dcqcn lb=spray", "" without sweeps). 0, or 2 with a message naming the
- * command `cmd`. */
-int drv_sweep(const char *cmd, const char *const *sweeps, int n_sweeps, const job_presets_t *ps,
-              const eng_params_t *base, int *n, eng_params_t **out, char ***labels);
+/* The parameter sets of `--sweep KEY=V1,V2,...` (n_sweeps of them, lists of
+ * any length): every combination of the swept values with the `--set`s, each
+ * from the presets' defaults with `cc` first (job_params_set_list), then the
+ * --sets, then the swept values; the first --sweep varies slowest. A key
+ * swept twice, an empty or repeated value is an error. Fills *n, *out (n parameter sets) and
+ * *labels (n strings "cc=dcqcn lb=spray", "" without sweeps; the caller frees the arrays and the
+ * non-NULL labels, also after an error). 0, or 2 with a message naming the command `cmd`. */
+int drv_sweep(const char *cmd, const char *const *sets, int n_sets, const char *const *sweeps,
+              int n_sweeps, const job_presets_t *ps, int *n, eng_params_t **out, char ***labels);
+
+/* The `sweep` object of a summary: {"KEY": "VALUE", ...} of a label "KEY=VALUE
+ * ..." (the values as given); NULL when out of memory. */
+json_t *drv_sweep_json(const char *label);
+
+/* Option values (drv_opt.c): an integer written in decimal digits, or a
+ * decimal number (no spaces, '+', hexadecimal, inf or nan), in [lo, hi]; 0,
+ * or 2 with "multiverse CMD: OPT VALUE: expected ..." naming the range (and
+ * `unit`). */
+int drv_opt_int(const char *cmd, const char *opt, const char *v, long long lo, long long hi,
+                long long *out);
+int drv_opt_real(const char *cmd, const char *opt, const char *v, double lo, double hi,
+                 const char *unit, double *out);
+/* Each key of n "KEY=VALUE" texts given once (`what`: "--set"); 0 or 2. */
+int drv_opt_keys_once(const char *cmd, const char *what, const char *const *kvs, int n);
+
+/* An output folder (-o; README: Output folders): drv_outdir_check before
+ * anything runs, drv_outdir_begin right before the run, results written into
+ * `stage`, drv_outdir_end after. With dir NULL every step does nothing. */
+#define DRV_OUT_MARKER ".multiverse-run"  /* the command that wrote the folder */
+#define DRV_OUT_INCOMPLETE "INCOMPLETE"   /* while a run writes; stays if it stopped */
+#define DRV_OUT_STAGE ".multiverse-stage" /* results until they are complete */
+#define DRV_OUT_PATH_MAX 3000
+typedef struct drv_outdir_t {
+  const char *cmd, *dir;
+  int force;
+  int earlier; /* it holds an earlier run (cleared by drv_outdir_begin: --force) */
+  int created; /* drv_outdir_begin made the folder */
+  char stage[DRV_OUT_PATH_MAX + 32]; /* DIR/.multiverse-stage */
+} drv_outdir_t;
+enum { DRV_OUT_DONE = 0, DRV_OUT_FAILED = 1, DRV_OUT_NOTHING = 2 };
+
+/* 1 if `name` is a file a run writes (fct-N.txt, summary.jsonl, ...). */
+int drv_out_ours(const char *name);
+/* DIR is a folder where files can be made, or can be made in an existing
+ * folder; a folder holding an earlier run (what a run writes) is refused
+ * unless `force`, and then if it holds anything else too. 0 or 2. */
+int drv_outdir_check(drv_outdir_t *o, const char *cmd, const char *dir, int force);
+/* Clears the earlier run (with --force), makes the folder and the stage. */
+int drv_outdir_prepare(drv_outdir_t *o);
+/* drv_outdir_prepare, then writes the marker (the command line) and
+ * INCOMPLETE, and arms SIGINT and SIGTERM: either then prints one line on
+ * stderr, notes it in INCOMPLETE and exits 130 or 143. 0 or 2. */
+int drv_outdir_begin(drv_outdir_t *o, int argc, char **argv);
+/* DRV_OUT_DONE: moves the staged results in, removes INCOMPLETE; FAILED:
+ * leaves INCOMPLETE and the stage; NOTHING (nothing ran): removes what
+ * drv_outdir_begin made, the folder too if it made it. Disarms the signals.
+ * 0 or 2. */
+int drv_outdir_end(drv_outdir_t *o, int outcome);
+/* A single output file (calibrate -o): not a folder or device, in a folder
+ * where files can be made. 0 or 2. */
+int drv_outfile_check(const char *cmd, const char *path);
 
 /* Reads a `--flows` file into g, by its content (trf_detect): an ns-3 HPCC flow
  * file, an htsim connection matrix or a JSON task graph, checked against the
@@ -89,8 +147,9 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
                   FILE *summary);
 
 /* --trace-rates "0,3" (file-order flows) and --trace-queues "5:12" (port of
- * node 5 towards node 12) into a trace description; 0 or 2 with a message. */
-int drv_trace_parse(const char *rates, const char *queues, double every_us, const topo_t *t,
+ * node 5 towards node 12; NULL: none; every element digits only) into a trace
+ * description sampled every `every_ps` (0: 10 us); 0 or 2 with a message. */
+int drv_trace_parse(const char *rates, const char *queues, int64_t every_ps, const topo_t *t,
                     int32_t n_flows, eng_trace_desc_t *out);
 /* Writes OUTDIR/trace-E.csv. */
 int drv_trace_write(const eng_batch_t *b, int e, const eng_trace_desc_t *tr, const topo_t *t,

@@ -1,8 +1,11 @@
 /* `multiverse calibrate`: fits the intra-server model to nccl-tests logs and
  * writes a model file that `--calibration FILE.json` loads. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll/coll.h"
 #include "driver/drv.h"
@@ -143,14 +146,20 @@ static int cal_run(const char *const *logs, int n_logs, const char *out, const c
     printf("%s %s %d GPUs: %d points, %d ranges, max error %.2f%%\n", f.gpu, coll_name(f.kind),
            f.gpus, gs[i].n, f.n_ranges, 100 * f.max_err);
   }
-  if (json_dump_file(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10))) {
-    drv_fail(2, "multiverse calibrate: cannot write %s\n", out);
+  char tmp[DRV_OUT_PATH_MAX + 16]; /* written whole, then renamed */
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10))) {
+    drv_fail(2, "multiverse calibrate: cannot write %s\n", tmp);
+    unlink(tmp);
     goto done;
   }
   coll_model_t check = {0}; /* what --calibration will read */
-  rc = coll_model_load(&check, out, err, sizeof err)
+  rc = coll_model_load(&check, tmp, err, sizeof err)
            ? drv_fail(2, "multiverse calibrate: %s\n", err)
+       : rename(tmp, out)
+           ? drv_fail(2, "multiverse calibrate: cannot write %s: %s\n", out, strerror(errno))
            : 0;
+  if (rc) unlink(tmp);
   coll_model_free(&check);
 done:
   for (int i = 0; i < ng; i++) {
@@ -194,5 +203,6 @@ int drv_calibrate(int argc, char **argv) {
   if (gpu && (!*gpu || strlen(gpu) >= COLL_NAME_LEN))
     return drv_fail(2, "multiverse calibrate: --gpu: a name of 1 to %d characters\n",
                     COLL_NAME_LEN - 1);
+  if (drv_outfile_check("calibrate", out)) return 2;
   return cal_run(logs, n_logs, out, gpu, kind, oop);
 }

@@ -74,17 +74,7 @@ static void print_json(const drv_coll_report_t *r, int e, const eng_result_t *re
       o, "reason",
       json_string(res->status == ENG_INVALID ? res->message : eng_fail_text(res->fail)));
   const char *label = r->labels[e / a->n_sizes];
-  if (*label) { /* the swept values, as given */
-    json_t *sw = json_object();
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", label);
-    for (char *kv = strtok(buf, " "); kv; kv = strtok(NULL, " ")) {
-      char *eq = strchr(kv, '=');
-      *eq = 0;
-      json_object_set_new(sw, kv, json_string(eq + 1));
-    }
-    json_object_set_new(o, "sweep", sw);
-  }
+  if (*label) json_object_set_new(o, "sweep", drv_sweep_json(label));
   json_object_set_new(o, "experiment_id", json_string(id));
   coll_kind_t k[2];
   json_t *im = json_array();

@@ -90,12 +90,8 @@ static int parse_sizes(const char *s, drv_coll_args_t *a) {
 }
 
 static int parse_count(const char *o, const char *v, int64_t lo, int64_t hi, int64_t *out) {
-  char *e;
-  errno = 0;
-  long long x = strtoll(v, &e, 10);
-  if (e == v || *e || errno || x < lo || x > hi)
-    return drv_fail(2, "multiverse collective: %s %s: expected an integer in [%lld, %lld]\n", o, v,
-                    (long long)lo, (long long)hi);
+  long long x;
+  if (drv_opt_int("collective", o, v, lo, hi, &x)) return 2;
   *out = x;
   return 0;
 }
@@ -138,9 +134,7 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
       if (parse_count(o, v, 1, 1024, &x)) return 2;
       a->nics = (int32_t)x;
     } else if (strcmp(o, "--nic-gbps") == 0) {
-      a->nic_gbps = atof(v);
-      if (!(a->nic_gbps >= 1 && a->nic_gbps <= 1e6))
-        return drv_fail(2, "multiverse collective: --nic-gbps %s: expected 1 to 1e6 (Gb/s)\n", v);
+      if (drv_opt_real("collective", o, v, 1, 1e6, "Gb/s", &a->nic_gbps)) return 2;
     } else if (strcmp(o, "--topology") == 0) {
       a->topo = v;
     } else if (strcmp(o, "--algo") == 0) {
@@ -172,7 +166,7 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
         return drv_fail(2, "multiverse collective: --backend %s: expected cpu or cuda\n", v);
       a->backend = strcmp(v, "cuda") == 0 ? ENG_BACKEND_CUDA : ENG_BACKEND_CPU;
     } else if (strcmp(o, "--threads") == 0) {
-      if (parse_count(o, v, 1, 4096, &x)) return 2;
+      if (parse_count(o, v, 1, DRV_MAX_THREADS, &x)) return 2;
       a->threads = (int32_t)x;
     } else {
       return drv_fail(
@@ -187,7 +181,7 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
     return drv_fail(2, "multiverse collective: --algo tree: only for allreduce\n");
   if (a->kind == COLL_SENDRECV && a->gpus != 2)
     return drv_fail(2, "multiverse collective: --op sendrecv: needs --gpus 2\n");
-  return 0;
+  return drv_opt_keys_once("collective", "--set", a->sets, a->n_sets);
 }
 
 /* The server shape: the options, else the GPU preset's server (NICs in the
@@ -341,7 +335,8 @@ int drv_collective(int argc, char **argv) {
     goto fail_args;
   }
   if (coll_shape(&a) || drv_load_params(a.presets, a.sets, a.n_sets, ps, &params) ||
-      drv_sweep("collective", a.sweeps, a.n_sweeps, ps, &params, &n_combo, &combo, &labels))
+      drv_sweep("collective", a.sets, a.n_sets, a.sweeps, a.n_sweeps, ps, &n_combo, &combo,
+                &labels))
     goto fail_args;
   if ((long)n_combo * a.n_sizes > DRV_MAX_EXPS) {
     drv_fail(2, "multiverse collective: over %d experiments\n", DRV_MAX_EXPS);

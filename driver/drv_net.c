@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "driver/drv.h"
 #include "traffic/trf.h"
@@ -17,7 +17,7 @@ static const char net_usage[] =
     "                      [--set KEY=VALUE ...] [--sweep KEY=V1,V2,... ...]\n"
     "                      [--backend cpu|cuda] [--threads N]\n"
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
-    "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR\n"
+    "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR [--force]\n"
     "       multiverse net --ns3-config CONFIG [--set KEY=VALUE ...] [--backend ...] [-o OUTDIR]\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
@@ -34,7 +34,9 @@ static const char net_usage[] =
     "FCT_OUTPUT_FILE (paths relative to the current directory, as ns-3 reads them)\n"
     "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
     "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
-    "towards PEER, every US microseconds (default 10)\n";
+    "towards PEER, every US microseconds (default 10)\n"
+    "OUTDIR: a new folder, or one without an earlier run; --force replaces an earlier run\n"
+    "(README: Output folders). Each key is given once; `cc` applies before the other keys.\n";
 
 typedef struct net_args_t {
   const char *topo, *out, *presets, *ns3cfg;
@@ -45,10 +47,10 @@ typedef struct net_args_t {
   const char *sweeps[DRV_MAX_SWEEPS]; /* KEY=V1,V2,... */
   int n_sweeps;
   eng_backend_t backend;
-  int threads, json;
+  int threads, json, force;
   const char *trace_rates, *trace_queues;
-  int trace_exp;
-  double trace_every_us;
+  int trace_exp, trace_opts; /* trace_opts: --trace-exp or --trace-every-us given */
+  int64_t trace_every;       /* ps; 0: the default */
 } net_args_t;
 
 static int net_add_flows(net_args_t *a, const char *path) {
@@ -93,7 +95,9 @@ static int net_flows_from(net_args_t *a, const char *list) {
 static int net_parse(int argc, char **argv, net_args_t *a) {
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = strcmp(o, "--json") != 0 && strcmp(o, "-h") != 0 && strcmp(o, "--help") != 0;
+    int takes = strcmp(o, "--json") != 0 && strcmp(o, "--force") != 0 && strcmp(o, "-h") != 0 &&
+                strcmp(o, "--help") != 0;
+    long long x;
     if (takes && !v)
       return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
     if (strcmp(o, "--topology") == 0)
@@ -124,21 +128,26 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       else
         return drv_fail(2, "multiverse net: --backend %s: expected cpu or cuda\n", v);
     } else if (strcmp(o, "--threads") == 0) {
-      a->threads = atoi(v);
-      if (a->threads < 1)
-        return drv_fail(2, "multiverse net: --threads %s: expected a count >= 1\n", v);
+      if (drv_opt_int("net", o, v, 1, DRV_MAX_THREADS, &x)) return 2;
+      a->threads = (int)x;
     } else if (strcmp(o, "--trace-rates") == 0) {
       a->trace_rates = v;
     } else if (strcmp(o, "--trace-queues") == 0) {
       a->trace_queues = v;
     } else if (strcmp(o, "--trace-exp") == 0) {
-      a->trace_exp = atoi(v);
+      if (drv_opt_int("net", o, v, 0, DRV_MAX_EXPS - 1, &x)) return 2;
+      a->trace_exp = (int)x;
+      a->trace_opts = 1;
     } else if (strcmp(o, "--trace-every-us") == 0) {
-      a->trace_every_us = atof(v);
-      if (!(a->trace_every_us > 0))
-        return drv_fail(2, "multiverse net: --trace-every-us %s: expected > 0\n", v);
-    } else if (strcmp(o, "--json") == 0) {
-      a->json = 1;
+      a->trace_every = trf_parse_decimal(v, 6); /* whole ps, 1 ps to 1e6 s */
+      if (a->trace_every < 1 || a->trace_every > TG_MAX_START_PS)
+        return drv_fail(2,
+                        "multiverse net: --trace-every-us %s: expected a time from 0.000001 to "
+                        "1e12 us (1 ps to 1e6 s, whole ps)\n",
+                        v);
+      a->trace_opts = 1;
+    } else if (strcmp(o, "--json") == 0 || strcmp(o, "--force") == 0) {
+      *(o[2] == 'j' ? &a->json : &a->force) = 1;
       continue;
     } else if (!takes) {
       fputs(net_usage, stdout);
@@ -154,7 +163,10 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   if (!a->ns3cfg && (!a->topo || !a->n_flows || !a->out))
     return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
                        "(multiverse net --help)\n");
-  return 0;
+  if (a->trace_opts && !a->trace_rates && !a->trace_queues)
+    return drv_fail(2, "multiverse net: --trace-exp and --trace-every-us need --trace-rates or "
+                       "--trace-queues (what to trace)\n");
+  return drv_opt_keys_once("net", "--set", a->sets, a->n_sets);
 }
 
 /* --ns3-config: its topology, flows and settings (before the --sets). */
@@ -186,11 +198,6 @@ static int net_ns3_window(const topo_t *t, const job_presets_t *ps, eng_params_t
   snprintf(kv, sizeof kv, "dcqcn_window_kb=%.17g", (double)bytes / 1024);
   if (job_param_set(ps, p, kv, err, sizeof err)) return drv_fail(2, "multiverse net: %s\n", err);
   return 0;
-}
-
-static int net_mkdir(const char *dir) {
-  if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
-  return drv_fail(2, "multiverse net: cannot create %s: %s\n", dir, strerror(errno));
 }
 
 /* Experiment ids: the canonical experiment ({"kind":"network","network":{
@@ -229,6 +236,7 @@ int drv_net(int argc, char **argv) {
   eng_batch_t *b = NULL;
   eng_trace_desc_t trace = {0};
   FILE *summary = NULL;
+  drv_outdir_t od;
   char path[4096];
   if (!ps) {
     drv_fail(2, "multiverse net: out of memory\n");
@@ -240,8 +248,11 @@ int drv_net(int argc, char **argv) {
     goto fail_args;
   }
   if (a.ns3cfg && net_ns3(&a, &cfg)) goto fail_args;
+  if (drv_outdir_check(&od, "net", a.out, a.force) ||
+      (a.ns3cfg && drv_outfile_check("net", cfg.fct)))
+    goto fail_args;
   if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
-  if (drv_sweep("net", a.sweeps, a.n_sweeps, ps, &params, &n_combo, &combo, &labels))
+  if (drv_sweep("net", a.sets, a.n_sets, a.sweeps, a.n_sweeps, ps, &n_combo, &combo, &labels))
     goto fail_args;
   if ((long)a.n_flows * n_combo > DRV_MAX_EXPS) {
     drv_fail(2, "multiverse net: %d flow files x %d combinations: over %d experiments\n", a.n_flows,
@@ -279,9 +290,8 @@ int drv_net(int argc, char **argv) {
   for (int e = 0; e < n_exps; e++)
     ex[e] = (eng_exp_desc_t){
         .topo = &topo, .tasks = &tasks[e / n_combo], .params = &combo[e % n_combo], .seed = ids[e]};
-  if (a.out && net_mkdir(a.out)) goto fail_tasks;
   if (a.trace_rates || a.trace_queues) {
-    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every_us, &topo,
+    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every, &topo,
                         tasks[a.trace_exp / n_combo].n, &trace))
       goto fail_tasks;
     ex[a.trace_exp].trace = &trace;
@@ -295,16 +305,20 @@ int drv_net(int argc, char **argv) {
     fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
             (double)eng_batch_bytes(b) / n_exps);
   eng_run_desc_t run = {a.backend, a.threads};
+  if (drv_outdir_begin(&od, argc, argv)) goto fail_run;
   double t0 = omp_get_wtime();
   if (eng_batch_run(b, &run, err, sizeof err)) {
     drv_fail(2, "multiverse net: %s\n", err);
+    drv_outdir_end(&od, DRV_OUT_NOTHING);
     goto fail_run;
   }
   double wall = omp_get_wtime() - t0;
-  snprintf(path, sizeof path, "%s/summary.jsonl", a.out ? a.out : ".");
+  const char *outdir = a.out ? od.stage : NULL; /* results: staged */
+  snprintf(path, sizeof path, "%s/summary.jsonl", a.out ? od.stage : ".");
   summary = a.out ? fopen(path, "w") : NULL;
   if (a.out && !summary) {
     drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
+    drv_outdir_end(&od, DRV_OUT_FAILED);
     goto fail_run;
   }
   rc = 0;
@@ -314,15 +328,23 @@ int drv_net(int argc, char **argv) {
                           &topo,     &tasks[i],  graph[i],
                           &combo[c], ids[e],     wall,
                           a.backend};
-    int wr = drv_net_write(b, &r, a.out, a.json, summary);
+    int wr = drv_net_write(b, &r, outdir, a.json, summary);
     if (wr > rc) rc = wr;
   }
   if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
-  if (trace.every && a.out && drv_trace_write(b, a.trace_exp, &trace, &topo, a.out)) rc = 2;
-  if (a.ns3cfg) { /* the FCT file the configuration names */
+  if (trace.every && a.out && drv_trace_write(b, a.trace_exp, &trace, &topo, outdir)) rc = 2;
+  if (drv_outdir_end(&od, rc == 2 ? DRV_OUT_FAILED : DRV_OUT_DONE)) rc = 2;
+  if (a.ns3cfg) { /* the FCT file the configuration names: written whole, then renamed */
     drv_net_report_t r = {0,        a.flows[0], NULL,   &topo, &tasks[0],
                           graph[0], &combo[0],  ids[0], wall,  a.backend};
-    if (drv_net_fct(b, &r, cfg.fct)) rc = 2;
+    snprintf(path, sizeof path, "%.4000s.tmp", cfg.fct); /* at most 3000: drv_outfile_check */
+    int bad = drv_net_fct(b, &r, path);
+    if (!bad && rename(path, cfg.fct))
+      bad = drv_fail(2, "multiverse net: cannot write %s: %s\n", cfg.fct, strerror(errno));
+    if (bad) {
+      unlink(path);
+      rc = 2;
+    }
   }
 fail_run:
   eng_batch_destroy(b);

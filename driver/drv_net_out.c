@@ -172,17 +172,7 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
       (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
       r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s",
       rate);
-  if (r->sweep) { /* the swept values, as given */
-    json_t *sw = json_object();
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", r->sweep);
-    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
-      char *eq = strchr(kv, '=');
-      *eq = 0;
-      json_object_set_new(sw, kv, json_string(eq + 1));
-    }
-    json_object_set_new(o, "sweep", sw);
-  }
+  if (r->sweep) json_object_set_new(o, "sweep", drv_sweep_json(r->sweep));
   if (r->graph) json_object_set_new(o, "tasks", json_integer(r->tasks->n));
   json_object_set_new(o, "p50_slowdown", json_real(st.p50_slow));
   json_object_set_new(o, "p99_slowdown", json_real(st.p99_slow));

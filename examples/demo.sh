@@ -9,6 +9,7 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/demo-net
 mv=$build/driver/multiverse
+rm -rf "$out" # a new run: multiverse refuses to write over an earlier one
 "$mv" net --topology "$here/net/leafspine.json" \
   --flows "$here/net/incast16.txt" --flows "$here/net/permutation.txt" --flows "$here/net/random.txt" \
   -o "$out"

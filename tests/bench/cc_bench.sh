@@ -14,12 +14,12 @@ echo '{"kind":"fat_tree","tiers":3,"pods":5,"tors_per_pod":4,"aggs_per_pod":4,"c
   done; done; } > incasts.txt
 for cc in none dcqcn dctcp hpcc; do
   for be in $backends; do
-    if [ "$be" = cuda ] && ! "$mv" net --topology hpcc.json --flows incasts.txt --backend cuda -o probe >/dev/null 2>&1; then
+    if [ "$be" = cuda ] && ! "$mv" net --topology hpcc.json --flows incasts.txt --backend cuda -o probe --force >/dev/null 2>&1; then
       echo "$cc cuda: not available here"; continue
     fi
     walls=()
     for r in $(seq "$runs"); do
-      "$mv" net --topology hpcc.json --flows incasts.txt --set cc=$cc --backend "$be" --json -o out-$cc-$be > run.json
+      "$mv" net --topology hpcc.json --flows incasts.txt --set cc=$cc --backend "$be" --json -o out-$cc-$be --force > run.json
       walls+=("$(sed 's/.*"wall_s":\([0-9.e+-]*\).*/\1/' run.json)")
     done
     m=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(( (runs + 1) / 2 ))p")

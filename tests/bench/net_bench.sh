@@ -15,12 +15,12 @@ for i in $(seq 0 $((exps - 1))); do
 done
 declare -A med
 for be in $backends; do
-  if [ "$be" = cuda ] && ! "$mv" net --topology fat.json --flows f0.txt --backend cuda -o probe >/dev/null 2>&1; then
+  if [ "$be" = cuda ] && ! "$mv" net --topology fat.json --flows f0.txt --backend cuda -o probe --force >/dev/null 2>&1; then
     echo "cuda: not available here"; continue
   fi
   walls=()
   for r in $(seq "$runs"); do
-    "$mv" net --topology fat.json "${args[@]}" --backend "$be" --json -o out-$be > run.jsonl
+    "$mv" net --topology fat.json "${args[@]}" --backend "$be" --json -o out-$be --force > run.jsonl
     walls+=("$(head -1 run.jsonl | sed 's/.*"wall_s":\([0-9.e+-]*\).*/\1/')")
   done
   hops=$(sed 's/.*"packet_hops":\([0-9]*\).*/\1/' run.jsonl | awk '{s += $1} END {print s}')

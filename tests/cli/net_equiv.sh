@@ -63,7 +63,7 @@ for b in a b c d e; do
       "$mv" net --topology "${topo[$b]}" --flows $b-3.txt ${sets[$b]} --threads 2 -o w2-$b > /dev/null
       cmp t1-$b/fct-3.txt w2-$b/fct-0.txt ;;
     cuda)
-      if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe > /dev/null 2> probe.err; then
+      if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe --force > /dev/null 2> probe.err; then
         if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then
           echo "skipped: $(cat probe.err)"; exit 77
         fi

@@ -18,7 +18,7 @@ e=0
 for i in 0 1 2 3; do
   for cc in none dcqcn dctcp hpcc; do
     for lb in ecmp adaptive; do
-      "$mv" net --topology fat.json --flows f$i.txt --set buffer_mb=1 --set cc=$cc --set lb=$lb -o alone > /dev/null
+      "$mv" net --topology fat.json --flows f$i.txt --set buffer_mb=1 --set cc=$cc --set lb=$lb -o alone --force > /dev/null
       cmp batch/fct-$e.txt alone/fct-0.txt
       sed -n "$((e + 1))p" batch/summary.jsonl | grep -q "\"sweep\":{\"cc\":\"$cc\",\"lb\":\"$lb\"}"
       e=$((e + 1))
