@@ -32,7 +32,7 @@ static const char coll_usage[] =
     "prints, per size (and variant), the time of one collective and its algbw and busbw\n"
     "(GB/s, nccl-tests' conventions); --json: one object per line with the network counters\n";
 
-/* "1M" -> 1048576; 0 on error. */
+/* "1M" -> 1048576; 0 on error or past TG_MAX_BYTES (1 TiB, a flow's most). */
 static uint64_t parse_size(const char *s, const char **end) {
   char *e;
   errno = 0;
@@ -56,7 +56,7 @@ static uint64_t parse_size(const char *s, const char **end) {
     break;
   }
   if (shift) e++;
-  if (v == 0 || v > (UINT64_MAX >> 1) >> shift) return 0;
+  if (v == 0 || v > TG_MAX_BYTES >> shift) return 0;
   *end = e;
   return (uint64_t)v << shift;
 }
@@ -67,7 +67,8 @@ static int parse_sizes(const char *s, drv_coll_args_t *a) {
   if (lo && *e == ':') {
     uint64_t hi = parse_size(e + 1, &e);
     if (!hi || *e || hi < lo)
-      return drv_fail(2, "multiverse collective: --bytes %s: expected MIN:MAX, MIN <= MAX\n", s);
+      return drv_fail(2, "multiverse collective: --bytes %s: expected MIN:MAX, MIN <= MAX <= 1T\n",
+                      s);
     for (uint64_t x = lo; x <= hi && a->n_sizes < COLL_MAX_SIZES; x *= 2) {
       a->sizes[a->n_sizes++] = x;
       if (x > hi / 2) break;
@@ -79,7 +80,7 @@ static int parse_sizes(const char *s, drv_coll_args_t *a) {
     if (!v || (*e && *e != ','))
       return drv_fail(2,
                       "multiverse collective: --bytes %s: expected sizes like 1M,16M,1G or "
-                      "MIN:MAX (bytes >= 1; K, M, G, T: powers of 1024)\n",
+                      "MIN:MAX (1 byte to 1T; K, M, G, T: powers of 1024)\n",
                       s);
     if (a->n_sizes == COLL_MAX_SIZES)
       return drv_fail(2, "multiverse collective: --bytes: more than %d sizes\n", COLL_MAX_SIZES);
@@ -147,7 +148,7 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
     } else if (strcmp(o, "--chunk-bytes") == 0) {
       const char *e;
       if (!(a->chunk = parse_size(v, &e)) || *e)
-        return drv_fail(2, "multiverse collective: --chunk-bytes %s: expected bytes >= 1\n", v);
+        return drv_fail(2, "multiverse collective: --chunk-bytes %s: expected 1 byte to 1T\n", v);
     } else if (strcmp(o, "--set") == 0) {
       if (a->n_sets == DRV_MAX_SETS) return drv_fail(2, "multiverse collective: too many --set\n");
       a->sets[a->n_sets++] = v;

@@ -24,9 +24,9 @@ static int sweep_cmp(const void *a, const void *b) {
 /* Splits sweeps[s] into ax; 0 or 2 with a message. */
 static int sweep_split(const char *cmd, const char *sw, sweep_axis_t *ax) {
   const char *eq = strchr(sw, '=');
-  ax->key_len = (int)(eq - sw);
-  if (ax->key_len == 0)
+  if (!eq || eq == sw)
     return drv_fail(2, "multiverse %s: --sweep %s: expected KEY=V1,V2,...\n", cmd, sw);
+  ax->key_len = (int)(eq - sw);
   ax->buf = strdup(eq + 1);
   ax->n = 1;
   for (const char *p = eq + 1; *p; p++)

@@ -103,9 +103,13 @@ int coll_model_load_default(coll_model_t *m, const char *presets, const char *ca
 int coll_model_get(const coll_model_t *m, const char *gpu, coll_kind_t kind, int32_t gpus,
                    coll_fit_t *out, char *err, size_t errlen);
 /* Time of a fit at `bytes`: alpha + bytes / beta of the range holding bytes,
- * rounded to the nearest ps. */
+ * rounded to the nearest ps; INT64_MAX past 9e18 ps. */
 int64_t coll_fit_time_ps(const coll_fit_t *f, uint64_t bytes);
-/* coll_model_get then coll_fit_time_ps; 0 or -1 with a message. */
+/* The longest time coll_model_time gives: a task's longest wait (1e5 s,
+ * TG_MAX_WAIT_PS). */
+#define COLL_MAX_TIME_PS 100000000000000000LL /* ps */
+/* coll_model_get then coll_fit_time_ps; 0 or -1 with a message (also for a
+ * time past COLL_MAX_TIME_PS). */
 int coll_model_time(const coll_model_t *m, const char *gpu, coll_kind_t kind, int32_t gpus,
                     uint64_t bytes, int64_t *ps, char *err, size_t errlen);
 void coll_model_free(coll_model_t *m);

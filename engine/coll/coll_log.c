@@ -19,7 +19,7 @@ typedef struct log_state_t {
   char type[32], redop[32];      /* of the first row */
   char **hosts;
   int32_t n_hosts;
-  uint8_t *rank_seen;
+  int32_t *rank_host; /* (rank_cap) 1 + index in hosts of each rank seen; 0: not seen */
   int32_t rank_cap;
 } log_state_t;
 
@@ -106,16 +106,23 @@ static int rank_line(log_state_t *st, const char *s, coll_log_t *log, char *err,
   }
   if (rank >= st->rank_cap) {
     int32_t cap = (int32_t)rank + 64;
-    uint8_t *p = realloc(st->rank_seen, (size_t)cap);
+    int32_t *p = realloc(st->rank_host, (size_t)cap * sizeof *p);
     if (!p) goto oom;
-    memset(p + st->rank_cap, 0, (size_t)(cap - st->rank_cap));
-    st->rank_seen = p;
+    memset(p + st->rank_cap, 0, (size_t)(cap - st->rank_cap) * sizeof *p);
+    st->rank_host = p;
     st->rank_cap = cap;
   }
-  if (!st->rank_seen[rank]) log->ranks++;
-  st->rank_seen[rank] = 1;
-  for (int32_t i = 0; i < st->n_hosts; i++)
-    if (strcmp(st->hosts[i], host) == 0) return 0;
+  int32_t at = 0;
+  while (at < st->n_hosts && strcmp(st->hosts[at], host) != 0)
+    at++;
+  if (st->rank_host[rank] && st->rank_host[rank] != at + 1) {
+    snprintf(err, errlen, "%s:%d: rank %ld is on %s, an earlier line puts it on %s", st->path,
+             st->line, rank, host, st->hosts[st->rank_host[rank] - 1]);
+    return -1;
+  }
+  if (!st->rank_host[rank]) log->ranks++;
+  st->rank_host[rank] = at + 1;
+  if (at < st->n_hosts) return 0;
   char **h = realloc(st->hosts, ((size_t)st->n_hosts + 1) * sizeof *h);
   if (!h) goto oom;
   st->hosts = h;
@@ -313,7 +320,7 @@ int coll_log_read(const char *path, int kind, int out_of_place, coll_log_t *log,
   for (int32_t i = 0; i < st.n_hosts; i++)
     free(st.hosts[i]);
   free(st.hosts);
-  free(st.rank_seen);
+  free(st.rank_host);
   if (rc == 0 && log->n == 0) {
     snprintf(err, errlen, "%s: no result rows of a size > 0 (not nccl-tests output?)", path);
     rc = -1;

@@ -382,7 +382,7 @@ int64_t coll_fit_time_ps(const coll_fit_t *f, uint64_t bytes) {
     i++;
   /* us -> ps: 1e6; bytes / (GB/s) -> ps: 1e3 / beta per byte */
   double ps = f->r[i].alpha_us * 1e6 + (double)bytes * (1e3 / f->r[i].beta_gbps);
-  return (int64_t)llround(ps);
+  return ps < 9e18 ? (int64_t)llround(ps) : INT64_MAX; /* past the clock: saturated */
 }
 
 int coll_model_time(const coll_model_t *m, const char *gpu, coll_kind_t kind, int32_t gpus,
@@ -390,7 +390,10 @@ int coll_model_time(const coll_model_t *m, const char *gpu, coll_kind_t kind, in
   coll_fit_t f;
   if (coll_model_get(m, gpu, kind, gpus, &f, err, errlen) < 0) return -1;
   *ps = coll_fit_time_ps(&f, bytes);
-  return 0;
+  if (*ps <= COLL_MAX_TIME_PS) return 0;
+  coll_errf(err, errlen, "%s among %d %s GPUs of %llu bytes: the model's time is past 1e5 s",
+            coll_name(kind), gpus, gpu, (unsigned long long)bytes);
+  return -1;
 }
 
 void coll_model_free(coll_model_t *m) {

@@ -7,8 +7,13 @@
 
 #include "train/trn_int.h"
 
+/* One line whatever it quotes: control characters (a key "a\nb") become '?'. */
 static void vproblem(trn_problems_t *p, const char *fmt, va_list ap) {
-  if (p->n < TRN_PROBLEMS_MAX) vsnprintf(p->msg[p->n], TRN_ERR_LEN, fmt, ap);
+  if (p->n < TRN_PROBLEMS_MAX) {
+    vsnprintf(p->msg[p->n], TRN_ERR_LEN, fmt, ap);
+    for (char *c = p->msg[p->n]; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  }
   p->n++;
 }
 

@@ -42,6 +42,10 @@ refused "collective --threads 100000" "multiverse collective: --threads 100000: 
   collective --op allreduce --bytes 1M --gpus 16 --threads 100000
 refused "collective --nic-gbps 100x" "multiverse collective: --nic-gbps 100x: expected a number from 1 to 1e+06 Gb/s" \
   collective --op allreduce --bytes 1M --gpus 16 --nic-gbps 100x
+# A collective of 2^62 bytes printed time 0, algbw inf, status ok (the model's
+# time wrapped): sizes stop at 1 TiB, a flow's most.
+refused "collective --bytes 2^62" "multiverse collective: --bytes 4611686018427387904: expected sizes like 1M,16M,1G or MIN:MAX (1 byte to 1T" \
+  collective --op allreduce --bytes 4611686018427387904 --gpus 8
 # --trace-exp abc was read as 0, --trace-queues 2: as 2:0.
 refused "--trace-exp abc" "multiverse net: --trace-exp abc: expected an integer from 0 to 999999" "${net[@]}" --trace-rates 0 --trace-exp abc
 refused "--trace-queues 2:" "multiverse net: --trace-queues 2:: expected NODE:PEER pairs of linked nodes" "${net[@]}" --trace-queues 2:
