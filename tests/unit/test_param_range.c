@@ -3,8 +3,9 @@
  * millionth past it is refused naming the key and the range; only -1 means
  * derived, and only where a derived value exists; a key of another
  * congestion control may be 0; a preset never overrides an explicit key,
- * whatever their order. */
+ * whatever their order; README's table states every range as messages do. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jobs/job_param_int.h"
 #include "mvsim.h"
@@ -153,10 +154,43 @@ static void presets_first(void) {
   CHECK_STR_CONTAINS(err, "--set dcqcn_g: '5' is out of range: more than 0 and at most 1");
 }
 
+/* README.md, "Parameter ranges": one row "| `key` | text |" per range, its
+ * text the one messages give. */
+static void readme_rows(void) {
+  char path[1024], line[4096], key[80], text[512];
+  snprintf(path, sizeof path, "%s/../../README.md",
+           getenv("MV_TEST_DATA") ? getenv("MV_TEST_DATA") : "tests/data");
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  if (!f) return;
+  int rows[256] = {0}, in_table = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "### ", 4) == 0 || strncmp(line, "## ", 3) == 0)
+      in_table = strstr(line, "Parameter ranges") != NULL;
+    if (!in_table || sscanf(line, "| `%79[^`]` | %511[^|]|", key, text) != 2) continue;
+    const job_range_t *r = job_range_find(key);
+    CHECK(r != NULL);
+    if (!r) continue;
+    rows[r - job_ranges]++;
+    text[strlen(text) - 1] = '\0'; /* the space before '|' */
+    if (strcmp(text, r->text) != 0) {
+      fprintf(stderr, "README: %s: \"%s\", the table says \"%s\"\n", key, text, r->text);
+      mvtest_failures++;
+    }
+  }
+  fclose(f);
+  for (int i = 0; i < job_n_ranges; i++)
+    if (rows[i] != 1) {
+      fprintf(stderr, "README: %d rows for %s in Parameter ranges\n", rows[i], job_ranges[i].key);
+      mvtest_failures++;
+    }
+}
+
 int main(void) {
   every_key_bounded();
   bounds();
   specific();
   presets_first();
+  readme_rows();
   return mvtest_end();
 }
