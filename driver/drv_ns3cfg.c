@@ -131,6 +131,7 @@ static int cfg_map(const cfg_line_t *l, int64_t *gbps, double *val, int cap) {
   if (n < 1 || n > cap || l->n != 1 + 2 * n) return -1;
   for (int i = 0; i < n; i++) {
     double r = strtod(l->v[1 + 2 * i], NULL);
+    if (!(r >= 1e9 && r <= 1e15)) return -1; /* 1 Gb/s to 1 Pb/s, the links' range */
     gbps[i] = (int64_t)(r / 1e9);
     if ((double)gbps[i] * 1e9 != r || gbps[i] < 1) return -1;
     val[i] = strtod(l->v[2 + 2 * i], NULL);

@@ -8,8 +8,8 @@
 
 #include "jobs/job_param_int.h"
 
-int job_exp_parse(const job_presets_t *ps, const json_t *obj, const char *where, job_exp_t *x,
-                  char *err, size_t errlen) {
+static int exp_parse(const job_presets_t *ps, const json_t *obj, const char *where, job_exp_t *x,
+                     char *err, size_t errlen) {
   static const char *const own[] = {"topology", "flows", NULL};
   char at[1100];
   memset(x, 0, sizeof *x);
@@ -62,6 +62,12 @@ int job_exp_parse(const job_presets_t *ps, const json_t *obj, const char *where,
 fail:
   job_exp_free(x);
   return -1;
+}
+
+int job_exp_parse(const job_presets_t *ps, const json_t *obj, const char *where, job_exp_t *x,
+                  char *err, size_t errlen) {
+  /* one line whatever a key quotes ("a\nb") */
+  return exp_parse(ps, obj, where, x, err, errlen) ? job_oneline(err) : 0;
 }
 
 char *job_exp_canonical(const job_exp_t *x) {

@@ -1,9 +1,40 @@
 /* Fuzz target: job files (job_sweep_parse: base, grid, zip, samples, include,
  * exclude) from arbitrary text. A refused file gets at least one problem, each
  * one line naming the file; an accepted one has at least one experiment, and its
- * first and last can be built. */
+ * first and last can be built; a network experiment among them parses
+ * (job_exp_parse over the shipped presets: parameters, ranges) to parameters
+ * whose canonical text reads back, or is refused in one line naming it. */
 #include "fuzz.h"
+#include "fuzz_params.h"
 #include "job_sweep.h"
+
+static job_presets_t ps;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  char err[512];
+  FUZZ_ASSERT(job_presets_load(MV_PRESET_DIR "/network.json", &ps, err, sizeof err) == 0, "%s",
+              err);
+  return 0;
+}
+
+/* A network experiment of the job, as `multiverse run` reads it. */
+static void network_exp(json_t *e) {
+  if (job_sweep_kind(e) != JOB_SWEEP_NETWORK) return;
+  if (!json_object_get(e, "kind")) json_object_set_new(e, "kind", json_string("network"));
+  job_exp_t x;
+  char err[1024] = "";
+  if (job_exp_parse(&ps, e, "fuzz.json: experiments[0]", &x, err, sizeof err) == 0) {
+    fuzz_params_roundtrip(&ps, &x.params);
+    char *canon = job_exp_canonical(&x);
+    FUZZ_ASSERT(canon != NULL, "out of memory");
+    free(canon);
+  } else {
+    fuzz_check_error(err, "fuzz.json");
+  }
+  job_exp_free(&x);
+}
 
 /* Experiments above which an input is skipped: a small file may ask for 10^7
  * legitimately, and they are expanded at once. */
@@ -51,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(n >= 1, "%lld experiments", (long long)n);
     json_t *a = job_sweep_experiment(sw, 0), *b = job_sweep_experiment(sw, n - 1);
     FUZZ_ASSERT(json_is_object(a) && json_is_object(b), "experiments are not objects");
+    network_exp(a);
+    network_exp(b);
     json_decref(a);
     json_decref(b);
     job_sweep_free(sw);
