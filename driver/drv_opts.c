@@ -31,15 +31,6 @@ static const char plan_usage[] =
     "  would make for N ranks (default 1): their estimated makespan against the lower bound.\n"
     "  Exit 0: every experiment can run; 1: some cannot (they become rows); 2: problems.\n";
 
-static int opt_num(const char *cmd, const char *o, const char *v, double lo, double *out) {
-  char *end;
-  double x = strtod(v, &end);
-  if (*end || !(x >= lo))
-    return drv_fail(2, "multiverse %s: %s %s: expected a number >= %g\n", cmd, o, v, lo);
-  *out = x;
-  return 0;
-}
-
 int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
   int plan = strcmp(cmd, "plan") == 0;
   const char *usage = plan ? plan_usage : run_usage;
@@ -49,7 +40,7 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
   o->every_s = 10;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    double x = 0;
+    long long x = 0;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       if (!drv_quiet) fputs(usage, stdout);
       return -1;
@@ -91,16 +82,14 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
       o->backend = !strcmp(v, "auto") ? -1 : !strcmp(v, "cpu") ? ENG_BACKEND_CPU : ENG_BACKEND_CUDA;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-batch") == 0 ||
                (plan && strcmp(a, "--ranks") == 0)) {
-      if (opt_num(cmd, a, v, 1, &x)) return 2;
-      if (x != (int)x || x > 1e6)
-        return drv_fail(2, "multiverse %s: %s %s: expected a whole number\n", cmd, a, v);
+      if (drv_opt_int(cmd, a, v, 1, a[2] == 't' ? DRV_MAX_THREADS : 1000000, &x)) return 2;
       *(a[2] == 't' ? &o->threads : a[2] == 'm' ? &o->max_batch : &o->ranks) = (int)x;
     } else if (strcmp(a, "--memory") == 0) {
-      if (opt_num(cmd, a, v, 1e-3, &o->memory_gb)) return 2;
+      if (drv_opt_real(cmd, a, v, 1e-3, 1e6, "GiB", &o->memory_gb)) return 2;
     } else if (!plan && strcmp(a, "--grace") == 0) {
-      if (opt_num(cmd, a, v, 0, &o->grace_s)) return 2;
+      if (drv_opt_real(cmd, a, v, 0, 1e6, "s", &o->grace_s)) return 2;
     } else if (!plan && strcmp(a, "--progress-every") == 0) {
-      if (opt_num(cmd, a, v, 0.1, &o->every_s)) return 2;
+      if (drv_opt_real(cmd, a, v, 0.1, 1e6, "s", &o->every_s)) return 2;
     } else {
       return drv_fail(2, "multiverse %s: unknown option %s (--help)\n", cmd, a);
     }

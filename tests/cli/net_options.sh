@@ -42,6 +42,13 @@ refused "collective --threads 100000" "multiverse collective: --threads 100000: 
   collective --op allreduce --bytes 1M --gpus 16 --threads 100000
 refused "collective --nic-gbps 100x" "multiverse collective: --nic-gbps 100x: expected a number from 1 to 1e+06 Gb/s" \
   collective --op allreduce --bytes 1M --gpus 16 --nic-gbps 100x
+# multiverse run and plan share the rule (1e300 was cast to int before its check).
+refused "plan --threads 100000" "multiverse plan: --threads 100000: expected an integer from 1 to 1024" \
+  plan job.json --threads 100000
+refused "plan --max-batch 1e300" "multiverse plan: --max-batch 1e300: expected an integer from 1 to 1000000" \
+  plan job.json --max-batch 1e300
+refused "plan --memory inf" "multiverse plan: --memory inf: expected a number from 0.001 to 1e+06 GiB" \
+  plan job.json --memory inf
 # A collective of 2^62 bytes printed time 0, algbw inf, status ok (the model's
 # time wrapped): sizes stop at 1 TiB, a flow's most.
 refused "collective --bytes 2^62" "multiverse collective: --bytes 4611686018427387904: expected sizes like 1M,16M,1G or MIN:MAX (1 byte to 1T" \

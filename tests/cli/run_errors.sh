@@ -83,7 +83,7 @@ echo "multiverse run: --force and --only-failed exclude each other" > want.txt
 expect 2 want.txt "$mv" run rows.json --force --only-failed
 echo "multiverse plan: unknown option --frobnicate (--help)" > want.txt
 expect 2 want.txt "$mv" plan rows.json --frobnicate
-echo "multiverse plan: --ranks 0: expected a number >= 1" > want.txt
+echo "multiverse plan: --ranks 0: expected an integer from 1 to 1000000" > want.txt
 expect 2 want.txt "$mv" plan rows.json --ranks 0
 echo "multiverse merge: nowhere/manifest.jsonl: No such file or directory (not a run folder?)" > want.txt
 expect 2 want.txt "$mv" merge nowhere
