@@ -4,6 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 1
 
 .PHONY: all deps build demo test asan fuzz bench format clean
 
@@ -35,11 +36,13 @@ asan: deps
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L unit
 
 # Every parser under libFuzzer with ASan and UBSan (clang, a third build tree):
-# FUZZ_SECONDS seconds per target after its seed corpus (tests/fuzz/corpus/).
+# FUZZ_SECONDS seconds per target after its seed corpus (tests/fuzz/corpus/),
+# mutations drawn from FUZZ_SEED (1: the same inputs on every run, as CI sees
+# them; 0: a new seed each run, to explore).
 fuzz: deps
 	cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC)
 	cmake --build build-fuzz -j $(JOBS)
-	MV_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
+	MV_FUZZ_SECONDS=$(FUZZ_SECONDS) MV_FUZZ_SEED=$(FUZZ_SEED) ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
 # The speed benchmarks: tests/bench/RESULTS.md (tests/bench/README.md; on the
 # GPU machine, tools/gpu_run.sh OUTDIR does the build, the GPU tests and this).

@@ -17,6 +17,8 @@ static void coll_errf(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  for (char *c = err; *c; c++) /* one line, whatever a quoted key holds */
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
 /* Rejects keys of o outside the NULL-terminated list; `at` is the object's path. */
