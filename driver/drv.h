@@ -158,5 +158,6 @@ int drv_trace_write(const eng_batch_t *b, int e, const eng_trace_desc_t *tr, con
 int drv_net(int argc, char **argv);
 int drv_calibrate(int argc, char **argv);
 int drv_collective(int argc, char **argv);
+int drv_train(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@ static const char usage[] =
     "commands:\n"
     "  net       packet-level network simulation of flow files and task graphs\n"
     "  collective time, algbw and busbw of an NCCL collective per size\n"
+    "  train     simulate training iterations of a job file's experiments\n"
     "  calibrate fit the intra-server collective model to nccl-tests logs\n"
     "  run       run a job file's sweep on every MPI rank (mpirun/srun)\n"
     "  plan      check a job file and show the batches `run` would make\n"
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
+  if (strcmp(argv[1], "train") == 0) return drv_train(argc - 2, argv + 2);
   if (strcmp(argv[1], "calibrate") == 0) return drv_calibrate(argc - 2, argv + 2);
   if (strcmp(argv[1], "collective") == 0) return drv_collective(argc - 2, argv + 2);
   if (strcmp(argv[1], "run") == 0) return drv_run(argc - 2, argv + 2);

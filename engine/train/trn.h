@@ -53,6 +53,21 @@ typedef enum trn_recompute_t {
 
 typedef enum trn_dtype_t { TRN_BF16 = 0, TRN_FP16 = 1 } trn_dtype_t;
 
+/* Element type of gradients as data parallelism reduces them. */
+typedef enum trn_grad_dtype_t {
+  TRN_GRAD_FP32 = 0,
+  TRN_GRAD_BF16 = 1,
+  TRN_GRAD_FP16 = 2
+} trn_grad_dtype_t;
+
+/* How finely the task-graph generator cuts a pipeline stage's forward or backward
+ * pass of one micro-batch into tasks (docs/training.md, The task graph). */
+typedef enum trn_grain_t {
+  TRN_GRAIN_BLOCK = 0, /* one compute and one TP task per pass, split only where work
+                        * from elsewhere joins (buckets, all-to-all) */
+  TRN_GRAIN_LAYER = 1, /* one compute and one TP task per layer */
+} trn_grain_t;
+
 /* The operations of one micro-batch, in forward order. A layer's ops repeat per
  * layer; embed runs on the first pipeline stage, final_ln, logits and loss on the
  * last. GEMMs: qkv, score, av, proj, router, fc1, fc2, logits; the others move
@@ -97,17 +112,21 @@ typedef struct trn_op_time_t {
 /* How one iteration is trained. Zero-initialised fields are not defaults: use
  * trn_plan_default(). */
 typedef struct trn_plan_t {
-  int64_t global_batch;      /* sequences per iteration */
-  int64_t micro_batch;       /* sequences per micro-batch */
-  int64_t tp, pp, dp;        /* tensor, pipeline, data parallel sizes */
-  int64_t ep;                /* expert parallel size, inside the data-parallel group */
-  int64_t virtual_stages;    /* interleaved 1F1B model chunks per GPU */
-  int32_t sequence_parallel; /* Megatron sequence parallelism (a no-op when tp = 1) */
-  int32_t recompute;         /* trn_recompute_t */
-  int32_t zero;              /* ZeRO stage 0..3 (1 = Megatron's distributed optimizer) */
-  int32_t dtype;             /* trn_dtype_t */
-  double memory_reserve_gb;  /* framework reserve per GPU, 1e9 bytes; < 0: the GPU preset's */
-  int64_t micro_batches;     /* derived: global_batch / (micro_batch * dp) per iteration */
+  int64_t global_batch;        /* sequences per iteration */
+  int64_t micro_batch;         /* sequences per micro-batch */
+  int64_t tp, pp, dp;          /* tensor, pipeline, data parallel sizes */
+  int64_t ep;                  /* expert parallel size, inside the data-parallel group */
+  int64_t virtual_stages;      /* interleaved 1F1B model chunks per GPU */
+  int32_t sequence_parallel;   /* Megatron sequence parallelism (a no-op when tp = 1) */
+  int32_t recompute;           /* trn_recompute_t */
+  int32_t zero;                /* ZeRO stage 0..3 (1 = Megatron's distributed optimizer) */
+  int32_t dtype;               /* trn_dtype_t */
+  double memory_reserve_gb;    /* framework reserve per GPU, 1e9 bytes; < 0: the GPU preset's */
+  int32_t overlap_grad_reduce; /* DP buckets reduced during the last backward pass */
+  int64_t bucket_params;       /* parameters per DP bucket; 0: max(4e7, 1e6 dp) (Megatron-Core) */
+  int32_t grad_reduce_dtype;   /* trn_grad_dtype_t */
+  int32_t task_grain;          /* trn_grain_t */
+  int64_t micro_batches;       /* derived: global_batch / (micro_batch * dp) per iteration */
   trn_op_time_t op_time[TRN_OP_COUNT];
 } trn_plan_t;
 
@@ -221,6 +240,14 @@ typedef struct trn_stage_params_t {
   int64_t dense, expert;
 } trn_stage_params_t;
 trn_stage_params_t trn_stage_params(const trn_setup_t *s, int64_t stage);
+
+/* The parts of those: one layer's parameters on one GPU (dense, and its EP rank's
+ * experts), the first stage's extras (embedding rows, position table) and the last
+ * stage's (final norm, and the output matrix or the tied embedding's copy). */
+typedef struct trn_part_params_t {
+  int64_t layer_dense, layer_expert, first_extra, last_extra;
+} trn_part_params_t;
+trn_part_params_t trn_part_params(const trn_setup_t *s);
 
 /* ---- operations: FLOPs, bytes and time ---- */
 

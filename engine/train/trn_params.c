@@ -40,30 +40,31 @@ void trn_params(const trn_model_t *m, trn_params_t *out) {
   out->active = out->total - m->layers * (out->mlp - out->mlp_active);
 }
 
-trn_stage_params_t trn_stage_params(const trn_setup_t *s, int64_t stage) {
+trn_part_params_t trn_part_params(const trn_setup_t *s) {
   const trn_model_t *m = &s->model;
   const trn_plan_t *pl = &s->plan;
   int64_t tp = pl->tp, h = m->hidden;
-  int64_t layers = m->layers / pl->pp;
   int64_t vocab_rows = trn_ceil_div(m->vocab, tp) * h; /* vocabulary-parallel, padded to tp */
-  trn_stage_params_t p = {0, 0};
-  int64_t layer = attention_params(m, tp) + 2 * norm_params(m);
+  trn_part_params_t p = {0, 0, 0, 0};
+  p.layer_dense = attention_params(m, tp) + 2 * norm_params(m);
   if (m->experts > 1) {
-    layer += h * m->experts; /* router, replicated */
-    p.expert = layers * (m->experts / pl->ep) * mlp_params(m, tp);
+    p.layer_dense += h * m->experts; /* router, replicated */
+    p.layer_expert = (m->experts / pl->ep) * mlp_params(m, tp);
   } else {
-    layer += mlp_params(m, tp);
+    p.layer_dense += mlp_params(m, tp);
   }
-  p.dense = layers * layer;
-  if (stage == 0) {
-    p.dense += vocab_rows;
-    if (m->positions == TRN_POS_LEARNED) p.dense += m->seq_len * h;
-  }
-  if (stage == pl->pp - 1) {
-    p.dense += norm_params(m);
-    /* Untied: the output matrix. Tied across stages: the last stage keeps a copy of
-     * the embedding (Megatron-LM), summed with the first's gradient. */
-    if (!m->tied_embeddings || pl->pp > 1) p.dense += vocab_rows;
-  }
+  p.first_extra = vocab_rows + (m->positions == TRN_POS_LEARNED ? m->seq_len * h : 0);
+  /* Untied: the output matrix. Tied across stages: the last stage keeps a copy of the
+   * embedding (Megatron-LM), summed with the first's gradient. */
+  p.last_extra = norm_params(m) + (!m->tied_embeddings || pl->pp > 1 ? vocab_rows : 0);
+  return p;
+}
+
+trn_stage_params_t trn_stage_params(const trn_setup_t *s, int64_t stage) {
+  trn_part_params_t q = trn_part_params(s);
+  int64_t layers = s->model.layers / s->plan.pp;
+  trn_stage_params_t p = {layers * q.layer_dense, layers * q.layer_expert};
+  if (stage == 0) p.dense += q.first_extra;
+  if (stage == s->plan.pp - 1) p.dense += q.last_extra;
   return p;
 }

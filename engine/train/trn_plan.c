@@ -8,6 +8,8 @@
 
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const dtype_names[] = {"bf16", "fp16", NULL};
+static const char *const grad_dtype_names[] = {"fp32", "bf16", "fp16", NULL};
+static const char *const grain_names[] = {"block", "layer", NULL};
 
 static const char *const plan_keys[] = {"global_batch",
                                         "micro_batch",
@@ -22,6 +24,10 @@ static const char *const plan_keys[] = {"global_batch",
                                         "dtype",
                                         "memory_reserve_gb",
                                         "op_time_us",
+                                        "overlap_grad_reduce",
+                                        "bucket_params",
+                                        "grad_reduce_dtype",
+                                        "task_grain",
                                         NULL};
 static const char *const cluster_keys[] = {
     "gpu", "gpus_per_server", "servers", "nics_per_server", "nic_gbps", "overlap_slowdown", NULL};
@@ -34,7 +40,10 @@ trn_plan_t trn_plan_default(void) {
                    .virtual_stages = 1,
                    .recompute = TRN_RECOMPUTE_NONE,
                    .dtype = TRN_BF16,
-                   .memory_reserve_gb = -1};
+                   .memory_reserve_gb = -1,
+                   .overlap_grad_reduce = 1,
+                   .grad_reduce_dtype = TRN_GRAD_FP32,
+                   .task_grain = TRN_GRAIN_BLOCK};
   for (int i = 0; i < TRN_OP_COUNT; i++)
     pl.op_time[i] = (trn_op_time_t){-1, -1};
   return pl;
@@ -120,6 +129,10 @@ int trn_plan_parse(const json_t *o, const char *where, trn_plan_t *pl, trn_probl
   if (trn_jint(o, "zero", 0, 3, &zero, where, pr) > 0) pl->zero = (int32_t)zero;
   trn_jenum(o, "dtype", dtype_names, &pl->dtype, where, pr);
   trn_jnum(o, "memory_reserve_gb", 0, 1e6, &pl->memory_reserve_gb, where, pr);
+  trn_jbool(o, "overlap_grad_reduce", &pl->overlap_grad_reduce, where, pr);
+  read_int(o, "bucket_params", 0, (int64_t)1 << 50, &pl->bucket_params, where, pr);
+  trn_jenum(o, "grad_reduce_dtype", grad_dtype_names, &pl->grad_reduce_dtype, where, pr);
+  trn_jenum(o, "task_grain", grain_names, &pl->task_grain, where, pr);
   if (json_object_get(o, "op_time_us"))
     read_op_times(json_object_get(o, "op_time_us"), where, pl, pr);
   return pr->n - before;

@@ -1,0 +1,166 @@
+/* trn: one training experiment of a job file built into what the engine runs: the
+ * set-up (every problem with its JSON path), memory (oom experiments stop here),
+ * network parameters, the topology, and the task graph (generated, or imported). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/trn_exp_int.h"
+
+const char *const trn_exp_network_keys[] = {"topology", "link_gbps", "link_delay_ns", NULL};
+
+static const char *const exp_keys[] = {"kind",    "model",    "training", "cluster",
+                                       "network", "workload", NULL};
+static const char *const wl_keys[] = {"file", "unit_ps", NULL};
+
+static int invalid(trn_exp_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int invalid(trn_exp_t *x, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(x->message, sizeof x->message, fmt, ap);
+  va_end(ap);
+  x->status = TRN_EXP_INVALID;
+  return 0;
+}
+
+/* The problems, one per line. */
+static int problems(trn_exp_t *x, const trn_problems_t *pr) {
+  size_t n = 0;
+  x->message[0] = '\0';
+  for (int i = 0; i < pr->n && i < TRN_PROBLEMS_MAX && n + 1 < sizeof x->message; i++)
+    n += (size_t)snprintf(x->message + n, sizeof x->message - n, "%s%s", i ? "\n" : "", pr->msg[i]);
+  if (pr->n > TRN_PROBLEMS_MAX && n + 1 < sizeof x->message)
+    snprintf(x->message + n, sizeof x->message - n, "\n(%d more)", pr->n - TRN_PROBLEMS_MAX);
+  x->status = TRN_EXP_INVALID;
+  return 0;
+}
+
+/* workload.file: the imported workload on the cluster. */
+static int imported(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x,
+                    char *err, size_t errlen) {
+  const json_t *w = json_object_get(exp, "workload");
+  char at[TRN_ERR_LEN], path[4096];
+  trn_problems_t pr = {0};
+  int64_t unit = 0;
+  snprintf(at, sizeof at, "%s.workload", where);
+  if (!json_is_object(w)) return invalid(x, "%s: must be an object {\"file\": ...}", at);
+  trn_jkeys(w, wl_keys, at, &pr);
+  const char *file = json_string_value(json_object_get(w, "file"));
+  if (!file || !*file) trn_jproblem(&pr, at, "file", "missing (a SimAI or ASTRA-sim workload)");
+  trn_jint(w, "unit_ps", 1, (int64_t)1 << 40, &unit, at, &pr);
+  if (json_object_get(exp, "model") || json_object_get(exp, "training"))
+    trn_jproblem(&pr, where, json_object_get(exp, "model") ? "model" : "training",
+                 "not used with workload.file (the workload gives the parallelism and times)");
+  snprintf(at, sizeof at, "%s.cluster", where);
+  trn_cluster_parse(json_object_get(exp, "cluster"), env->presets, at, &x->setup.cluster, &pr);
+  if (pr.n) return problems(x, &pr);
+  x->setup.cluster.gpus = x->setup.cluster.gpus_per_server * x->setup.cluster.servers;
+  if (file[0] == '/' || !env->base_dir)
+    snprintf(path, sizeof path, "%s", file);
+  else
+    snprintf(path, sizeof path, "%s/%s", env->base_dir, file);
+  trn_wl_t wl;
+  char e[TRN_ERR_LEN];
+  if (trn_wl_read(path, unit, &wl, e, sizeof e)) return invalid(x, "%s", e);
+  const trn_cluster_t *c = &x->setup.cluster;
+  int rc = 0;
+  if (wl.all_gpus && wl.all_gpus != c->gpus)
+    rc = invalid(x, "%s.cluster: %lld GPUs, the workload %s is for all_gpus %lld", where,
+                 (long long)c->gpus, file, (long long)wl.all_gpus);
+  else {
+    trn_gen_wl_desc_t d = {.wl = &wl,
+                           .gpus = c->gpus,
+                           .gpus_per_server = c->gpus_per_server,
+                           .nics_per_server = c->nics_per_server,
+                           .gpu = c->gpu.name,
+                           .model = env->coll,
+                           .sync_ps = x->params.sync};
+    if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
+  }
+  trn_wl_free(&wl);
+  (void)err;
+  (void)errlen;
+  return rc;
+}
+
+/* The generated iteration of the model, training and cluster objects. */
+static int generated(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x) {
+  trn_problems_t pr = {0};
+  if (trn_setup_parse(json_object_get(exp, "model"), json_object_get(exp, "training"),
+                      json_object_get(exp, "cluster"), env->presets, where, &x->setup, &pr))
+    return problems(x, &pr);
+  trn_costs(&x->setup, &x->costs);
+  trn_memory(&x->setup, &x->memory);
+  if (x->memory.oom) {
+    snprintf(x->message, sizeof x->message,
+             "stage %lld needs %.2f GB of the GPU's %.2f GB (weights %.2f, gradients %.2f, "
+             "optimizer %.2f, activations %.2f + %.2f, reserve %.2f)",
+             (long long)x->memory.stage, x->memory.total / 1e9, x->memory.capacity / 1e9,
+             x->memory.weights / 1e9, x->memory.grads / 1e9, x->memory.optimizer / 1e9,
+             x->memory.activations / 1e9, x->memory.act_extra / 1e9, x->memory.reserve / 1e9);
+    x->status = TRN_EXP_OOM;
+    return 0;
+  }
+  trn_gen_desc_t d = {
+      .setup = &x->setup, .costs = &x->costs, .model = env->coll, .sync_ps = x->params.sync};
+  char e[TRN_ERR_LEN];
+  if (trn_gen(&d, &x->graph, e, sizeof e)) return invalid(x, "%s: %s", where, e);
+  return 0;
+}
+
+int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where, uint64_t seed,
+                  trn_exp_t *x) {
+  char at[TRN_ERR_LEN], e[TRN_ERR_LEN];
+  trn_problems_t pr = {0};
+  memset(x, 0, sizeof *x);
+  x->seed = seed;
+  x->status = TRN_EXP_RUN;
+  if (!json_is_object(exp)) return invalid(x, "%s: must be an object", where);
+  trn_jkeys(exp, exp_keys, where, &pr);
+  const char *kind = json_string_value(json_object_get(exp, "kind"));
+  if (json_object_get(exp, "kind") && (!kind || strcmp(kind, "training") != 0))
+    trn_jproblem(&pr, where, "kind", "must be \"training\"");
+  if (pr.n) return problems(x, &pr);
+
+  /* Network parameters first: the task graph needs sync. */
+  const json_t *net = json_object_get(exp, "network");
+  snprintf(at, sizeof at, "%s.network", where);
+  if (net && !json_is_object(net)) return invalid(x, "%s: must be an object", at);
+  x->params = *env->defaults;
+  if (net && env->apply(env->apply_ctx, &x->params, net, trn_exp_network_keys, at, e, sizeof e))
+    return invalid(x, "%s", e);
+  if (!net || !json_object_get(net, "max_time_s"))
+    x->params.max_time = (int64_t)3600 * 1000000000000; /* an hour of simulated time */
+  if (eng_params_check(&x->params, e, sizeof e)) return invalid(x, "%s: %s", at, e);
+
+  x->imported = json_object_get(exp, "workload") != NULL;
+  if (x->imported ? imported(env, exp, where, x, e, sizeof e) : generated(env, exp, where, x))
+    return -1;
+  if (x->status != TRN_EXP_RUN) return 0;
+  x->gpus = x->graph.n_gpus;
+  if (trn_exp_topology(net, &x->setup.cluster, at, env->base_dir, &x->topo, e, sizeof e)) {
+    trn_graph_free(&x->graph);
+    return invalid(x, "%s", e);
+  }
+  eng_exp_desc_t d = trn_exp_desc(x);
+  if (eng_exp_validate(&d, e, sizeof e)) {
+    trn_graph_free(&x->graph);
+    topo_free(&x->topo);
+    return invalid(x, "%s: %s", where, e);
+  }
+  return 0;
+}
+
+eng_exp_desc_t trn_exp_desc(const trn_exp_t *x) {
+  return (eng_exp_desc_t){
+      .topo = &x->topo, .tasks = &x->graph.g, .params = &x->params, .seed = x->seed};
+}
+
+void trn_exp_free(trn_exp_t *x) {
+  if (x->status == TRN_EXP_RUN) {
+    trn_graph_free(&x->graph);
+    topo_free(&x->topo);
+  }
+  memset(x, 0, sizeof *x);
+}

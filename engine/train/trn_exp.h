@@ -1,0 +1,147 @@
+/* trn_exp: the training experiment kind. One experiment of a job file ({"model",
+ * "training", "cluster", "network", "workload"}) becomes what the engine runs (a
+ * topology sized to the cluster, the iteration's task graph, network parameters)
+ * and its memory verdict; after the batch ran, its result values. The entry points
+ * a driver needs to run training experiments: build, describe, results, and the
+ * names and units of the result columns. */
+#ifndef TRN_EXP_H
+#define TRN_EXP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "sim/eng.h"
+#include "topo/topo.h"
+#include "train/trn.h"
+#include "train/trn_gen.h"
+
+/* What every experiment shares, loaded once by the caller. */
+typedef struct trn_exp_env_t {
+  const trn_presets_t *presets; /* models.json, gpus.json */
+  const coll_model_t *coll;     /* intra-server collective model */
+  const eng_params_t *defaults; /* network defaults (jobs/presets/network.json) */
+  /* Applies the members of the experiment's `network` object that are engine
+   * parameters to *p (job_params_apply with the presets): every member except those
+   * named in `skip` (trn_exp_network_keys), unknown ones rejected. 0 or -1 with a
+   * message naming `where`.KEY. */
+  int (*apply)(const void *ctx, eng_params_t *p, const json_t *network, const char *const *skip,
+               const char *where, char *err, size_t errlen);
+  const void *apply_ctx;
+  const char *base_dir; /* workload files are relative to it (the job file's folder) */
+} trn_exp_env_t;
+
+/* Members of `network` the kind reads itself: the topology and its link rate and
+ * delay (NULL-terminated). */
+extern const char *const trn_exp_network_keys[];
+
+typedef enum trn_exp_status_t {
+  TRN_EXP_RUN = 0,     /* built: simulate it */
+  TRN_EXP_OOM = 1,     /* does not fit in the GPU's memory: not simulated */
+  TRN_EXP_INVALID = 2, /* a mistake in the experiment (message) */
+} trn_exp_status_t;
+
+typedef struct trn_exp_t {
+  int32_t status; /* trn_exp_status_t */
+  char message[2 * TRN_ERR_LEN];
+  int32_t imported; /* the task graph comes from workload.file */
+  trn_setup_t setup;
+  trn_costs_t costs;
+  trn_memory_t memory;
+  topo_t topo;
+  eng_params_t params;
+  trn_graph_t graph;
+  uint64_t seed;
+  int32_t gpus;
+} trn_exp_t;
+
+/* Builds experiment `exp` (a job-file experiment; `where` names it in messages,
+ * "job.json: experiment 3"); `seed` is its id. Problems of the experiment make it
+ * TRN_EXP_INVALID with a message (every problem of the training set-up, one per
+ * line); returns -1 only when out of memory. */
+int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where, uint64_t seed,
+                  trn_exp_t *x);
+/* The engine's description of a built experiment (status TRN_EXP_RUN). */
+eng_exp_desc_t trn_exp_desc(const trn_exp_t *x);
+void trn_exp_free(trn_exp_t *x);
+
+/* ---- results ---- */
+
+/* X(name, unit, what): the result columns, in order. Exposure (docs/training.md) is
+ * measured on the GPU whose work ends last: at every instant it runs compute, or
+ * else TP, EP, PP or DP communication (first that applies), or is idle (bubble); the
+ * six add up to the iteration time. */
+#define TRN_RESULTS(X)                                                                             \
+  X(iteration_time_s, "s", "last task's end")                                                      \
+  X(compute_s, "s", "compute on the last GPU")                                                     \
+  X(exposed_tp_s, "s", "TP communication while no compute runs")                                   \
+  X(exposed_pp_s, "s", "pipeline transfers while no compute or TP/EP communication runs")          \
+  X(exposed_dp_s, "s", "data-parallel communication while nothing else runs")                      \
+  X(exposed_ep_s, "s", "expert all-to-all while no compute or TP communication runs")              \
+  X(bubble_s, "s", "idle: waiting for other GPUs")                                                 \
+  X(peak_memory_bytes, "bytes", "memory of the fullest GPU")                                       \
+  X(weights_bytes, "bytes", "its weights")                                                         \
+  X(grads_bytes, "bytes", "its gradients")                                                         \
+  X(optimizer_bytes, "bytes", "its optimizer states")                                              \
+  X(activations_bytes, "bytes", "its activations (micro-batches in flight)")                       \
+  X(act_extra_bytes, "bytes", "embedding, output layer and loss activations")                      \
+  X(reserve_bytes, "bytes", "framework reserve")                                                   \
+  X(tokens_per_s, "1/s", "tokens trained per second")                                              \
+  X(mfu, "1", "model FLOPs / (iteration time x peak x GPUs)")                                      \
+  X(gpus, "1", "GPUs")                                                                             \
+  X(tasks, "1", "tasks of the graph")                                                              \
+  X(flows, "1", "flows of the graph")                                                              \
+  X(flow_bytes, "bytes", "bytes of every flow")                                                    \
+  X(packet_hops, "1", "packet transmissions")                                                      \
+  X(drops, "1", "packets dropped")                                                                 \
+  X(pfc_pauses, "1", "PFC pauses")                                                                 \
+  X(ecn_marks, "1", "ECN marks")                                                                   \
+  X(cnps, "1", "congestion notifications")                                                         \
+  X(retransmits, "1", "packets sent again")                                                        \
+  X(timeouts, "1", "retransmission timeouts")                                                      \
+  X(paused_s, "s", "time ports spent paused, summed")
+
+typedef enum trn_result_id_t {
+#define TRN_RESULT_ENUM(name, unit, what) TRN_R_##name,
+  TRN_RESULTS(TRN_RESULT_ENUM)
+#undef TRN_RESULT_ENUM
+      TRN_RESULT_COUNT
+} trn_result_id_t;
+
+const char *trn_result_name(int i);
+const char *trn_result_unit(int i);
+
+typedef enum trn_res_status_t {
+  TRN_RES_OK = 0,
+  TRN_RES_OOM = 1,
+  TRN_RES_INVALID = 2,
+  TRN_RES_FAILED = 3, /* the simulation failed or timed out (message) */
+} trn_res_status_t;
+
+const char *trn_res_status_name(int s); /* "ok", "oom", "invalid", "failed" */
+
+typedef struct trn_result_t {
+  int32_t status; /* trn_res_status_t */
+  const char *message;
+  int32_t last_gpu; /* the GPU exposure is measured on; -1 */
+  double v[TRN_RESULT_COUNT];
+} trn_result_t;
+
+/* Results of experiment e of batch b (x built and run as b's e-th), or of an
+ * experiment that was not run (b NULL: oom and invalid experiments get their memory
+ * and zeros). */
+void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_result_t *r);
+
+/* When span s of experiment e (its graph's) ran on its GPU: from its first task's
+ * start to its done join's end (ps). 0, or -1 if it did not run. */
+int trn_exp_span_times(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const trn_span_t *s,
+                       int64_t *start, int64_t *end);
+
+/* Chrome trace events (chrome://tracing, ui.perfetto.dev) of experiment e: one
+ * process per GPU, a thread per stream (compute, tp, pp, dp, ep). 0 or -1 with a
+ * message. */
+int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const char *path, char *err,
+                  size_t errlen);
+
+#endif

@@ -1,0 +1,227 @@
+/* trn: a training experiment's results from its task times: the iteration time, the
+ * GPU whose work ends last and how its time splits into compute, exposed TP, EP, PP
+ * and DP communication and bubble (docs/training.md, Results), throughput, MFU,
+ * memory, and the network's counters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/trn_exp_int.h"
+
+static const char *const names[TRN_RESULT_COUNT] = {
+#define TRN_RESULT_NAME(name, unit, what) #name,
+    TRN_RESULTS(TRN_RESULT_NAME)
+#undef TRN_RESULT_NAME
+};
+static const char *const units[TRN_RESULT_COUNT] = {
+#define TRN_RESULT_UNIT(name, unit, what) unit,
+    TRN_RESULTS(TRN_RESULT_UNIT)
+#undef TRN_RESULT_UNIT
+};
+
+const char *trn_result_name(int i) {
+  return i >= 0 && i < TRN_RESULT_COUNT ? names[i] : "?";
+}
+const char *trn_result_unit(int i) {
+  return i >= 0 && i < TRN_RESULT_COUNT ? units[i] : "?";
+}
+const char *trn_res_status_name(int s) {
+  static const char *const st[] = {"ok", "oom", "invalid", "failed"};
+  return s >= 0 && s < 4 ? st[s] : "?";
+}
+
+int32_t trn_exp_last_gpu(const trn_exp_t *x, const eng_batch_t *b, int32_t e) {
+  int32_t best = -1;
+  int64_t when = -1;
+  for (int32_t i = 0; i < x->graph.g.n; i++) {
+    eng_task_times_t tt;
+    int32_t g = x->graph.g.t[i].gpu;
+    if (g < 0 || eng_task_times(b, e, i, &tt)) continue;
+    if (tt.end > when || (tt.end == when && g < best)) {
+      when = tt.end;
+      best = g;
+    }
+  }
+  return best;
+}
+
+int trn_exp_span_times(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const trn_span_t *s,
+                       int64_t *start, int64_t *end) {
+  eng_task_times_t tt;
+  if (eng_task_times(b, e, s->done, &tt) || tt.start < 0) return -1;
+  if (s->end == s->first + 1) { /* a task of its own (a TP step, a pipeline flow) */
+    *start = tt.start - s->lead;
+    *end = s->recv_side ? tt.recv : tt.end;
+    return *end >= 0 ? 0 : -1;
+  }
+  /* A collective member: from the first of its tasks that starts (joins only if it
+   * owns nothing else) to its done join's end. */
+  int64_t first = -1, first_join = -1;
+  for (int32_t i = s->first; i < s->end; i++) {
+    eng_task_times_t u;
+    const tg_task_t *t = &x->graph.g.t[i];
+    if (t->gpu != s->gpu || eng_task_times(b, e, i, &u) || u.start < 0) continue;
+    int64_t *m = t->kind == TG_JOIN ? &first_join : &first;
+    if (*m < 0 || u.start < *m) *m = u.start;
+  }
+  *start = first >= 0 ? first : first_join >= 0 ? first_join : tt.start;
+  *end = tt.end;
+  return tt.end >= 0 ? 0 : -1;
+}
+
+typedef struct ev_t {
+  int64_t t;
+  int32_t prio, delta;
+} ev_t;
+
+static int by_time(const void *a, const void *b) {
+  const ev_t *x = a, *y = b;
+  return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Priority of a category when intervals overlap: compute, TP, EP, PP, DP. */
+static int prio_of(int cat) {
+  switch (cat) {
+  case TRN_CAT_COMPUTE:
+    return 0;
+  case TRN_CAT_TP:
+    return 1;
+  case TRN_CAT_EP:
+    return 2;
+  case TRN_CAT_PP:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+/* Splits [0, end] of GPU g: seconds per priority (0..4) and idle (5). */
+static int exposure(const trn_exp_t *x, const eng_batch_t *b, int32_t e, int32_t g, int64_t end,
+                    double out[6]) {
+  const trn_graph_t *o = &x->graph;
+  int32_t n_sp = o->span_off[g + 1] - o->span_off[g], n = 0;
+  int32_t cap = 2 * n_sp + 16;
+  ev_t *ev = malloc((size_t)cap * sizeof *ev);
+  if (!ev) return -1;
+  for (int32_t i = 0; i < o->g.n; i++) { /* compute tasks */
+    eng_task_times_t tt;
+    if (o->g.t[i].gpu != g || o->meta[i].cat != TRN_CAT_COMPUTE) continue;
+    if (eng_task_times(b, e, i, &tt) || tt.start < 0 || tt.end <= tt.start) continue;
+    if (n + 2 > cap) {
+      cap *= 2;
+      ev_t *m = realloc(ev, (size_t)cap * sizeof *ev);
+      if (!m) {
+        free(ev);
+        return -1;
+      }
+      ev = m;
+    }
+    ev[n++] = (ev_t){tt.start, 0, 1};
+    ev[n++] = (ev_t){tt.end, 0, -1};
+  }
+  for (int32_t k = o->span_off[g]; k < o->span_off[g + 1]; k++) {
+    int64_t s, f;
+    if (trn_exp_span_times(x, b, e, &o->spans[k], &s, &f) || f <= s) continue;
+    if (n + 2 > cap) {
+      cap *= 2;
+      ev_t *m = realloc(ev, (size_t)cap * sizeof *ev);
+      if (!m) {
+        free(ev);
+        return -1;
+      }
+      ev = m;
+    }
+    int p = prio_of(o->spans[k].cat);
+    ev[n++] = (ev_t){s, p, 1};
+    ev[n++] = (ev_t){f, p, -1};
+  }
+  qsort(ev, (size_t)n, sizeof *ev, by_time);
+  int32_t count[5] = {0};
+  int64_t acc[6] = {0}, now = 0;
+  for (int32_t i = 0; i <= n; i++) {
+    int64_t t = i < n ? ev[i].t : end;
+    if (t > end) t = end;
+    if (t > now) {
+      int p = 0;
+      while (p < 5 && count[p] == 0)
+        p++;
+      acc[p] += t - now;
+      now = t;
+    }
+    if (i < n) count[ev[i].prio] += ev[i].delta;
+  }
+  for (int i = 0; i < 6; i++)
+    out[i] = (double)acc[i] * 1e-12;
+  free(ev);
+  return 0;
+}
+
+void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_result_t *r) {
+  memset(r, 0, sizeof *r);
+  r->last_gpu = -1;
+  r->message = x->message;
+  double *v = r->v;
+  if (!x->imported && x->status != TRN_EXP_INVALID) {
+    const trn_memory_t *m = &x->memory;
+    v[TRN_R_peak_memory_bytes] = m->total;
+    v[TRN_R_weights_bytes] = m->weights;
+    v[TRN_R_grads_bytes] = m->grads;
+    v[TRN_R_optimizer_bytes] = m->optimizer;
+    v[TRN_R_activations_bytes] = m->activations;
+    v[TRN_R_act_extra_bytes] = m->act_extra;
+    v[TRN_R_reserve_bytes] = m->reserve;
+    v[TRN_R_gpus] = (double)x->setup.cluster.gpus;
+  }
+  if (x->status == TRN_EXP_INVALID) {
+    r->status = TRN_RES_INVALID;
+    return;
+  }
+  if (x->status == TRN_EXP_OOM) {
+    r->status = TRN_RES_OOM;
+    return;
+  }
+  v[TRN_R_gpus] = x->gpus;
+  v[TRN_R_tasks] = x->graph.g.n;
+  v[TRN_R_flows] = x->graph.n_flows;
+  v[TRN_R_flow_bytes] = (double)x->graph.flow_bytes;
+  if (!b) {
+    r->status = TRN_RES_FAILED;
+    r->message = "not run";
+    return;
+  }
+  eng_result_t er;
+  eng_exp_result(b, e, &er);
+  v[TRN_R_packet_hops] = (double)er.packet_hops;
+  v[TRN_R_drops] = (double)er.drops;
+  v[TRN_R_pfc_pauses] = (double)er.pfc_pauses;
+  v[TRN_R_ecn_marks] = (double)er.ecn_marks;
+  v[TRN_R_cnps] = (double)er.cnps;
+  v[TRN_R_retransmits] = (double)er.retransmits;
+  v[TRN_R_timeouts] = (double)er.timeouts;
+  v[TRN_R_paused_s] = (double)er.paused_ps * 1e-12;
+  if (er.status != ENG_OK) {
+    r->status = er.status == ENG_INVALID ? TRN_RES_INVALID : TRN_RES_FAILED;
+    r->message = er.status == ENG_INVALID ? er.message
+                 : er.status == ENG_TIMED_OUT
+                     ? "timed out: the iteration did not end within network.max_time_s"
+                     : eng_fail_text(er.fail);
+    return;
+  }
+  double T = (double)er.end_ps * 1e-12, split[6];
+  v[TRN_R_iteration_time_s] = T;
+  r->last_gpu = trn_exp_last_gpu(x, b, e);
+  if (r->last_gpu >= 0 && exposure(x, b, e, r->last_gpu, er.end_ps, split) == 0) {
+    v[TRN_R_compute_s] = split[0];
+    v[TRN_R_exposed_tp_s] = split[1];
+    v[TRN_R_exposed_ep_s] = split[2];
+    v[TRN_R_exposed_pp_s] = split[3];
+    v[TRN_R_exposed_dp_s] = split[4];
+    v[TRN_R_bubble_s] = split[5];
+  }
+  if (!x->imported && T > 0) {
+    const trn_setup_t *s = &x->setup;
+    v[TRN_R_tokens_per_s] = (double)(s->plan.global_batch * s->model.seq_len) / T;
+    v[TRN_R_mfu] =
+        x->costs.model_flops / (T * s->cluster.gpu.peak_tflops * 1e12 * (double)s->cluster.gpus);
+  }
+  r->status = TRN_RES_OK;
+}
