@@ -45,6 +45,7 @@ static int read_rows(const json_t *rows, const char *where, double max_aspect, d
     return -1;
   }
   g->n_curve = 0;
+  int32_t same[TRN_CURVE_MAX]; /* rows averaged into each point */
   for (size_t i = 0; i < json_array_size(rows); i++) {
     double f, t, aspect;
     char path[TRN_ERR_LEN];
@@ -55,20 +56,26 @@ static int read_rows(const json_t *rows, const char *where, double max_aspect, d
       continue;
     }
     if (aspect > max_aspect) continue;
+    int32_t j = 0;
+    while (j < g->n_curve && g->curve_flops[j] < f)
+      j++;
+    if (j < g->n_curve && g->curve_flops[j] == f) { /* shapes of equal FLOPs: their mean */
+      g->curve_tflops[j] = (g->curve_tflops[j] * same[j] + t) / (same[j] + 1);
+      same[j]++;
+      continue;
+    }
     if (g->n_curve == TRN_CURVE_MAX) {
       trn_jproblem(pr, where, NULL, "more than %d rows", TRN_CURVE_MAX);
       return -1;
     }
-    int32_t j = g->n_curve++;
-    while (j > 0 && g->curve_flops[j - 1] > f) {
-      g->curve_flops[j] = g->curve_flops[j - 1];
-      g->curve_tflops[j] = g->curve_tflops[j - 1];
-      j--;
+    for (int32_t k = g->n_curve++; k > j; k--) {
+      g->curve_flops[k] = g->curve_flops[k - 1];
+      g->curve_tflops[k] = g->curve_tflops[k - 1];
+      same[k] = same[k - 1];
     }
-    if (j > 0 && g->curve_flops[j - 1] == f)
-      trn_jproblem(pr, where, NULL, "two rows of %g FLOPs", f);
     g->curve_flops[j] = f;
     g->curve_tflops[j] = t;
+    same[j] = 1;
   }
   if (pr->n == before && g->n_curve == 0)
     trn_jproblem(pr, where, NULL, "no row within curve_max_aspect %g", max_aspect);

@@ -31,12 +31,22 @@ static void test_curve(void) {
   CHECK_EQ_I64(trn_op_time_ps(a100, 2.0, 1.61e6, 1), 1000000);  /* a tiny GEMM */
   CHECK_EQ_I64(trn_op_time_ps(a100, 1e12, 1.61e6, 0), 1000000); /* FLOPs of a memory op */
 
-  /* H200 (and H100) BF16 until measured: the A100 curve scaled through 790 TFLOP/s
-   * at 8192^3 */
+  /* H200 BF16: our measured rows; 802816 x 192 x 768 is past the aspect limit, and two
+   * pairs of shapes with equal FLOPs are averaged: 9 points of 12 rows */
   const trn_gpu_t *h200 = trn_preset_gpu(&trntest_presets, "h200");
-  CHECK_REL(trn_gemm_tflops(h200, 2.0 * 8192 * 8192 * 8192), 790, 1e-14);
-  CHECK_REL(trn_gemm_tflops(h200, 0x1p31), 119.4 * 790 / 253.7, 1e-14);
-  CHECK_EQ_I64(trn_op_time_ps(h200, 0x1p31, 0, 1), 5775890);
+  CHECK_EQ_I64(h200->n_curve, 9);
+  CHECK(trn_gemm_tflops(h200, 2.0 * 8192 * 8192 * 8192) == 791.1);
+  CHECK(trn_gemm_tflops(h200, 2.0 * 512 * 512 * 512) == 11.0);
+  CHECK(trn_gemm_tflops(h200, 1e15) == 696.9);
+  CHECK_REL(trn_gemm_tflops(h200, 0x1p34), (434.7 + 383.9) / 2, 1e-14); /* 2048^3, 2048x4096x1024 */
+  CHECK_REL(trn_gemm_tflops(h200, 0x1p37), (722.8 + 632.7) / 2, 1e-14); /* 4096^3, 8192x1024x8192 */
+  /* between 2^37 and 4096 x 16384 x 4096 (2^39): half way in log FLOPs at 2^38 */
+  CHECK_REL(trn_gemm_tflops(h200, 0x1p38), (677.75 + 699.4) / 2, 1e-14);
+  CHECK_EQ_I64(trn_op_time_ps(h200, 0x1p31, 0, 1), llround(0x1p31 / 89.6));
+  /* the H100 keeps the A100 curve scaled through 790 TFLOP/s at 8192^3 */
+  const trn_gpu_t *h100 = trn_preset_gpu(&trntest_presets, "h100-sxm");
+  CHECK_REL(trn_gemm_tflops(h100, 2.0 * 8192 * 8192 * 8192), 790, 1e-14);
+  CHECK_REL(trn_gemm_tflops(h100, 0x1p31), 119.4 * 790 / 253.7, 1e-14);
   CHECK(h200->hbm_TBps_achieved == 4.01);
 }
 
