@@ -148,8 +148,14 @@ static void print_line(const run_t *r, int64_t k, const trn_result_t *res) {
            v[TRN_R_gpus], v[TRN_R_tasks], v[TRN_R_flows], v[TRN_R_packet_hops], r->wall);
   else if (res->status == TRN_RES_OOM)
     printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / 1e9, res->message);
-  else
-    printf(": %s", res->message ? res->message : "");
+  if (res->status == TRN_RES_INVALID || res->status == TRN_RES_FAILED) {
+    fputs(": ", stdout); /* one problem per line, the later ones indented */
+    for (const char *m = res->message ? res->message : ""; *m; m++)
+      if (*m == '\n')
+        fputs("\n    ", stdout);
+      else
+        putchar(*m);
+  }
   putchar('\n');
 }
 

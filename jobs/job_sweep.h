@@ -61,7 +61,7 @@ int64_t job_sweep_dropped(const job_sweep_t *sw);
 json_t *job_sweep_experiment(const job_sweep_t *sw, int64_t i);
 
 /* network or training: `kind` of the experiment if present, else training when
- * it has `model` or `training`, else network. */
+ * it has `model`, `training` or `workload`, else network. */
 job_sweep_kind_t job_sweep_kind(const json_t *experiment);
 
 /* Swept keys: grid axes, zip lists, sample axes in file order, then keys that

@@ -188,7 +188,8 @@ const char *job_sweep_file(const job_sweep_t *sw) {
 job_sweep_kind_t job_sweep_kind(const json_t *experiment) {
   const char *kind = json_string_value(json_object_get(experiment, "kind"));
   if (kind) return strcmp(kind, "training") == 0 ? JOB_SWEEP_TRAINING : JOB_SWEEP_NETWORK;
-  if (json_object_get(experiment, "model") || json_object_get(experiment, "training"))
+  if (json_object_get(experiment, "model") || json_object_get(experiment, "training") ||
+      json_object_get(experiment, "workload"))
     return JOB_SWEEP_TRAINING;
   return JOB_SWEEP_NETWORK;
 }

@@ -38,17 +38,20 @@ static int problems(trn_exp_t *x, const trn_problems_t *pr) {
 
 /* workload.file: the imported workload on the cluster. */
 static int imported(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x,
-                    char *err, size_t errlen) {
+                    trn_problems_t *problems_so_far) {
   const json_t *w = json_object_get(exp, "workload");
   char at[TRN_ERR_LEN], path[4096];
-  trn_problems_t pr = {0};
+  trn_problems_t pr = *problems_so_far;
   int64_t unit = 0;
   snprintf(at, sizeof at, "%s.workload", where);
-  if (!json_is_object(w)) return invalid(x, "%s: must be an object {\"file\": ...}", at);
-  trn_jkeys(w, wl_keys, at, &pr);
   const char *file = json_string_value(json_object_get(w, "file"));
-  if (!file || !*file) trn_jproblem(&pr, at, "file", "missing (a SimAI or ASTRA-sim workload)");
-  trn_jint(w, "unit_ps", 1, (int64_t)1 << 40, &unit, at, &pr);
+  if (!json_is_object(w)) {
+    trn_jproblem(&pr, at, NULL, "must be an object {\"file\": ...}");
+  } else {
+    trn_jkeys(w, wl_keys, at, &pr);
+    if (!file || !*file) trn_jproblem(&pr, at, "file", "missing (a SimAI or ASTRA-sim workload)");
+    trn_jint(w, "unit_ps", 1, (int64_t)1 << 40, &unit, at, &pr);
+  }
   if (json_object_get(exp, "model") || json_object_get(exp, "training"))
     trn_jproblem(&pr, where, json_object_get(exp, "model") ? "model" : "training",
                  "not used with workload.file (the workload gives the parallelism and times)");
@@ -79,17 +82,15 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
     if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
   }
   trn_wl_free(&wl);
-  (void)err;
-  (void)errlen;
   return rc;
 }
 
 /* The generated iteration of the model, training and cluster objects. */
-static int generated(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x) {
-  trn_problems_t pr = {0};
-  if (trn_setup_parse(json_object_get(exp, "model"), json_object_get(exp, "training"),
-                      json_object_get(exp, "cluster"), env->presets, where, &x->setup, &pr))
-    return problems(x, &pr);
+static int generated(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x,
+                     trn_problems_t *pr) {
+  trn_setup_parse(json_object_get(exp, "model"), json_object_get(exp, "training"),
+                  json_object_get(exp, "cluster"), env->presets, where, &x->setup, pr);
+  if (pr->n) return problems(x, pr);
   trn_costs(&x->setup, &x->costs);
   trn_memory(&x->setup, &x->memory);
   if (x->memory.oom) {
@@ -121,21 +122,24 @@ int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where
   const char *kind = json_string_value(json_object_get(exp, "kind"));
   if (json_object_get(exp, "kind") && (!kind || strcmp(kind, "training") != 0))
     trn_jproblem(&pr, where, "kind", "must be \"training\"");
-  if (pr.n) return problems(x, &pr);
 
-  /* Network parameters first: the task graph needs sync. */
+  /* Network parameters first: the task graph needs sync. Their problem (the first)
+   * is reported with the set-up's. */
   const json_t *net = json_object_get(exp, "network");
   snprintf(at, sizeof at, "%s.network", where);
-  if (net && !json_is_object(net)) return invalid(x, "%s: must be an object", at);
   x->params = *env->defaults;
-  if (net && env->apply(env->apply_ctx, &x->params, net, trn_exp_network_keys, at, e, sizeof e))
-    return invalid(x, "%s", e);
+  if (net && !json_is_object(net))
+    trn_jproblem(&pr, at, NULL, "must be an object");
+  else if (net &&
+           env->apply(env->apply_ctx, &x->params, net, trn_exp_network_keys, at, e, sizeof e))
+    trn_problem(&pr, "%s", e);
+  else if (eng_params_check(&x->params, e, sizeof e))
+    trn_jproblem(&pr, at, NULL, "%s", e);
   if (!net || !json_object_get(net, "max_time_s"))
     x->params.max_time = (int64_t)3600 * 1000000000000; /* an hour of simulated time */
-  if (eng_params_check(&x->params, e, sizeof e)) return invalid(x, "%s: %s", at, e);
 
   x->imported = json_object_get(exp, "workload") != NULL;
-  if (x->imported ? imported(env, exp, where, x, e, sizeof e) : generated(env, exp, where, x))
+  if (x->imported ? imported(env, exp, where, x, &pr) : generated(env, exp, where, x, &pr))
     return -1;
   if (x->status != TRN_EXP_RUN) return 0;
   x->gpus = x->graph.n_gpus;

@@ -63,7 +63,7 @@ int trn_exp_span_times(const trn_exp_t *x, const eng_batch_t *b, int32_t e, cons
     int64_t *m = t->kind == TG_JOIN ? &first_join : &first;
     if (*m < 0 || u.start < *m) *m = u.start;
   }
-  *start = first >= 0 ? first : first_join >= 0 ? first_join : tt.start;
+  *start = (first >= 0 ? first : first_join >= 0 ? first_join : tt.start) - s->lead;
   *end = tt.end;
   return tt.end >= 0 ? 0 : -1;
 }

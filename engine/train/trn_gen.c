@@ -111,7 +111,14 @@ int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const 
   }
   meta.cat = (uint8_t)cat;
   if (trn_gb_meta_fill(b, first, meta)) return -1;
-  for (int32_t i = 0; i < n; i++)
+  for (int32_t i = 0; i < n; i++) {
+    /* A member's first step inside its server starts `sync` after the last member is
+     * ready when another NIC's member is in its server (coll's intra-server steps):
+     * the span starts then. */
+    int64_t lead = 0;
+    for (int32_t j = 0; j < n && !lead; j++)
+      if (gpus[j] / b->gps == gpus[i] / b->gps && b->host[gpus[j]] != b->host[gpus[i]])
+        lead = b->d->sync_ps;
     if (trn_gb_span(b, (trn_span_t){.gpu = gpus[i],
                                     .cat = (uint8_t)cat,
                                     .kind = (uint8_t)kind,
@@ -119,8 +126,10 @@ int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const 
                                     .end = b->o->g.n,
                                     .done = done[i],
                                     .bytes = bytes,
+                                    .lead = lead,
                                     .task = done[i]}))
       return -1;
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #define TRNEXP_H
 
 #include <jansson.h>
+#include <math.h>
 
 #include "jobs/job.h"
 #include "train/trn_exp.h"
