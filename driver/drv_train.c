@@ -111,7 +111,8 @@ typedef struct run_t {
   double wall;
 } run_t;
 
-static void print_json(const run_t *r, int64_t k, const trn_result_t *res) {
+static void print_json(const run_t *r, int64_t k, const trn_result_t *res, const eng_batch_t *b,
+                       int32_t e) {
   json_t *o = json_object(), *sweep = json_object();
   char id[17];
   snprintf(id, sizeof id, "%016llx", (unsigned long long)r->ids[k]);
@@ -123,6 +124,11 @@ static void print_json(const run_t *r, int64_t k, const trn_result_t *res) {
   for (int i = 0; i < TRN_RESULT_COUNT; i++)
     json_object_set_new(o, trn_result_name(i), json_real(res->v[i]));
   json_object_set_new(o, "last_gpu", json_integer(res->last_gpu));
+  if (b) { /* engine counters for speed studies */
+    eng_result_t er;
+    eng_exp_result(b, e, &er);
+    json_object_set_new(o, "windows", json_integer(er.windows));
+  }
   for (int i = 0; i < job_sweep_n_axes(r->sw); i++) {
     json_t *v = job_sweep_value(r->sw, r->index[k], i);
     if (v) json_object_set(sweep, job_sweep_axis(r->sw, i), v);
@@ -164,7 +170,7 @@ static void report(run_t *r, int64_t k, const eng_batch_t *b, int32_t e) {
   trn_exp_results(&r->x[k], b, e, &res);
   if (res.status == TRN_RES_INVALID || res.status == TRN_RES_FAILED) r->worst = 1;
   if (r->a->json)
-    print_json(r, k, &res);
+    print_json(r, k, &res, b, e);
   else
     print_line(r, k, &res);
   fflush(stdout);

@@ -3,7 +3,9 @@
 # on a 32-host leaf-spine, run as one batch by `multiverse net`; then the incast
 # again under each congestion control; then a ring all-reduce across 4 servers
 # of 8 GPUs on that leaf-spine under two congestion controls; then a sweep
-# through `mpirun -np 2 multiverse run`, its report and a heat map.
+# through `mpirun -np 2 multiverse run`, its report and a heat map; then a small
+# training sweep (six parallel plans of GPT-3 1.3B on 32 H200) by `multiverse
+# train`, with a Perfetto trace.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,3 +38,8 @@ mpirun --oversubscribe -np 2 "$mv" run "$here/net/sweep.json" --run-dir "$run" -
 /usr/bin/python3 "$here/../analysis/plot.py" "$run/results.nc" p99_slowdown --x network.cc \
   --y network.lb -o "$run/p99_slowdown.png"
 echo "heat map: $run/p99_slowdown.png; shards, manifest, logs and progress.json: $run/"
+echo
+echo "Training: GPT-3 1.3B on 4 servers of 8 H200, six TP x PP plans (examples/train/sweep.json):"
+mkdir -p "$build/demo-train"
+"$mv" train "$here/train/sweep.json" --trace "$build/demo-train/trace.json"
+echo "Trace of experiment 0: $build/demo-train/trace.json (open it at https://ui.perfetto.dev)"

@@ -9,10 +9,13 @@
 
 #include "train/trn_gen_int.h"
 
-/* Bytes the optimizer step moves per parameter it updates: the fp32 gradient read
- * for the norm and for Adam (8), the fp32 master weight, momentum and variance read
- * and written (24), the bf16 weight written (2). Our estimate of a fused Adam. */
-#define TRN_ADAM_BYTES 34.0
+/* Bytes the optimizer step moves per parameter it updates, as Megatron-LM's mixed-
+ * precision optimizer runs it: the gradients' norm reads the fp32 gradient (4); Adam
+ * reads the gradient, master weight, momentum and variance and writes the last three
+ * (28); the master weight is copied into the bf16 weight (read 4, write 2); the
+ * gradient buffer is zeroed (4). Our estimate (clipping, which rescales gradients
+ * only when the norm exceeds its limit, left out). */
+#define TRN_ADAM_BYTES 42.0
 
 /* The collectives of launch k of rank r: the dense parameters over the data-
  * parallel group of each TP rank, the experts' over their expert-data-parallel

@@ -59,7 +59,7 @@ static void test_tp_closed_form(void) {
     int64_t comp = 4 * (c->layer_fwd_ps + c->layer_bwd_ps) + c->op[TRN_OP_EMBED].fwd_ps +
                    c->op[TRN_OP_EMBED].bwd_ps + head;
     trn_stage_params_t p = trn_stage_params(&x[i].setup, 0);
-    int64_t opt = trn_op_time_ps(&x[i].setup.cluster.gpu, 0, (double)p.dense * 34, 0);
+    int64_t opt = trn_op_time_ps(&x[i].setup.cluster.gpu, 0, (double)p.dense * 42, 0);
     CHECK_REL(r.v[TRN_R_compute_s], (double)(comp + opt) * 1e-12, 1e-9);
     /* nothing else: no bubble, no pipeline, no data parallelism */
     CHECK(r.v[TRN_R_bubble_s] < 1e-8 && r.v[TRN_R_exposed_pp_s] == 0 &&
@@ -171,11 +171,64 @@ static void test_dp_exposed(void) {
   trn_exp_free(&x[0]);
 }
 
+/* ZeRO on 4 servers of one GPU, a bucket per layer (head, 4 layers, embedding: 6),
+ * 2 micro-batches per replica: stage 0 all-reduces the buckets' fp32 gradients
+ * once; stage 1 reduce-scatters them and all-gathers the bf16 weights after the
+ * optimizer; stage 3 reduce-scatters every micro-batch and gathers the weights
+ * before each bucket's forward and backward. */
+static void test_zero(void) {
+  char t[3][1024];
+  for (int z = 0; z < 3; z++)
+    snprintf(t[z], sizeof t[z],
+             "{" SMALL_MODEL ", \"training\": {\"global_batch\": 8, \"zero\": %d, "
+             "\"bucket_params\": 1}, \"cluster\": {\"gpu\": \"a100-80gb\", \"servers\": 4, "
+             "\"gpus_per_server\": 1, \"nics_per_server\": 1}}",
+             z == 2 ? 3 : z);
+  const char *text[3] = {t[0], t[1], t[2]};
+  trn_exp_t x[3];
+  int32_t slot[3];
+  eng_batch_t *b = trnexp_run(3, text, x, slot, ENG_BACKEND_CPU, 1);
+  if (!b) return;
+  int64_t params = trn_stage_params(&x[0].setup, 0).dense;
+  for (int z = 0; z < 3; z++) {
+    trn_result_t r = trnexp_result(x, b, slot, z);
+    CHECK_EQ_I64(r.status, TRN_RES_OK);
+    const trn_graph_t *o = &x[z].graph;
+    int64_t n[3] = {0, 0, 0}, bytes[3] = {0, 0, 0}; /* all-reduce, reduce-scatter, all-gather */
+    for (int32_t k = o->span_off[0]; k < o->span_off[1]; k++) {
+      const trn_span_t *sp = &o->spans[k];
+      if (sp->cat != TRN_CAT_DP) continue;
+      int i = sp->kind == COLL_ALLREDUCE ? 0 : sp->kind == COLL_REDUCESCATTER ? 1 : 2;
+      n[i]++;
+      bytes[i] += (int64_t)sp->bytes;
+    }
+    if (z == 0) {
+      CHECK(n[0] == 6 && n[1] == 0 && n[2] == 0);
+      CHECK_EQ_I64(bytes[0], 4 * params);
+    } else if (z == 1) {
+      CHECK(n[0] == 0 && n[1] == 6 && n[2] == 6);
+      CHECK_EQ_I64(bytes[1], 4 * params);
+      CHECK_EQ_I64(bytes[2], 2 * params);
+    } else { /* 2 micro-batches: 6 reduce-scatters each, 6 gathers before each pass */
+      CHECK(n[0] == 0 && n[1] == 12 && n[2] == 24);
+      CHECK_EQ_I64(bytes[1], 2 * 4 * params);
+      CHECK_EQ_I64(bytes[2], 2 * 2 * 2 * params);
+    }
+    printf("zero %d: %lld all-reduces, %lld reduce-scatters, %lld all-gathers on GPU 0, %.6f s\n",
+           z == 2 ? 3 : z, (long long)n[0], (long long)n[1], (long long)n[2],
+           r.v[TRN_R_iteration_time_s]);
+  }
+  eng_batch_destroy(b);
+  for (int i = 0; i < 3; i++)
+    trn_exp_free(&x[i]);
+}
+
 int main(void) {
   if (trnexp_init(NULL)) return 1;
   test_tp_closed_form();
   test_grains();
   test_dp_exposed();
+  test_zero();
   trn_presets_free(&trntest_presets);
   coll_model_free(&trnexp.cm);
   return mvtest_end();
