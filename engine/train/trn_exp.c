@@ -1,6 +1,7 @@
 /* trn: one training experiment of a job file built into what the engine runs: the
  * set-up (every problem with its JSON path), memory (oom experiments stop here),
  * network parameters, the topology, and the task graph (generated, or imported). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,10 @@ int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where
     return -1;
   if (x->status != TRN_EXP_RUN) return 0;
   x->gpus = x->graph.n_gpus;
+  /* Compute that overlaps communication on its GPU slows by the cluster's factor
+   * (cluster.overlap_slowdown, default its GPU's) unless the network sets one. */
+  if (!net || !json_object_get(net, "overlap_slowdown"))
+    x->params.overlap_q16 = llround(x->setup.cluster.overlap_slowdown * 65536);
   if (trn_exp_topology(net, &x->setup.cluster, at, env->base_dir, &x->topo, e, sizeof e)) {
     trn_graph_free(&x->graph);
     return invalid(x, "%s", e);

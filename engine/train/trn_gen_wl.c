@@ -85,7 +85,10 @@ static int phase(wb_t *w, int32_t l, const trn_wl_phase_t *ph, int blocking, int
       if (n < 2) continue;
       for (int32_t i = 0; i < n; i++)
         w->done[i] = w->after[w->mem[i]];
-      if (trn_gb_coll(b, kind, ph->bytes, n, w->mem, w->done, w->done + n, cat_of(ph->group), cm))
+      /* a collective of fewer bytes than members (AICB writes 1-byte ones) moves a
+       * byte per member */
+      uint64_t bytes = ph->bytes < (uint64_t)n ? (uint64_t)n : ph->bytes;
+      if (trn_gb_coll(b, kind, bytes, n, w->mem, w->done, w->done + n, cat_of(ph->group), cm))
         return -1;
       for (int32_t i = 0; i < n; i++) {
         w->after[w->mem[i]] = w->done[n + i];

@@ -12,21 +12,24 @@ static const char *const toy_model =
     " \"reference\": {\"gpu\": \"a100-80gb\", \"collective\": \"allreduce\", \"gpus\": 2}}";
 
 static void test_toy(void) {
-  const char *text[4] = {
+  const char *text[5] = {
       "{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
-      " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4}}",
+      " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4, \"overlap_slowdown\": 1}}",
       "{\"workload\": {\"file\": \"wl_toy_bad.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
       " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4}}",
       "{\"workload\": {\"file\": \"wl_simai.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
       " \"servers\": 4}}",
       "{\"workload\": {\"file\": \"wl_astra.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
-      " \"servers\": 2}}"};
-  trn_exp_t x[4];
-  int32_t slot[4];
-  eng_batch_t *b = trnexp_run(4, text, x, slot, ENG_BACKEND_CPU, 1);
+      " \"servers\": 2}}",
+      "{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
+      " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4}}"};
+  trn_exp_t x[5];
+  int32_t slot[5];
+  eng_batch_t *b = trnexp_run(5, text, x, slot, ENG_BACKEND_CPU, 1);
   CHECK(b != NULL);
   if (!b) return;
-  /* Every GPU alike (TP pairs {0,1}, {2,3}; DP pairs {0,2}, {1,3}; sync 1 us):
+  /* Compute never slowed by communication. Every GPU alike (TP pairs {0,1}, {2,3};
+   * DP pairs {0,2}, {1,3}; sync 1 us):
    *   F0 0-1 us; TP all-reduce of 1 MiB: 10 + 10.48576 us, ends 21.48576; update 0.1
    *   F1 21.58576-23.08576; IG1 -25.58576; WG1 -29.08576, its DP all-reduce (1 MiB)
    *   ends 49.57152 and its update 49.77152 (the iteration's end waits, IG0 does not)
@@ -44,6 +47,15 @@ static void test_toy(void) {
   /* TP exposed: its two all-reduces; DP: the last one after WG0 and the update delay
    * before the end, minus nothing else running */
   CHECK_REL(r.v[TRN_R_exposed_tp_s], 2 * 20.48576e-6, 1e-9);
+  /* The A100's overlap slowdown, 1.189 (77922 / 2^16): WG1's DP all-reduce (its step
+   * from 30.08576 us, sync after WG1) overlaps IG0 (from 29.08576): 1 us at full speed,
+   * the other 1 us of work at 1/s: ceil(1e6 x 77922 / 65536) = 1188996 ps, IG0 ends
+   * 31.274756; TP all-reduce ends 51.760516; WG0 51.860516-54.860516; DP all-reduce
+   * ends 85.832036, and its update 85.932036 us */
+  eng_exp_result(b, slot[4], &er);
+  CHECK_EQ_I64(er.end_ps, 85932036);
+  r = trnexp_result(x, b, slot, 4);
+  CHECK_REL(r.v[TRN_R_compute_s], 13.688996e-6, 1e-12);
   /* the malformed file: one line naming the file and the line */
   CHECK_EQ_I64(x[1].status, TRN_EXP_INVALID);
   CHECK_STR_CONTAINS(x[1].message, "wl_toy_bad.txt:4: ");
@@ -55,7 +67,7 @@ static void test_toy(void) {
     CHECK(q.v[TRN_R_iteration_time_s] > 0);
   }
   eng_batch_destroy(b);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     trn_exp_free(&x[i]);
 }
 
