@@ -64,7 +64,6 @@ typedef struct trn_gb_t {
   trn_launch_t **launch; /* (p) each rank's launches */
   int32_t *n_launch, *cap_launch;
   int64_t bucket;     /* parameters per bucket */
-  int32_t *bucket_of; /* (layers per chunk + 2) bucket of each layer of a chunk, by rank/chunk */
   char *err;
   size_t errlen;
 } trn_gb_t;
