@@ -240,12 +240,52 @@ static void test_zero(void) {
     trn_exp_free(&x[i]);
 }
 
+/* Experts (4, top 2) with expert parallelism 2 across servers (TP 2, DP 4): every
+ * layer's forward dispatches and combines its tokens (2 all-to-alls), its backward
+ * too, and again under full recomputation (its forward again first); each moves the
+ * SP shard's tokens, 512 x 2 x 1024 x 2 / 2 bytes. */
+static void test_experts(void) {
+  char t[2][1024];
+  for (int i = 0; i < 2; i++)
+    snprintf(t[i], sizeof t[i],
+             "{\"model\": {\"layers\": 2, \"hidden\": 1024, \"heads\": 8, \"vocab\": 4096,"
+             " \"seq_len\": 512, \"experts\": 4, \"top_k\": 2}, \"training\": {\"global_batch\": 8,"
+             " \"tp\": 2, \"ep\": 2, \"sequence_parallel\": true, \"recompute\": \"%s\"},"
+             " \"cluster\": {\"gpu\": \"a100-80gb\", \"servers\": 4, \"gpus_per_server\": 2,"
+             " \"nics_per_server\": 2}}",
+             i ? "full" : "selective");
+  const char *text[2] = {t[0], t[1]};
+  trn_exp_t x[2];
+  int32_t slot[2];
+  eng_batch_t *b = trnexp_run(2, text, x, slot, ENG_BACKEND_CPU, 1);
+  if (!b) return;
+  for (int i = 0; i < 2; i++) {
+    trn_result_t r = trnexp_result(x, b, slot, i);
+    CHECK_EQ_I64(r.status, TRN_RES_OK);
+    const trn_graph_t *o = &x[i].graph;
+    int64_t n = 0, other = 0;
+    for (int32_t k = o->span_off[0]; k < o->span_off[1]; k++)
+      if (o->spans[k].cat == TRN_CAT_EP) {
+        n++;
+        other += o->spans[k].bytes != 512 * 2 * 1024 * 2 / 2 || o->spans[k].kind != COLL_ALLTOALL;
+      }
+    /* 2 micro-batches x 2 layers x (2 forward + 2 backward, + 2 recomputed) */
+    CHECK_EQ_I64(n, i ? 24 : 16);
+    CHECK_EQ_I64(other, 0);
+    CHECK(r.v[TRN_R_exposed_ep_s] > 0);
+  }
+  eng_batch_destroy(b);
+  for (int i = 0; i < 2; i++)
+    trn_exp_free(&x[i]);
+}
+
 int main(void) {
   if (trnexp_init(NULL)) return 1;
   test_tp_closed_form();
   test_grains();
   test_dp_exposed();
   test_zero();
+  test_experts();
   trn_presets_free(&trntest_presets);
   coll_model_free(&trnexp.cm);
   return mvtest_end();
