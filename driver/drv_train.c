@@ -144,15 +144,16 @@ static void print_json(const run_t *r, int64_t k, const trn_result_t *res, const
 static void print_line(const run_t *r, int64_t k, const trn_result_t *res) {
   const double *v = res->v;
   printf("exp %lld: %s", (long long)r->index[k], trn_res_status_name(res->status));
-  if (res->status == TRN_RES_OK)
-    printf(" iteration=%.6gs compute=%.6gs tp=%.4gs pp=%.4gs dp=%.4gs ep=%.4gs bubble=%.4gs "
-           "mem=%.2fGB tokens/s=%.6g mfu=%.1f%% gpus=%.0f tasks=%.0f flows=%.0f hops=%.0f "
-           "wall=%.3fs",
+  if (res->status == TRN_RES_OK) {
+    printf(" iteration=%.6gs compute=%.6gs tp=%.4gs pp=%.4gs dp=%.4gs ep=%.4gs bubble=%.4gs",
            v[TRN_R_iteration_time_s], v[TRN_R_compute_s], v[TRN_R_exposed_tp_s],
-           v[TRN_R_exposed_pp_s], v[TRN_R_exposed_dp_s], v[TRN_R_exposed_ep_s], v[TRN_R_bubble_s],
-           v[TRN_R_peak_memory_bytes] / 1e9, v[TRN_R_tokens_per_s], 100 * v[TRN_R_mfu],
-           v[TRN_R_gpus], v[TRN_R_tasks], v[TRN_R_flows], v[TRN_R_packet_hops], r->wall);
-  else if (res->status == TRN_RES_OOM)
+           v[TRN_R_exposed_pp_s], v[TRN_R_exposed_dp_s], v[TRN_R_exposed_ep_s], v[TRN_R_bubble_s]);
+    if (!r->x[k].imported) /* an imported workload has no model: no memory, no MFU */
+      printf(" mem=%.2fGB tokens/s=%.6g mfu=%.1f%%", v[TRN_R_peak_memory_bytes] / 1e9,
+             v[TRN_R_tokens_per_s], 100 * v[TRN_R_mfu]);
+    printf(" gpus=%.0f tasks=%.0f flows=%.0f hops=%.0f wall=%.3fs", v[TRN_R_gpus], v[TRN_R_tasks],
+           v[TRN_R_flows], v[TRN_R_packet_hops], r->wall);
+  } else if (res->status == TRN_RES_OOM)
     printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / 1e9, res->message);
   if (res->status == TRN_RES_INVALID || res->status == TRN_RES_FAILED) {
     fputs(": ", stdout); /* one problem per line, the later ones indented */
