@@ -6,9 +6,10 @@
 #include "driver/drv_kind.h"
 
 extern const drv_kind_t drv_kind_network;
+extern const drv_kind_t drv_kind_training;
 
 /* Every kind `multiverse run` can run; a new kind is one more line. */
-static const drv_kind_t *const kinds[] = {&drv_kind_network};
+static const drv_kind_t *const kinds[] = {&drv_kind_network, &drv_kind_training};
 
 #define N_KINDS ((int)(sizeof kinds / sizeof *kinds))
 

@@ -2,8 +2,8 @@
  * canonical JSON and experiment id, and a canonical JSON into what the engine
  * runs (topology, task graph, parameters, seed) with an estimate of its work;
  * after a run it reads the experiment's results into its result columns.
- * `network` is registered today; another kind (`training`) is one more entry
- * of the table in drv_kind.c. */
+ * `network` (drv_kind_net.c) and `training` (drv_kind_train.c) are
+ * registered; another kind is one more entry of the table in drv_kind.c. */
 #ifndef DRV_KIND_H
 #define DRV_KIND_H
 

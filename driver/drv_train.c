@@ -220,18 +220,11 @@ static int run_batch(run_t *r, int64_t lo, int64_t hi) {
   return rc;
 }
 
-/* Experiment ids: the canonical text (sorted keys, compact) and the workload file. */
+/* The experiment's id, as `multiverse run` gives it (drv_train_canon). */
 static uint64_t exp_id(const json_t *exp, const char *base_dir) {
-  char *canon = json_dumps(exp, JSON_SORT_KEYS | JSON_COMPACT);
-  uint64_t digest[1], id;
-  int n = 0;
-  const char *wl = json_string_value(json_object_get(json_object_get(exp, "workload"), "file"));
-  char path[4096], err[256];
-  if (wl) {
-    snprintf(path, sizeof path, "%s/%s", wl[0] == '/' ? "" : base_dir, wl);
-    if (job_file_digest(path, &digest[0], err, sizeof err) == 0) n = 1;
-  }
-  id = job_id_hash(canon ? canon : "", digest, n);
+  char *canon = NULL, err[512];
+  uint64_t id = 0;
+  drv_train_canon(exp, base_dir, &canon, &id, err, sizeof err);
   free(canon);
   return id;
 }

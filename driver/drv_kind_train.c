@@ -1,0 +1,173 @@
+/* driver: the `training` experiment kind for `multiverse run`: a job file's
+ * training experiment ({"model", "training", "cluster", "network"} or
+ * {"workload", "cluster", "network"}) built by engine/train/trn_exp.h, its
+ * results the columns of TRN_RESULTS. Problems of an experiment (unknown keys,
+ * impossible plans) make it an `invalid` row naming them by JSON path, as
+ * `multiverse train` does, so a sweep may hold plans that cannot run. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv.h"
+#include "driver/drv_kind.h"
+#include "train/trn_exp.h"
+
+typedef struct train_t {
+  trn_presets_t tp;
+  coll_model_t cm;
+  job_presets_t ps;
+  trn_exp_env_t env;
+  char *base_dir;
+} train_t;
+
+static int train_apply(const void *ctx, eng_params_t *p, const json_t *net, const char *const *skip,
+                       const char *where, char *err, size_t errlen) {
+  return job_params_apply((const job_presets_t *)ctx, p, net, skip, where, err, errlen);
+}
+
+static void train_close(void *k) {
+  train_t *t = k;
+  if (!t) return;
+  trn_presets_free(&t->tp);
+  coll_model_free(&t->cm);
+  free(t->base_dir);
+  free(t);
+}
+
+static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
+  train_t *t = calloc(1, sizeof *t);
+  char def[4096];
+  if (!t || !(t->base_dir = strdup(o->base_dir ? o->base_dir : "."))) {
+    snprintf(err, errlen, "out of memory");
+    train_close(t);
+    return NULL;
+  }
+  if (trn_presets_load(&t->tp, NULL, err, errlen) ||
+      coll_model_load_default(&t->cm, NULL, NULL, err, errlen) ||
+      job_presets_load(drv_presets_file(o->presets, def, sizeof def), &t->ps, err, errlen)) {
+    train_close(t);
+    return NULL;
+  }
+  t->env = (trn_exp_env_t){.presets = &t->tp,
+                           .coll = &t->cm,
+                           .defaults = &t->ps.defaults,
+                           .apply = train_apply,
+                           .apply_ctx = &t->ps,
+                           .base_dir = t->base_dir};
+  return t;
+}
+
+int drv_train_canon(const json_t *exp, const char *base_dir, char **canon, uint64_t *id, char *err,
+                    size_t errlen) {
+  json_t *c = json_copy((json_t *)exp);
+  *canon = NULL;
+  if (c && !json_object_get(c, "kind")) json_object_set_new(c, "kind", json_string("training"));
+  *canon = c ? json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+  const char *wl = json_string_value(json_object_get(json_object_get(c, "workload"), "file"));
+  char path[8192];
+  uint64_t digest = 0;
+  int rc = 0, n = 0;
+  if (!*canon) {
+    snprintf(err, errlen, "out of memory");
+    rc = -1;
+  } else if (wl) {
+    snprintf(path, sizeof path, "%s%s%s", wl[0] == '/' ? "" : base_dir, wl[0] == '/' ? "" : "/",
+             wl);
+    if (job_file_digest(path, &digest, err, errlen))
+      rc = 1; /* the experiment fails: its workload cannot be read */
+    else
+      n = 1;
+  }
+  if (*canon) *id = job_id_hash(*canon, &digest, n);
+  json_decref(c);
+  return rc;
+}
+
+static int train_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                       char *err, size_t errlen) {
+  train_t *t = k;
+  int rc = drv_train_canon(exp, t->base_dir, canon, id, err, errlen);
+  if (rc < 0) snprintf(err, errlen, "%s: out of memory", where);
+  return rc;
+}
+
+/* Packet transmissions, roughly: every flow's data packets over its path and
+ * their ACKs (one per ack_every). */
+static double train_hops(const trn_exp_t *x) {
+  double hops = 0, acks = 1.0 / (x->params.ack_every > 0 ? x->params.ack_every : 1);
+  uint64_t mtu = x->params.mtu > 0 ? (uint64_t)x->params.mtu : 1;
+  for (int32_t i = 0; i < x->graph.g.n; i++) {
+    const tg_task_t *f = &x->graph.g.t[i];
+    if (f->kind != TG_FLOW) continue;
+    int d = topo_distance(&x->topo, f->host, f->dst);
+    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
+  }
+  return hops;
+}
+
+static void train_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
+  train_t *t = k;
+  json_error_t je;
+  xo->status = ANA_FAILED;
+  json_t *obj = json_loads(canon, 0, &je);
+  trn_exp_t *x = calloc(1, sizeof *x);
+  if (!obj || !x) {
+    snprintf(xo->message, sizeof xo->message, "%s",
+             obj ? "out of memory" : "its canonical text does not parse");
+    json_decref(obj);
+    free(x);
+    return;
+  }
+  int rc = trn_exp_build(&t->env, obj, "experiment", id, x);
+  json_decref(obj);
+  if (rc) {
+    snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");
+    free(x);
+    return;
+  }
+  snprintf(xo->message, sizeof xo->message, "%s", x->message);
+  xo->own = x;
+  if (x->status == TRN_EXP_OOM) {
+    xo->status = ANA_OOM;
+  } else if (x->status == TRN_EXP_INVALID) {
+    xo->status = ANA_INVALID;
+  } else {
+    xo->desc = trn_exp_desc(x);
+    xo->hops = train_hops(x);
+    xo->status = ANA_OK;
+  }
+}
+
+static void train_results(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  trn_result_t r;
+  (void)k;
+  trn_exp_results(x->own, b, e, &r);
+  for (int i = 0; i < TRN_RESULT_COUNT; i++)
+    v[i].d = r.v[i];
+}
+
+static void train_release(void *k, drv_exp_t *x) {
+  (void)k;
+  if (x->own) trn_exp_free(x->own);
+  free(x->own);
+  x->own = NULL;
+}
+
+static const ana_col_t train_cols[] = {
+#define TRAIN_COL(n, u, w) {.name = #n, .type = ANA_DOUBLE, .units = u, .long_name = w},
+    TRN_RESULTS(TRAIN_COL)
+#undef TRAIN_COL
+};
+
+const drv_kind_t drv_kind_training = {
+    .name = "training",
+    .n_cols = TRN_RESULT_COUNT,
+    .cols = train_cols,
+    .open = train_open,
+    .close = train_close,
+    .canon = train_canon,
+    .build = train_build,
+    .results = train_results,
+    .release = train_release,
+};
