@@ -54,24 +54,20 @@ static int train_parse(int argc, char **argv, train_args_t *a) {
       continue;
     }
     if (!v) return drv_fail(2, "multiverse train: %s needs a value (multiverse train --help)\n", o);
-    char *end = NULL;
+    long long n = 0;
     i++;
     if (strcmp(o, "--experiment") == 0) {
-      a->only = strtoll(v, &end, 10);
-      if (*end || a->only < 0)
-        return drv_fail(2, "multiverse train: --experiment %s: expected an index >= 0\n", v);
+      if (drv_opt_int("train", o, v, 0, JOB_SWEEP_MAX - 1, &n)) return 2;
+      a->only = n;
     } else if (strcmp(o, "--trace") == 0) {
       a->trace = v;
     } else if (strcmp(o, "--calibration") == 0) {
       a->calibration = v;
     } else if (strcmp(o, "--threads") == 0) {
-      a->threads = (int)strtol(v, &end, 10);
-      if (*end || a->threads < 1)
-        return drv_fail(2, "multiverse train: --threads %s: expected a count >= 1\n", v);
+      if (drv_opt_int("train", o, v, 1, 1024, &n)) return 2;
+      a->threads = (int)n;
     } else if (strcmp(o, "--batch-gb") == 0) {
-      a->batch_gb = strtod(v, &end);
-      if (*end || !(a->batch_gb > 0))
-        return drv_fail(2, "multiverse train: --batch-gb %s: expected GB > 0\n", v);
+      if (drv_opt_real("train", o, v, 0.001, 1e6, "GB", &a->batch_gb)) return 2;
     } else if (strcmp(o, "--backend") == 0) {
       if (strcmp(v, "cpu") == 0)
         a->backend = ENG_BACKEND_CPU;
