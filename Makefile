@@ -6,7 +6,7 @@ FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
 
-.PHONY: all deps build demo test asan fuzz bench format clean
+.PHONY: all deps build demo test validate asan fuzz bench format clean
 
 all: build
 
@@ -25,9 +25,14 @@ demo: build
 # The whole suite, the unit tests again under the sanitizers, then 30 s of each
 # fuzz target.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE bench
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE 'bench|validation'
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+
+# The validations that take minutes (label validation): Korthikanti et al.'s
+# Table 5 with all four models (make test checks the 22B and 175B rows).
+validate: build
+	ctest --test-dir $(BUILD) --output-on-failure -L validation
 
 # Unit tests under AddressSanitizer and UBSan (a second build tree).
 asan: deps

@@ -1,17 +1,21 @@
 /* Validation against Korthikanti et al. 2022 (arXiv 2205.05198), Table 5: the job
- * jobs/examples/korthikanti.json (Selene as the job models it) predicts the four
- * iteration times with sequence parallelism and selective recomputation within 15 %,
- * and full recomputation slower than selective for every model; prints each row's
- * prediction, published time and error.
- * usage: korthikanti JOB.json DATA.json (tests/data/validation_korthikanti.json) */
+ * jobs/examples/korthikanti.json (Selene as the job models it) predicts every
+ * iteration time of the table (sequence parallelism with selective recomputation,
+ * and full recomputation) within 15 %, and the cost of full recomputation (full /
+ * selective) within 3 % of the published ratio; prints each row's
+ * prediction, published time and error. MODELS (default 4) keeps the first models of
+ * the table: `make test` checks the 22B and 175B rows (seconds), `make validate` all
+ * four (minutes: the 530B and 1T pipelines are 35 and 64 servers).
+ * usage: korthikanti JOB.json DATA.json [MODELS] (tests/data/validation_korthikanti.json) */
 #include "jobs/job_sweep.h"
 #include "trnexp.h"
 
 #define ROWS 4
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: korthikanti JOB.json DATA.json\n");
+  int models = argc == 4 ? atoi(argv[3]) : ROWS;
+  if ((argc != 3 && argc != 4) || models < 1 || models > ROWS) {
+    fprintf(stderr, "usage: korthikanti JOB.json DATA.json [MODELS 1-%d]\n", ROWS);
     return 2;
   }
   if (trnexp_init(NULL)) return 1;
@@ -26,22 +30,25 @@ int main(int argc, char **argv) {
   CHECK(data != NULL);
   CHECK_EQ_I64(job_sweep_count(sw), 2 * ROWS); /* selective rows, then full */
   if (!data || job_sweep_count(sw) != 2 * ROWS) return mvtest_end();
+  /* experiment i of the run is row i % models, selective then full; job order is
+   * recompute-major over the ROWS models */
+  int n = 2 * models;
   const char *text[2 * ROWS];
-  for (int i = 0; i < 2 * ROWS; i++) {
-    json_t *x = job_sweep_experiment(sw, i);
+  for (int i = 0; i < n; i++) {
+    json_t *x = job_sweep_experiment(sw, (i / models) * ROWS + i % models);
     text[i] = json_dumps(x, JSON_COMPACT);
     json_decref(x);
   }
   trn_exp_t x[2 * ROWS];
   int32_t slot[2 * ROWS];
-  eng_batch_t *b = trnexp_run(2 * ROWS, text, x, slot, ENG_BACKEND_CPU, 0);
+  eng_batch_t *b = trnexp_run(n, text, x, slot, ENG_BACKEND_CPU, 0);
   CHECK(b != NULL);
   const json_t *rows = json_object_get(data, "configs");
   printf("%-6s %-9s %10s %10s %8s   %s\n", "model", "recompute", "predicted", "published", "error",
          "(predicted MFU, published)");
-  for (int i = 0; b && i < 2 * ROWS; i++) {
-    const json_t *row = json_array_get(rows, (size_t)(i % ROWS));
-    int full = i >= ROWS;
+  for (int i = 0; b && i < n; i++) {
+    const json_t *row = json_array_get(rows, (size_t)(i % models));
+    int full = i >= models;
     trn_result_t r = trnexp_result(x, b, slot, i);
     CHECK_EQ_I64(r.status, TRN_RES_OK);
     double pub = json_number_value(
@@ -54,17 +61,17 @@ int main(int argc, char **argv) {
       printf(")\n");
     else
       printf(", %.1f%%)\n", 100 * json_number_value(json_object_get(row, "mfu")));
-    if (!full) CHECK(fabs(err) <= 0.15);
-    if (full) { /* the direction: full recomputation is slower */
-      trn_result_t s = trnexp_result(x, b, slot, i - ROWS);
-      printf("       full / selective: predicted %.3f, published %.3f\n",
-             got / s.v[TRN_R_iteration_time_s],
-             pub / json_number_value(json_object_get(row, "iter_s_sp_selective")));
-      CHECK(got > s.v[TRN_R_iteration_time_s]);
+    CHECK(fabs(err) <= 0.15);
+    if (full) { /* the cost of full recomputation: within 3 % of the published ratio */
+      trn_result_t s = trnexp_result(x, b, slot, i - models);
+      double ratio = got / s.v[TRN_R_iteration_time_s];
+      double pub_ratio = pub / json_number_value(json_object_get(row, "iter_s_sp_selective"));
+      printf("       full / selective: predicted %.3f, published %.3f\n", ratio, pub_ratio);
+      CHECK(fabs(ratio / pub_ratio - 1) <= 0.03);
     }
   }
   eng_batch_destroy(b);
-  for (int i = 0; i < 2 * ROWS; i++) {
+  for (int i = 0; i < n; i++) {
     trn_exp_free(&x[i]);
     free((char *)text[i]);
   }
