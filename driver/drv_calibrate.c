@@ -95,10 +95,11 @@ static int cal_run(const char *const *logs, int n_logs, const char *out, const c
                            "Intra-server NCCL model fitted by `multiverse calibrate` from "
                            "nccl-tests logs (README: intra-server model)",
                            "fit",
-                           "coll_fit: greedy size ranges, weighted least squares t = alpha + "
-                           "bytes / beta (weights 1/t^2), alpha >= 0, beta > 0, every point within "
-                           "the first tolerance of 2..10, 15, 20, 30, 50 % at which every range "
-                           "holds two points or more",
+                           "coll_fit: the fewest size ranges (at most 6, two points or more "
+                           "each) whose weighted least-squares lines t = alpha + bytes / beta "
+                           "(weights 1/t^2, alpha >= 0, beta <= 10 TB/s) keep every point within "
+                           "the tightest of 2..10, 15, 20, 30, 50 % from 1 MiB on, then the "
+                           "tightest below",
                            "models");
   if (!root) return drv_fail(2, "multiverse calibrate: out of memory\n");
   for (int i = 0; i < n_logs; i++) {

@@ -122,13 +122,13 @@ typedef struct coll_point_t {
 } coll_point_t;
 
 /* Piecewise fit of measured points (any order; points of one size are
- * averaged; size 0 is skipped). Ranges are grown greedily from the smallest
- * size, each as wide as possible while its weighted least-squares line
- * (weights 1/t^2: relative errors) keeps every point within a tolerance, with
- * alpha >= 0 and beta > 0. The tolerance is the first of 2, 3, ..., 10, 15,
- * 20, 30, 50 % at which every range holds two points or more and at most
- * COLL_MAX_RANGES ranges are needed. A range ends at its largest point; the
- * last range is unbounded. Fills out->r, n_ranges and max_err (not gpu, kind,
+ * averaged; size 0 is skipped): the fewest ranges (at most 6, each of two
+ * points or more, found by dynamic programming) whose weighted least-squares
+ * lines (weights 1/t^2: relative errors; alpha >= 0, beta at most 10 TB/s)
+ * keep every point within its tolerance, the tightest of 2, 3, ..., 10, 15,
+ * 20, 30, 50 % from 1 MiB on, then the tightest below. One point: the line
+ * through it and the origin; at most 512 distinct sizes. A range ends at its
+ * largest point; the last range is unbounded. Fills out->r, n_ranges and max_err (not gpu, kind,
  * gpus). 0 or -1 with a message. */
 int coll_fit(const coll_point_t *p, int32_t n, coll_fit_t *out, char *err, size_t errlen);
 
