@@ -22,6 +22,14 @@
 #define ENG_COLD static __attribute__((noinline, cold))
 #endif
 
+/* A hint that *p will be read soon (the CPU's cache; nothing on the GPU): it
+ * changes no value, only when memory is fetched. */
+#ifdef __CUDA_ARCH__
+#define ENG_PREFETCH(p) ((void)(p))
+#else
+#define ENG_PREFETCH(p) __builtin_prefetch(p)
+#endif
+
 /* Commutative reductions only (next-event minimum, counters, wake-up flags and
  * poke bits): never model state. */
 #ifdef __CUDA_ARCH__

@@ -192,8 +192,9 @@ ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
   int64_t best = eng_key(eng_tx_time(k, lp), ENG_EV_TX);
   uint32_t h = c->port_ring_head[in];
   if (h != c->port_ring_pub[in]) {
-    int64_t t = c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t;
-    if (eng_key(t, ENG_EV_ARRIVE) < best) best = eng_key(t, ENG_EV_ARRIVE);
+    const eng_pkt_t *pk = &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+    ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
+    if (eng_key(pk->t, ENG_EV_ARRIVE) < best) best = eng_key(pk->t, ENG_EV_ARRIVE);
   }
   h = c->port_pfc_head[in];
   if (h != c->port_pfc_pub[in]) {
@@ -220,9 +221,10 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
     int64_t key = c->port_key[p0 + lp];
     uint32_t h = c->port_ring_head[in];
     if (h != c->port_ring_pub[in]) {
-      int64_t a =
-          eng_key(c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])].t,
-                  ENG_EV_ARRIVE);
+      const eng_pkt_t *pk =
+          &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+      ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
+      int64_t a = eng_key(pk->t, ENG_EV_ARRIVE);
       if (a < key) key = a;
     }
     h = c->port_pfc_head[in];
