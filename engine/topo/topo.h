@@ -121,4 +121,9 @@ int64_t topo_parse_rate(const char *s);
  * unit, a negative delay, digits finer than 1 ps). */
 int64_t topo_parse_delay(const char *s);
 
+/* The whole file at path in a new buffer (*len bytes, not NUL-terminated);
+ * -1 with "cannot open PATH: why" or "cannot read PATH: why". The topology
+ * and flow readers share it. */
+int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+
 #endif

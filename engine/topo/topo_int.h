@@ -60,9 +60,6 @@ int64_t topo_parse_delay_why(const char *s, const char **why);
 int topo_check_rate(int64_t bps, const char **why);
 int topo_check_delay(int64_t ps, const char **why);
 
-/* The whole file at path in a new buffer (*len bytes, not NUL-terminated). */
-int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
-
 /* snprintf into err (NULL-safe); control characters become ? (messages are one line). */
 void topo_errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

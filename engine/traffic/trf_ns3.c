@@ -1,6 +1,5 @@
 /* trf: reader of ns-3 HPCC flow files (the count, then `src dst priority dport size
  * start_seconds` per flow), checked against a topology. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,35 +179,6 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
   return rc;
 }
 
-/* Reads the whole file into a private buffer. */
-static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = (size_t)1 << 16, n = 0;
-  char *b = malloc(cap);
-  while (b) {
-    n += fread(b + n, 1, cap - n, fp);
-    if (n < cap) break; /* a short read: end of file or error */
-    char *grown = realloc(b, 2 * cap);
-    if (!grown) free(b);
-    b = grown;
-    cap *= 2;
-  }
-  int bad = !b || ferror(fp);
-  fclose(fp);
-  if (bad) {
-    errf(err, errlen, "cannot read %s: %s", path, b ? "read error" : "out of memory");
-    free(b);
-    return -1;
-  }
-  *buf = b;
-  *len = n;
-  return 0;
-}
-
 /* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
 static int load_text(trf_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
   const char *nul = memchr(text, '\0', len);
@@ -286,7 +256,7 @@ int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err,
   char *text;
   size_t len;
   memset(out, 0, sizeof *out);
-  if (read_all(path, &text, &len, err, errlen) < 0) return -1;
+  if (topo_read_file(path, &text, &len, err, errlen) < 0) return -1;
   int rc = trf_parse_ns3(path, text, len, t, out, err, errlen);
   free(text);
   return rc;

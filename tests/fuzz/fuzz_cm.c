@@ -1,19 +1,12 @@
 /* Fuzz target: htsim connection matrices (trf_read_cm) from arbitrary bytes,
  * against a star of hosts 0-7 around switch 8 (host 9 unlinked). An accepted matrix gives a task
  * graph tg_check accepts; a refused one gets one line naming the file. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp */
-#include <unistd.h>
-
+#define _DEFAULT_SOURCE /* mkstemps */
 #include "fuzz.h"
+#include "fuzz_file.h"
 #include "traffic/trf.h"
 
 static topo_t topo;
-static char path[64]; /* the file trf_read_cm reads */
-
-static void remove_file(void) {
-  unlink(path);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
@@ -23,21 +16,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   char err[TOPO_ERR_LEN];
   FUZZ_ASSERT(topo_parse_ns3("topo.txt", text, sizeof text - 1, &topo, err, sizeof err) == 0, "%s",
               err);
-  snprintf(path, sizeof path, "/dev/shm/mv-fuzz-cm-XXXXXX"); /* memory: fast */
-  int fd = mkstemp(path);
-  if (fd < 0) {
-    snprintf(path, sizeof path, "/tmp/mv-fuzz-cm-XXXXXX");
-    fd = mkstemp(path);
-  }
-  FUZZ_ASSERT(fd >= 0, "cannot create %s", path);
-  close(fd);
-  atexit(remove_file);
+  fuzz_file_init("cm", "");
   return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  FILE *fp = fopen(path, "wb");
-  FUZZ_ASSERT(fp && fwrite(data, 1, size, fp) == size && fclose(fp) == 0, "cannot write %s", path);
+  const char *path = fuzz_file_write(data, size);
   tg_t g = {0};
   char err[1024] = "";
   if (trf_read_cm(path, &topo, &g, err, sizeof err) == 0) {

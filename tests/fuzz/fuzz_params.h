@@ -6,6 +6,13 @@
 #include "fuzz.h"
 #include "job.h"
 
+/* The shipped presets (jobs/presets/network.json) into *ps, for Initialize. */
+static inline void fuzz_presets_shipped(job_presets_t *ps) {
+  char err[512];
+  FUZZ_ASSERT(job_presets_load(MV_PRESET_DIR "/network.json", ps, err, sizeof err) == 0, "%s",
+              err);
+}
+
 /* If p passes eng_params_check: its canonical text parses back (job_params_apply
  * over the defaults) to identical values, and the ECN lookup answers for every
  * rate. Otherwise the check's message is one line. */

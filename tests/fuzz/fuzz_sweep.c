@@ -34,9 +34,7 @@ int drv_fail(int rc, const char *fmt, ...) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  char err[512];
-  FUZZ_ASSERT(job_presets_load(MV_PRESET_DIR "/network.json", &ps, err, sizeof err) == 0, "%s",
-              err);
+  fuzz_presets_shipped(&ps);
   return 0;
 }
 
