@@ -90,7 +90,8 @@ static double max_rel_err(const coll_point_t *p, int32_t i, int32_t j, double a,
  * ending at j are grown from j down, their sums one point at a time. */
 static int32_t segment(const coll_point_t *p, int32_t n, fit_tol_t tol, int32_t maxr,
                        coll_fit_t *out) {
-  int32_t *cnt = malloc(((size_t)n + 1) * sizeof *cnt), *from = malloc(((size_t)n + 1) * sizeof *from);
+  int32_t *cnt = malloc(((size_t)n + 1) * sizeof *cnt),
+          *from = malloc(((size_t)n + 1) * sizeof *from);
   double *worst = malloc(((size_t)n + 1) * sizeof *worst);
   int32_t nr = -1;
   if (!cnt || !from || !worst) goto done;

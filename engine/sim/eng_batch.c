@@ -190,8 +190,8 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
     b->widx[e] -= first[k];
   }
   if (b->n_w > 1 && getenv("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "batch of %d experiments in %d worlds (at most %lld rows per table each)\n",
-            nv, b->n_w, (long long)eng_world_row_limit());
+    fprintf(stderr, "batch of %d experiments in %d worlds (at most %lld rows per table each)\n", nv,
+            b->n_w, (long long)eng_world_row_limit());
   free(first);
   free(v);
   *out = b;
@@ -271,7 +271,8 @@ int32_t eng_trace_samples(const eng_batch_t *b, int32_t e) {
 }
 
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series) {
-  return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w[b->wof[e]], b->widx[e], k, series) : 0.0;
+  return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w[b->wof[e]], b->widx[e], k, series)
+                                     : 0.0;
 }
 
 int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_task_t *flow) {

@@ -63,7 +63,7 @@ typedef struct trn_gb_t {
   int32_t *n_steps;      /* (p) */
   trn_launch_t **launch; /* (p) each rank's launches */
   int32_t *n_launch, *cap_launch;
-  int64_t bucket;     /* parameters per bucket */
+  int64_t bucket; /* parameters per bucket */
   char *err;
   size_t errlen;
 } trn_gb_t;

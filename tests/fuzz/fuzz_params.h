@@ -9,8 +9,7 @@
 /* The shipped presets (jobs/presets/network.json) into *ps, for Initialize. */
 static inline void fuzz_presets_shipped(job_presets_t *ps) {
   char err[512];
-  FUZZ_ASSERT(job_presets_load(MV_PRESET_DIR "/network.json", ps, err, sizeof err) == 0, "%s",
-              err);
+  FUZZ_ASSERT(job_presets_load(MV_PRESET_DIR "/network.json", ps, err, sizeof err) == 0, "%s", err);
 }
 
 /* If p passes eng_params_check: its canonical text parses back (job_params_apply

@@ -197,8 +197,8 @@ int main(void) {
   test_run();
   test_errors();
   test_detect();
-  const char *names[] = {"bad.cm", "big.cm", "dup.cm", "nohead.cm",
-                         "g.json", "h.cm",   "x.txt",  "e.txt", "nul.cm"};
+  const char *names[] = {"bad.cm", "big.cm", "dup.cm", "nohead.cm", "g.json",
+                         "h.cm",   "x.txt",  "e.txt",  "nul.cm"};
   char path[256];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
