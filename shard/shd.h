@@ -54,9 +54,11 @@ typedef struct shd_plan_t {
 
 /* Packs experiments 0 .. n-1. A batch opens with the costliest experiment
  * left (ties: larger memory, then smaller index) and takes the next costliest
- * while they fit (memory, max_batch) and either leave its time unchanged
- * (sum / parallel <= max) or the batch still costs less than the target; then
- * it fills the time it takes anyway with the cheapest ones left that fit.
+ * while they fit (memory, max_batch) and either leave its time unchanged (no
+ * costlier than its longest member, and with parallel >= 2 slots: in an idle
+ * slot of its last wave; else sum / parallel <= max) or the batch still costs
+ * less than the target; then it fills the time it takes anyway with the
+ * cheapest ones left that fit. On a GPU, batches are thus whole waves.
  * Costs are summed in member order at the end, so a batch's cost depends on
  * its members alone. Returns 0, or -1 with a message for a bad description or
  * estimate (negative or not finite). */

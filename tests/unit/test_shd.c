@@ -1,7 +1,8 @@
 /* Sharding: the cost model's value, the shared-counter makespan on a hand-worked
  * case, packing rules (memory, max batch, OOM, each experiment once, largest
- * first), and the planned makespan within 10% of the lower bound on a mix of
- * one whole-GPU experiment, hundreds of medium and thousands of small ones. */
+ * first), batches of whole waves on a GPU, and the planned makespan within 10% of
+ * the lower bound on a mix of one whole-GPU experiment, hundreds of medium and
+ * thousands of small ones. */
 #include <math.h>
 
 #include "mvtest.h"
@@ -149,10 +150,38 @@ static void mix(void) {
   printf("worst ratio %.4f\n", worst);
 }
 
+/* A GPU of 264 slots: 9216 experiments of 0.5-3 s (the mix of random traffic
+ * and incasts of tools/mpi_scale.sh) on 2 ranks, where the target alone would
+ * cut batches of 400-odd. Each batch fills its last wave: whole multiples of
+ * 264 but for the last batch (the one that takes what is left). */
+static void waves(void) {
+  enum { N = 9216 };
+  static shd_exp_t e[N];
+  for (int i = 0; i < N; i++)
+    e[i] = (shd_exp_t){i % 2 ? 0.5 + 0.5 * u01() : 1 + 2 * u01(), 20 * MIB};
+  shd_desc_t d = {.mem_budget = 125 * GIB,
+                  .max_batch = 528,
+                  .parallel = 264,
+                  .exp_overhead = 0.0002,
+                  .batch_overhead = 0.15,
+                  .ranks = 2};
+  shd_plan_t p;
+  char err[256];
+  CHECK(shd_plan(&d, e, N, &p, err, sizeof err) == 0);
+  CHECK(valid(&d, e, N, &p));
+  int32_t partial = 0;
+  for (int32_t b = 0; b < p.n_batches; b++)
+    partial += p.batches[b].n % 264 != 0;
+  printf("waves: %d batches, %d not a whole number of waves\n", p.n_batches, partial);
+  CHECK(partial <= 1);
+  shd_plan_free(&p);
+}
+
 int main(void) {
   cost_model();
   makespan();
   packing();
   mix();
+  waves();
   return mvtest_end();
 }
