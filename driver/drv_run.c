@@ -2,6 +2,7 @@
  * srun; one rank per GPU): signals, MPI, where each rank runs, then rank 0's
  * plan, the ranks' loop over the shared counter and rank 0's merge. */
 #define _POSIX_C_SOURCE 200809L
+#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,16 +63,19 @@ int drv_run(int argc, char **argv) {
   drv_run_t *r = calloc(1, sizeof *r);
   int provided, abandoned = 0;
   if (!r) return drv_fail(2, "multiverse run: out of memory\n");
+  r->t_begin = omp_get_wtime();
   r->lock_fd = -1;
   catch_signals();
   if (drv_env_local_rank() >= 0) drv_gpu_pick(drv_env_local_rank());
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
     return drv_fail(2, "multiverse run: MPI_Init_thread failed\n");
   int rc = run_setup(r, argc, argv);
+  r->setup_s = omp_get_wtime() - r->t_begin;
   if (rc == 0) {
     drv_run_plan(r);
     rc = r->code;
   }
+  r->plan_s = omp_get_wtime() - r->t_begin - r->setup_s;
   if (rc == 0) {
     if (r->rank == 0)
       printf("multiverse run: %s: %lld experiments (%lld distinct; %lld with results already), "

@@ -78,6 +78,8 @@ typedef struct drv_run_t {
   int32_t *batch_first, *batch_n; /* (n_batches) into members */
   int32_t *members;               /* positions in index/id/canon */
   double makespan, bound;         /* s, the plan's estimate */
+  /* s: the process's start (omp_get_wtime), then MPI and the machine, the plan */
+  double t_begin, setup_s, plan_s;
   const drv_kind_t *kind;
   void *k;
   drv_job_t job;   /* rank 0 */

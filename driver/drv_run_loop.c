@@ -222,6 +222,8 @@ static void loop_begin(loop_t *l) {
   say(l, "rank %d of %d (local %d of %d): %s, %d threads, %.3g GiB per batch%s%s\n", r->rank,
       r->size, r->local_rank, r->local_size, drv_backend_name(r->m.backend), r->m.threads,
       (double)r->m.mem_budget / 1073741824.0, r->m.gpu[0] ? ", " : "", r->m.gpu);
+  say(l, "before the batches: %.3f s of MPI and machine set-up, %.3f s of plan\n", r->setup_s,
+      r->plan_s);
   if (r->rank == 0) plan_rows(l);
 }
 
@@ -245,7 +247,6 @@ int drv_run_loop(drv_run_t *r, int *abandoned) {
   drv_shard_close(&l.shard);
   say(&l, "leaving: stop %lld, %lld experiments done by every rank\n", (long long)stop,
       (long long)n_done);
-  if (l.log) fclose(l.log);
   int rc = 0;
   if (r->rank == 0) {
     const char *state = stop ? "stopped" : "done";
@@ -261,10 +262,13 @@ int drv_run_loop(drv_run_t *r, int *abandoned) {
     } else if (stop) {
       rc = drv_fail(2, "multiverse run: stopped: a rank could not write its results\n");
     } else {
+      double t = omp_get_wtime();
       rc = drv_merge_dir(r->run_dir, NULL, 0, stdout);
+      say(&l, "merged the shards in %.3f s\n", omp_get_wtime() - t);
     }
     fflush(stdout);
   }
+  if (l.log) fclose(l.log);
   DRV_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return rc;
 }
