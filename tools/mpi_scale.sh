@@ -6,17 +6,22 @@
 #   tools/mpi_scale.sh                      # on nvidia-h200-x2, after `make build`
 #
 # The sweep: FILES flow files on a k=8 three-tier fat-tree (128 hosts; half
-# random traffic of FLOWS flows up to MAX_BYTES, half 16:1 incasts) x 4
-# congestion controls x 2 load balancers x 4 ACK coalescings = 32 FILES
-# experiments. Environment (defaults):
-#   BUILD=build RANKS=2 BACKEND=auto FILES=384 FLOWS=256 MAX_BYTES=24000000
+# random traffic of FLOWS flows up to MAX_BYTES, half 16:1 incasts) x the
+# congestion controls CCS x the load balancers LBS x 4 ACK coalescings.
+# Environment (defaults):
+#   BUILD=build RANKS=2 BACKEND=auto FILES=768 FLOWS=256 MAX_BYTES=8000000
+#   CCS="dcqcn dctcp hpcc" LBS="ecmp adaptive"
 #   WORK=/tmp/mv_scale MAX_BATCH=528 (0: the cost model's batches)
-# The defaults: 12288 experiments, about 4e10 packet-hops (plan's estimate),
-# some 90 s on one H200 at the 466 M/s measured for permutations. The speed-up
-# of the whole command is (F + W) / (F + W/2 + tail): fixed costs F (MPI and
-# CUDA start, rank 0's plan and merge: a few seconds) must stay under W/18 for
-# 1.9x, and the tail (the last batch) small: raise MAX_BYTES if one rank takes
-# less than a minute or two. 528 = two experiments per resident block.
+# The defaults: 18432 experiments, some 200 s on one H200. The speed-up of the whole command is
+# (F + W) / (F + W/2 + tail): fixed costs F (MPI and CUDA start, rank 0's plan
+# and merge: a few seconds) must stay under W/18 for 1.9x, and the tail (the
+# last batch) small: raise MAX_BYTES if one rank takes less than a minute or
+# two. 528 = two experiments per resident block. A batch lasts as long as its
+# slowest experiment: cc "none" with adaptive routing or spraying reorders
+# packets, and go-back-N then retransmits for 0.1-3 s of simulated time
+# (millions of windows, one thread block's work on a GPU); that is why "none"
+# is not in CCS by default (with it, 24 MB flows: 85-110 s per batch on an
+# H200 against the plan's 3.5).
 # Prints `multiverse plan`'s estimate for 1 and N ranks first (its cost model:
 # jobs/presets/batching.json), then the measured times, and per rank of the
 # N-rank run the seconds it spent in batches (their largest over their mean:
@@ -24,8 +29,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build} ranks=${RANKS:-2} backend=${BACKEND:-auto}
-files=${FILES:-384} flows=${FLOWS:-256} max_bytes=${MAX_BYTES:-24000000}
+files=${FILES:-768} flows=${FLOWS:-256} max_bytes=${MAX_BYTES:-8000000}
 work=${WORK:-/tmp/mv_scale} max_batch=${MAX_BATCH:-528}
+ccs=${CCS:-dcqcn dctcp hpcc} lbs=${LBS:-ecmp adaptive}
+jlist() { local a="" x; for x in $1; do a="$a${a:+, }\"$x\""; done; echo "$a"; }
 mv=$build/driver/multiverse gen=$build/tests/mv_genflows
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
@@ -38,8 +45,8 @@ for i in $(seq 0 $((files - 1))); do
 done
 cat > scale.json <<JSON
 {"name": "scale", "base": {"network": {"topology": "fat.json", "flows": "f0.txt"}},
- "sweep": {"grid": {"network.flows": [$list], "network.cc": ["none", "dcqcn", "dctcp", "hpcc"],
-                    "network.lb": ["ecmp", "adaptive"], "network.ack_every": [1, 2, 4, 8]}}}
+ "sweep": {"grid": {"network.flows": [$list], "network.cc": [$(jlist "$ccs")],
+                    "network.lb": [$(jlist "$lbs")], "network.ack_every": [1, 2, 4, 8]}}}
 JSON
 opts=(--backend "$backend")
 [ "$max_batch" != 0 ] && opts+=(--max-batch "$max_batch")
