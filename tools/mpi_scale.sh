@@ -25,7 +25,7 @@
 # Prints `multiverse plan`'s estimate for 1 and N ranks first (its cost model:
 # jobs/presets/batching.json), then the measured times, and per rank of the
 # N-rank run the seconds it spent in batches (their largest over their mean:
-# the measured balance of the shared counter).
+# the measured balance of the shared counter), and rank 0's seconds outside them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build} ranks=${RANKS:-2} backend=${BACKEND:-auto}
@@ -70,6 +70,11 @@ for log in run$ranks/logs/*.log; do
 done | tee busy.txt
 awk '{gsub(":", ""); b[NR] = $2} END {m = 0; t = 0; for (i in b) {t += b[i]; if (b[i] > m) m = b[i]}
   printf "  largest / mean: %.4f\n", m / (t / NR)}' busy.txt
+echo "outside the batches (rank 0's log): set-up and plan; merge"
+for n in 1 "$ranks"; do
+  log=run$n/logs/a0001-r000000.log
+  echo "  $n rank(s): $(sed -n 's/.*before the batches: //p' "$log"); $(sed -n 's/.*merged the shards in //p' "$log")"
+done
 ratio=$(awk -v a="${wall[1]}" -v b="${wall[$ranks]}" 'BEGIN {printf "%.3f", a / b}')
 if ! /usr/bin/python3 -c "import xarray" 2> /dev/null; then
   same="not compared: /usr/bin/python3 has no xarray (apt-get install python3-xarray python3-netcdf4)"
