@@ -147,7 +147,7 @@ static int net_canon(void *k, const json_t *exp, const char *where, char **canon
   if (!*canon) {
     snprintf(err, errlen, "%s: out of memory", where);
     rc = -1;
-  } else if (job_exp_id(&x, n->base_dir, n->digests, id, err, errlen)) {
+  } else if (job_exp_id_canon(&x, *canon, n->base_dir, n->digests, id, err, errlen)) {
     *id = job_id_hash(*canon, NULL, 0);
     rc = 1;
   }

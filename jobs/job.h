@@ -133,6 +133,9 @@ void job_digests_free(job_digests_t *c);
  * with a message naming a file that cannot be read. */
 int job_exp_id(const job_exp_t *x, const char *base_dir, job_digests_t *cache, uint64_t *id,
                char *err, size_t errlen);
+/* The same, given x's canonical text (job_exp_canonical) already made. */
+int job_exp_id_canon(const job_exp_t *x, const char *canon, const char *base_dir,
+                     job_digests_t *cache, uint64_t *id, char *err, size_t errlen);
 /* The hash itself: canonical text `canon` and the digests of its files in
  * order of reference (docs/engine.md, Experiment ids). */
 uint64_t job_id_hash(const char *canon, const uint64_t *digests, int n_files);

@@ -195,24 +195,30 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
   return 0;
 }
 
-int job_exp_id(const job_exp_t *x, const char *base_dir, job_digests_t *cache, uint64_t *id,
-               char *err, size_t errlen) {
-  char *paths[3] = {NULL, NULL, NULL}, *canon = NULL;
+int job_exp_id_canon(const job_exp_t *x, const char *canon, const char *base_dir,
+                     job_digests_t *cache, uint64_t *id, char *err, size_t errlen) {
+  char *paths[3] = {NULL, NULL, NULL};
   uint64_t digests[3];
   int n = 0, rc = -1;
   if (id_files(x, base_dir, paths, &n, err, errlen)) goto done;
   for (int i = 0; i < n; i++)
     if (id_digest(cache, paths[i], &digests[i], err, errlen)) goto done;
-  canon = job_exp_canonical(x);
-  if (!canon) {
-    snprintf(err, errlen, "out of memory");
-    goto done;
-  }
   *id = job_id_hash(canon, digests, n);
   rc = 0;
 done:
   for (int i = 0; i < 3; i++)
     free(paths[i]);
+  return rc;
+}
+
+int job_exp_id(const job_exp_t *x, const char *base_dir, job_digests_t *cache, uint64_t *id,
+               char *err, size_t errlen) {
+  char *canon = job_exp_canonical(x);
+  if (!canon) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = job_exp_id_canon(x, canon, base_dir, cache, id, err, errlen);
   free(canon);
   return rc;
 }

@@ -5,6 +5,7 @@
  * and not with the folder the job lives in; nothing is truncated. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -304,7 +305,51 @@ static void experiments(void) {
   rmdir(dir2);
 }
 
+/* The shortest decimal of a double (job_dec_from_double): an integer below
+ * 2^53 is its own digits less trailing zeros (exp counts them), whatever its
+ * size; other values read back to the same double and lose it without their
+ * last digit. */
+static void shortest_decimals(void) {
+  uint64_t s = 7;
+  for (int i = 0; i < 20000; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    int64_t k = (int64_t)(s >> (11 + (s >> 3) % 50)); /* 2^0 .. 2^53 */
+    if (i % 3 == 0) k *= 1000;                        /* trailing zeros */
+    if (k >= (1LL << 53)) k /= 1024;
+    if (i % 2) k = -k;
+    job_dec_t d;
+    CHECK(job_dec_from_double((double)k, &d) == 0);
+    char want[32];
+    int64_t m = k < 0 ? -k : k;
+    int zeros = 0;
+    while (m && m % 10 == 0) {
+      m /= 10;
+      zeros++;
+    }
+    snprintf(want, sizeof want, "%lld", (long long)m);
+    int ok = k == 0 ? d.n == 0 : strcmp(d.digits, want) == 0 && d.exp == zeros && d.neg == (k < 0);
+    if (!ok) printf("%lld: %s e%d\n", (long long)k, d.digits, d.exp);
+    CHECK(ok);
+  }
+  const double x[] = {0.1, 1.5e-7, 3.0517578125e-05, 2.5e30, 0x1p53 + 2, 1e300, -0.0078125};
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    job_dec_t d;
+    CHECK(job_dec_from_double(x[i], &d) == 0);
+    CHECK(job_dec_to_double(&d, 0) == x[i]);
+    if (d.n > 1) { /* one digit fewer (truncated) reads as another double */
+      job_dec_t e = d;
+      e.digits[--e.n] = 0;
+      e.exp++;
+      CHECK(job_dec_to_double(&e, 0) != x[i]);
+    }
+  }
+  job_dec_t z;
+  CHECK(job_dec_from_double(-0.0, &z) == 0 && z.n == 0 && z.neg == 0);
+  CHECK(job_dec_from_double(NAN, &z) == -1);
+}
+
 int main(void) {
+  shortest_decimals();
   params_text();
   experiments();
   return mvtest_end();
