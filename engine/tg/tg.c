@@ -125,6 +125,11 @@ static int tg_check_task(const tg_t *g, int32_t i, const topo_t *t, const char *
              (long long)k->delay, (long long)k->dur);
     return -1;
   }
+  if (k->gpu < -1 || k->gpu > TG_MAX_ID || k->stream < -1 || k->stream > TG_MAX_ID) {
+    snprintf(err, errlen, "%sGPU %d, stream %d: each must be -1 (none) or 0..%d", at, k->gpu,
+             k->stream, TG_MAX_ID);
+    return -1;
+  }
   if (k->kind != TG_FLOW) return 0;
   if (k->dst < 0 || k->dst >= t->n_nodes || t->is_switch[k->dst]) {
     snprintf(err, errlen, "%sdestination %d is not a host of the topology", at, k->dst);

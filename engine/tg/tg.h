@@ -20,6 +20,8 @@
 #define TG_MAX_START_PS 1000000000000000000LL /* 1e6 s */
 #define TG_MAX_WAIT_PS 100000000000000000LL   /* 1e5 s: delay + duration */
 #define TG_MAX_BYTES ((uint64_t)1 << 40)      /* per flow: 1 TiB */
+/* Largest GPU and stream index (2^24 - 1): arrays are indexed by them. */
+#define TG_MAX_ID 16777215
 
 typedef enum tg_kind_t {
   TG_FLOW = 0,    /* `bytes` from `host` to `dst` over the packet network */

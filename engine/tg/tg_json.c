@@ -131,8 +131,8 @@ static int tj_task(const tj_t *j, const json_t *o, const char *at, tg_t *g, tg_t
     const char *key;
     int64_t min, max;
   } ints[] = {{"dst", 0, INT32_MAX},     {"bytes", 1, INT64_MAX}, {"sport", 0, 65535},
-              {"dport", 0, 65535},       {"prio", 0, UINT32_MAX}, {"gpu", -1, INT32_MAX},
-              {"stream", -1, INT32_MAX}, {"need", 0, INT32_MAX}};
+              {"dport", 0, 65535},       {"prio", 0, UINT32_MAX}, {"gpu", -1, TG_MAX_ID},
+              {"stream", -1, TG_MAX_ID}, {"need", 0, INT32_MAX}};
   int64_t vals[8] = {-1, 0, 0, 0, 0, -1, -1, 0};
   for (int i = 0; i < 8; i++) {
     const json_t *e = json_object_get(o, ints[i].key);

@@ -59,6 +59,12 @@ static void test_bad(void) {
   g.t[0] = flow(4, 1, 10);
   check_bad(&g, "host 4 is not a host");
   g.t[0] = flow(0, 1, 10);
+  g.t[0].stream = TG_MAX_ID + 1; /* arrays are sized by the largest index */
+  check_bad(&g, "GPU -1, stream 16777216: each must be -1 (none) or 0..16777215");
+  g.t[0].stream = -1;
+  g.t[0].gpu = -2;
+  check_bad(&g, "GPU -2, stream -1");
+  g.t[0] = flow(0, 1, 10);
   g.t[0].line = 7;
   g.t[0].start = -1;
   check_bad(&g, "g.json:7: start, delay and duration must be >= 0");

@@ -115,6 +115,10 @@ static void test_errors(void) {
   bad("{\"kind\": \"flow\", \"src\": 0, \"host\": 0, \"dst\": 5, \"bytes\": 1}",
       "tasks[0].src: give src or host, not both");
   bad("{\"kind\": \"compute\", \"dur_us\": 1}", "tasks[0].host: is required");
+  bad("{\"kind\": \"compute\", \"host\": 0, \"stream\": 666E6}",
+      "g.json: tasks[0].stream: must be an integer in [-1, 16777215]");
+  bad("{\"kind\": \"compute\", \"host\": 0, \"gpu\": 16777216}",
+      "g.json: tasks[0].gpu: must be an integer in [-1, 16777215]");
   bad("{\"kind\": \"compute\", \"host\": 0, \"dst\": 1}", "tasks[0].dst: only flows have it");
   bad("{\"kind\": \"join\", \"host\": 0, \"dur_us\": 1}",
       "tasks[0].dur_us: only compute and coll tasks have a duration");
