@@ -343,6 +343,22 @@ static void shortest_decimals(void) {
       CHECK(job_dec_to_double(&e, 0) != x[i]);
     }
   }
+  /* Random non-integers, each twice: the same digits, read back to the same
+   * double, the shortest. */
+  for (int i = 0; i < 4000; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    double v = ldexp((double)(s >> 11), -(int)(s % 90)) + 0.5;
+    job_dec_t a, b, c;
+    CHECK(job_dec_from_double(v, &a) == 0 && job_dec_from_double(v, &b) == 0);
+    CHECK(a.n == b.n && a.exp == b.exp && a.neg == b.neg && strcmp(a.digits, b.digits) == 0);
+    CHECK(job_dec_to_double(&a, 0) == v);
+    c = a;
+    if (c.n > 1) {
+      c.digits[--c.n] = 0;
+      c.exp++;
+      CHECK(job_dec_to_double(&c, 0) != v);
+    }
+  }
   job_dec_t z;
   CHECK(job_dec_from_double(-0.0, &z) == 0 && z.n == 0 && z.neg == 0);
   CHECK(job_dec_from_double(NAN, &z) == -1);
