@@ -39,7 +39,7 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
     x->status = ANA_INVALID;
     return;
   }
-  *mem = eng_exp_memory(&x->desc);
+  *mem = eng_exp_memory_valid(&x->desc);
   if (*mem < 0) {
     x->status = ANA_FAILED;
     snprintf(x->message, sizeof x->message, "out of memory while sizing the experiment");

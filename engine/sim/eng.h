@@ -123,6 +123,9 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen);
  * experiment once one runs HPCC. An experiment whose compact link rings
  * overflow runs again in a world of its own (docs/engine.md). */
 int64_t eng_exp_memory(const eng_exp_desc_t *x);
+/* The same for an experiment eng_exp_validate has accepted (it is not checked
+ * again). */
+int64_t eng_exp_memory_valid(const eng_exp_desc_t *x);
 /* Bytes of world tables the batch will hold (its valid experiments). */
 int64_t eng_batch_memory(const eng_batch_desc_t *d);
 

@@ -106,10 +106,14 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
   return 0;
 }
 
+int64_t eng_exp_memory_valid(const eng_exp_desc_t *x) {
+  eng_world_desc_t wd = {.n_exps = 1, .exps = x};
+  return eng_world_estimate(&wd);
+}
+
 int64_t eng_exp_memory(const eng_exp_desc_t *x) {
   char err[8];
-  eng_world_desc_t wd = {.n_exps = 1, .exps = x};
-  return eng_exp_validate(x, err, sizeof err) ? -1 : eng_world_estimate(&wd);
+  return eng_exp_validate(x, err, sizeof err) ? -1 : eng_exp_memory_valid(x);
 }
 
 /* The valid experiments of d (malloc'd, *n of them); widx[e] their index, -1
