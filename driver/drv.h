@@ -57,6 +57,9 @@ int drv_opt_int(const char *cmd, const char *opt, const char *v, long long lo, l
                 long long *out);
 int drv_opt_real(const char *cmd, const char *opt, const char *v, double lo, double hi,
                  const char *unit, double *out);
+/* --backend's value: "cpu" or "cuda" (and "auto", -1, where auto_ok); 0, or 2
+ * with "multiverse CMD: --backend VALUE: expected ...". */
+int drv_opt_backend(const char *cmd, const char *v, int auto_ok, int *out);
 /* Each key of n "KEY=VALUE" texts given once (`what`: "--set"); 0 or 2. */
 int drv_opt_keys_once(const char *cmd, const char *what, const char *const *kvs, int n);
 

@@ -163,9 +163,9 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
     } else if (strcmp(o, "--presets") == 0) {
       a->presets = v;
     } else if (strcmp(o, "--backend") == 0) {
-      if (strcmp(v, "cpu") && strcmp(v, "cuda"))
-        return drv_fail(2, "multiverse collective: --backend %s: expected cpu or cuda\n", v);
-      a->backend = strcmp(v, "cuda") == 0 ? ENG_BACKEND_CUDA : ENG_BACKEND_CPU;
+      int be;
+      if (drv_opt_backend("collective", v, 0, &be)) return 2;
+      a->backend = (eng_backend_t)be;
     } else if (strcmp(o, "--threads") == 0) {
       if (parse_count(o, v, 1, DRV_MAX_THREADS, &x)) return 2;
       a->threads = (int32_t)x;

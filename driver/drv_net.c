@@ -121,12 +121,9 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
         return drv_fail(2, "multiverse net: --sweep %s: expected KEY=V1,V2,...\n", v);
       a->sweeps[a->n_sweeps++] = v;
     } else if (strcmp(o, "--backend") == 0) {
-      if (strcmp(v, "cpu") == 0)
-        a->backend = ENG_BACKEND_CPU;
-      else if (strcmp(v, "cuda") == 0)
-        a->backend = ENG_BACKEND_CUDA;
-      else
-        return drv_fail(2, "multiverse net: --backend %s: expected cpu or cuda\n", v);
+      int be;
+      if (drv_opt_backend("net", v, 0, &be)) return 2;
+      a->backend = (eng_backend_t)be;
     } else if (strcmp(o, "--threads") == 0) {
       if (drv_opt_int("net", o, v, 1, DRV_MAX_THREADS, &x)) return 2;
       a->threads = (int)x;

@@ -1,5 +1,5 @@
 /* Strict option values shared by the driver's commands: numbers fully
- * consumed and range-checked, a parameter key given once. */
+ * consumed and range-checked, a backend named, a parameter key given once. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +17,19 @@ int drv_opt_int(const char *cmd, const char *opt, const char *v, long long lo, l
     return drv_fail(2, "multiverse %s: %s %s: expected an integer from %lld to %lld\n", cmd, opt, v,
                     lo, hi);
   *out = x;
+  return 0;
+}
+
+int drv_opt_backend(const char *cmd, const char *v, int auto_ok, int *out) {
+  if (strcmp(v, "cpu") == 0)
+    *out = ENG_BACKEND_CPU;
+  else if (strcmp(v, "cuda") == 0)
+    *out = ENG_BACKEND_CUDA;
+  else if (auto_ok && strcmp(v, "auto") == 0)
+    *out = -1;
+  else
+    return drv_fail(2, "multiverse %s: --backend %s: expected %s\n", cmd, v,
+                    auto_ok ? "auto, cpu or cuda" : "cpu or cuda");
   return 0;
 }
 

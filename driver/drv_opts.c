@@ -77,9 +77,7 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
     } else if (strcmp(a, "--presets") == 0) {
       o->presets = v;
     } else if (strcmp(a, "--backend") == 0) {
-      if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
-        return drv_fail(2, "multiverse %s: --backend %s: expected auto, cpu or cuda\n", cmd, v);
-      o->backend = !strcmp(v, "auto") ? -1 : !strcmp(v, "cpu") ? ENG_BACKEND_CPU : ENG_BACKEND_CUDA;
+      if (drv_opt_backend(cmd, v, 1, &o->backend)) return 2;
     } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-batch") == 0 ||
                (plan && strcmp(a, "--ranks") == 0)) {
       if (drv_opt_int(cmd, a, v, 1, a[2] == 't' ? DRV_MAX_THREADS : 1000000, &x)) return 2;

@@ -69,12 +69,9 @@ static int train_parse(int argc, char **argv, train_args_t *a) {
     } else if (strcmp(o, "--batch-gb") == 0) {
       if (drv_opt_real("train", o, v, 0.001, 1e6, "GB", &a->batch_gb)) return 2;
     } else if (strcmp(o, "--backend") == 0) {
-      if (strcmp(v, "cpu") == 0)
-        a->backend = ENG_BACKEND_CPU;
-      else if (strcmp(v, "cuda") == 0)
-        a->backend = ENG_BACKEND_CUDA;
-      else
-        return drv_fail(2, "multiverse train: --backend %s: expected cpu or cuda\n", v);
+      int be;
+      if (drv_opt_backend("train", v, 0, &be)) return 2;
+      a->backend = (eng_backend_t)be;
     } else {
       return drv_fail(2, "multiverse train: unknown option %s (multiverse train --help)\n", o);
     }

@@ -115,5 +115,6 @@ expect "topology too small" "small.txt: 2 hosts, and 2 servers of 8 NICs need 16
 expect "fewer bytes than members" "--bytes 4: allreduce of 4 bytes among 16 servers" --op allreduce --bytes 4 --gpus 16 --gpus-per-server 1
 expect "unknown GPU" "--gpu b300: not a GPU of the presets" --op allreduce --bytes 1M --gpus 8 --gpu b300
 expect "unknown option" "unknown option --frobnicate" --op allreduce --bytes 1M --gpus 8 --frobnicate 1
+expect "unknown backend" "multiverse collective: --backend gpu: expected cpu or cuda" --op allreduce --bytes 1M --gpus 8 --backend gpu
 expect "bad --set" "unknown key 'bogus'" --op allreduce --bytes 1M --gpus 8 --set bogus=1
 exit $fail

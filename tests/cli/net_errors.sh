@@ -48,6 +48,7 @@ expect "broken JSON" "broken.json:3:" --topology broken.json --flows flows.txt
 expect "unknown --set key" "unknown key 'bogus'" --topology topo.txt --flows flows.txt --set bogus=1
 expect "bad --set value" "lb: unknown load balancing 'magic'" --topology topo.txt --flows flows.txt --set lb=magic
 expect "unknown option" "unknown option --frobnicate" --topology topo.txt --flows flows.txt --frobnicate 1
+expect "unknown backend" "multiverse net: --backend gpu: expected cpu or cuda" --topology topo.txt --flows flows.txt --backend gpu
 
 expect "trace of unlinked nodes" "--trace-queues 0:1" --topology topo.txt --flows flows.txt --trace-queues 0:1
 expect "trace of a missing flow" "--trace-rates 5" --topology topo.txt --flows flows.txt --trace-rates 5

@@ -83,6 +83,8 @@ echo "multiverse run: --force and --only-failed exclude each other" > want.txt
 expect 2 want.txt "$mv" run rows.json --force --only-failed
 echo "multiverse plan: unknown option --frobnicate (--help)" > want.txt
 expect 2 want.txt "$mv" plan rows.json --frobnicate
+echo "multiverse plan: --backend gpu: expected auto, cpu or cuda" > want.txt
+expect 2 want.txt "$mv" plan rows.json --backend gpu
 echo "multiverse plan: --ranks 0: expected an integer from 1 to 1000000" > want.txt
 expect 2 want.txt "$mv" plan rows.json --ranks 0
 echo "multiverse merge: nowhere/manifest.jsonl: No such file or directory (not a run folder?)" > want.txt

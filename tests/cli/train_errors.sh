@@ -47,6 +47,7 @@ EOF
 usage "experiment out of range" "--experiment 3: the job has 1 experiments" ok.json --experiment 3
 usage "unknown option" "unknown option --frob" ok.json --frob 1
 usage "threads out of range" "--threads 0: expected an integer from 1 to 1024" ok.json --threads 0
+usage "unknown backend" "multiverse train: --backend gpu: expected cpu or cuda" ok.json --backend gpu
 usage "batch size not a number" "--batch-gb 1e: expected" ok.json --batch-gb 1e
 printf '{"base": {"network": {"topology": {"kind": "fat_tree"}}}}' > net.json
 usage "a network experiment" "experiment 0 is a network experiment" net.json
