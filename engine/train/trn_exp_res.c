@@ -94,6 +94,20 @@ static int prio_of(int cat) {
   }
 }
 
+/* Appends the interval [s, f] of priority p as its two events, growing the
+ * array; -1 if out of memory. */
+static int ev_pair(ev_t **ev, int32_t *n, int32_t *cap, int64_t s, int64_t f, int p) {
+  if (*n + 2 > *cap) {
+    ev_t *m = realloc(*ev, (size_t)*cap * 2 * sizeof *m);
+    if (!m) return -1;
+    *ev = m;
+    *cap *= 2;
+  }
+  (*ev)[(*n)++] = (ev_t){s, p, 1};
+  (*ev)[(*n)++] = (ev_t){f, p, -1};
+  return 0;
+}
+
 /* Splits [0, end] of GPU g: seconds per priority (0..4) and idle (5). */
 static int exposure(const trn_exp_t *x, const eng_batch_t *b, int32_t e, int32_t g, int64_t end,
                     double out[6]) {
@@ -106,33 +120,12 @@ static int exposure(const trn_exp_t *x, const eng_batch_t *b, int32_t e, int32_t
     eng_task_times_t tt;
     if (o->g.t[i].gpu != g || o->meta[i].cat != TRN_CAT_COMPUTE) continue;
     if (eng_task_times(b, e, i, &tt) || tt.start < 0 || tt.end <= tt.start) continue;
-    if (n + 2 > cap) {
-      cap *= 2;
-      ev_t *m = realloc(ev, (size_t)cap * sizeof *ev);
-      if (!m) {
-        free(ev);
-        return -1;
-      }
-      ev = m;
-    }
-    ev[n++] = (ev_t){tt.start, 0, 1};
-    ev[n++] = (ev_t){tt.end, 0, -1};
+    if (ev_pair(&ev, &n, &cap, tt.start, tt.end, 0)) goto oom;
   }
   for (int32_t k = o->span_off[g]; k < o->span_off[g + 1]; k++) {
     int64_t s, f;
     if (trn_exp_span_times(x, b, e, &o->spans[k], &s, &f) || f <= s) continue;
-    if (n + 2 > cap) {
-      cap *= 2;
-      ev_t *m = realloc(ev, (size_t)cap * sizeof *ev);
-      if (!m) {
-        free(ev);
-        return -1;
-      }
-      ev = m;
-    }
-    int p = prio_of(o->spans[k].cat);
-    ev[n++] = (ev_t){s, p, 1};
-    ev[n++] = (ev_t){f, p, -1};
+    if (ev_pair(&ev, &n, &cap, s, f, prio_of(o->spans[k].cat))) goto oom;
   }
   qsort(ev, (size_t)n, sizeof *ev, by_time);
   int32_t count[5] = {0};
@@ -153,6 +146,9 @@ static int exposure(const trn_exp_t *x, const eng_batch_t *b, int32_t e, int32_t
     out[i] = (double)acc[i] * 1e-12;
   free(ev);
   return 0;
+oom:
+  free(ev);
+  return -1;
 }
 
 void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_result_t *r) {
