@@ -33,6 +33,7 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
                    int64_t *mem) {
   memset(x, 0, sizeof *x);
   kind->build(k, canon, id, x);
+  if (!mem) return;
   *mem = 0;
   if (x->status != ANA_OK) return;
   if (eng_exp_validate(&x->desc, x->message, sizeof x->message)) {

@@ -60,9 +60,10 @@ const drv_kind_t *drv_kind_find(const char *name);
 /* Names of the registered kinds, ", "-separated. */
 const char *drv_kind_names(void);
 
-/* Builds one experiment through its kind, then validates it with the engine
- * (ANA_INVALID with the engine's reason) and fills *mem (bytes of world
- * tables it needs alone; 0 unless runnable). */
+/* Builds one experiment through its kind; with `mem`, then validates it with
+ * the engine (ANA_INVALID with the engine's reason) and fills *mem (bytes of
+ * world tables it needs alone; 0 unless runnable). Without, the engine's batch
+ * validates it (a batch's run: the plan has sized it). */
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id, drv_exp_t *x,
                    int64_t *mem);
 

@@ -98,8 +98,7 @@ void drv_work_run(drv_work_t *w) {
   w->not_ok = 0;
   w->hops = 0;
   for (int32_t k = 0; k < w->n; k++) {
-    int64_t mem;
-    drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], &xs[k], &mem);
+    drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], &xs[k], NULL);
     if (xs[k].status == ANA_OK)
       which[m++] = k;
     else
