@@ -12,6 +12,9 @@
 #   BUILD=build RANKS=2 BACKEND=auto FILES=768 FLOWS=256 MAX_BYTES=8000000
 #   CCS="dcqcn dctcp hpcc" LBS="ecmp adaptive"
 #   WORK=/tmp/mv_scale MAX_BATCH=528 (0: the cost model's batches)
+#   STAGE=all: generate, plan, run 1 rank, run N ranks, compare; STAGE=one
+#   stops after the 1-rank run and STAGE=many runs the N ranks on WORK as
+#   STAGE=one left it (two calls of a machine that limits each one's time)
 # The defaults: 18432 experiments, some 200 s on one H200. The speed-up of the whole command is
 # (F + W) / (F + W/2 + tail): fixed costs F (MPI and CUDA start, rank 0's plan
 # and merge: a few seconds) must stay under W/18 for 1.9x, and the tail (the
@@ -35,6 +38,11 @@ ccs=${CCS:-dcqcn dctcp hpcc} lbs=${LBS:-ecmp adaptive}
 jlist() { local a="" x; for x in $1; do a="$a${a:+, }\"$x\""; done; echo "$a"; }
 mv=$build/driver/multiverse gen=$build/tests/mv_genflows
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+stage=${STAGE:-all}
+runs="1 $ranks"; [ "$stage" = one ] && runs=1; [ "$stage" = many ] && runs=$ranks
+if [ "$stage" = many ]; then
+  cd "$work" && [ -s wall1.txt ] || { echo "mpi_scale.sh: STAGE=many needs WORK=$work from STAGE=one" >&2; exit 2; }
+else
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 echo '{"kind":"fat_tree","tiers":3,"k":8,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
 list=""
@@ -48,22 +56,26 @@ cat > scale.json <<JSON
  "sweep": {"grid": {"network.flows": [$list], "network.cc": [$(jlist "$ccs")],
                     "network.lb": [$(jlist "$lbs")], "network.ack_every": [1, 2, 4, 8]}}}
 JSON
+fi
 opts=(--backend "$backend")
 [ "$max_batch" != 0 ] && opts+=(--max-batch "$max_batch")
-for n in 1 "$ranks"; do
+for n in $runs; do
   echo "plan for $n rank(s):"
   "$mv" plan scale.json --ranks "$n" "${opts[@]}" --run-dir none | sed 's/^/  /' || true
 done
 declare -A wall
-for n in 1 "$ranks"; do
+for n in $runs; do
   t0=$(date +%s.%N)
   mpirun --oversubscribe --bind-to none -np "$n" "$mv" run scale.json --run-dir run$n --force "${opts[@]}" \
     > run$n.out 2> run$n.err || { cat run$n.out run$n.err; exit 1; }
   t1=$(date +%s.%N)
   wall[$n]=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+  echo "${wall[$n]}" > wall$n.txt
   rate=$(sed -n 's/.*"experiments_per_s": \([0-9.e+-]*\).*/\1/p' run$n/progress.json)
   echo "$n rank(s): ${wall[$n]} s wall ($(tail -1 run$n.out | sed 's/^multiverse: //'); $rate experiments/s in the loop)"
 done
+[ "$stage" = one ] && exit 0
+wall[1]=$(cat wall1.txt)
 echo "busy seconds per rank ($ranks-rank run, from its logs):"
 for log in run$ranks/logs/*.log; do
   sed -n 's/.* done in \([0-9.]*\) s,.*/\1/p' "$log" | awk -v l="$(basename "$log")" '{s += $1} END {printf "  %s: %.2f s in %d batches\n", l, s, NR}'
