@@ -210,6 +210,33 @@ ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
     k->c->port_key[p0 + lp] = eng_port_key(k, lp);
 }
 
+/* A switch finds its next event among many ports through a tournament tree
+ * over their cached keys: tree node i (1 <= i < np, stored in port_twin of its
+ * i-th port) holds the winner of nodes 2i and 2i+1, where node np + lp is
+ * port lp; the winner is the smaller key, on a tie the lower port, so the root
+ * names the same port as a scan for the first smallest key. An event changes
+ * one or two keys: log2(np) steps each instead of np. */
+ENG_INLINE int32_t eng_tree_win(const eng_cols_t *c, int32_t p0, int32_t np, int32_t i) {
+  return i >= np ? i - np : c->port_twin[p0 + i];
+}
+
+ENG_INLINE void eng_tree_play(eng_cols_t *c, int32_t p0, int32_t np, int32_t i) {
+  int32_t a = eng_tree_win(c, p0, np, 2 * i), b = eng_tree_win(c, p0, np, 2 * i + 1);
+  int64_t ka = c->port_key[p0 + a], kb = c->port_key[p0 + b];
+  c->port_twin[p0 + i] = kb < ka || (kb == ka && b < a) ? b : a;
+}
+
+ENG_INLINE void eng_tree_build(eng_cols_t *c, int32_t p0, int32_t np) {
+  for (int32_t i = np - 1; i >= 1; i--)
+    eng_tree_play(c, p0, np, i);
+}
+
+/* Port lp's key changed: replay the matches on its way to the root. */
+ENG_INLINE void eng_tree_update(eng_cols_t *c, int32_t p0, int32_t np, int32_t lp) {
+  for (int32_t i = (np + lp) / 2; i >= 1; i /= 2)
+    eng_tree_play(c, p0, np, i);
+}
+
 /* Between two steps of a node only its incoming links change (the peers
  * published packets and frames), and only by adding to them: a port's cached
  * key needs just the heads of its links, and only when they were empty. */
@@ -264,14 +291,20 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     eng_port_keys_all(&k);
     c->node_keys_ok[x] = 1;
   }
+  if (!is_host) eng_tree_build(c, p0, np);
   for (;;) {
     int32_t idx = 0;
-    best = ENG_INF;
-    for (int32_t lp = 0; lp < np; lp++)
-      if (c->port_key[p0 + lp] < best) {
-        best = c->port_key[p0 + lp];
-        idx = lp;
-      }
+    if (is_host) {
+      best = ENG_INF;
+      for (int32_t lp = 0; lp < np; lp++)
+        if (c->port_key[p0 + lp] < best) {
+          best = c->port_key[p0 + lp];
+          idx = lp;
+        }
+    } else {
+      idx = np > 1 ? c->port_twin[p0 + 1] : 0;
+      best = c->port_key[p0 + idx];
+    }
     int64_t hk = eng_heap_top(c, x);
     if (hk < best) {
       best = hk;
@@ -300,12 +333,20 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     } else {
       eng_tx(&k, idx);
     }
-    if (is_host || k.pfc_busy) {
+    if (is_host) {
       eng_port_keys_all(&k);
+      k.pfc_busy = 0;
+    } else if (k.pfc_busy) {
+      eng_port_keys_all(&k);
+      eng_tree_build(c, p0, np);
       k.pfc_busy = 0;
     } else if (cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {
       c->port_key[p0 + idx] = eng_port_key(&k, idx);
-      if (out >= 0) c->port_key[p0 + out] = eng_port_key(&k, out);
+      eng_tree_update(c, p0, np, idx);
+      if (out >= 0 && out != idx) {
+        c->port_key[p0 + out] = eng_port_key(&k, out);
+        eng_tree_update(c, p0, np, out);
+      }
     }
   }
   c->node_now[x] = k.now;
