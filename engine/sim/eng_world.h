@@ -149,7 +149,7 @@ enum {
   X(port, int64_t, delay)        /* ps */                                                          \
   X(port, int64_t, busy_until)   /* ps */                                                          \
   X(port, int64_t, key)          /* key of the port's next event (eng_key), cached by its node */  \
-  X(port, int32_t, twin)         /* switch: its port tree's node (row - first port), see eng_step */ \
+  X(port, int32_t, twin)         /* switch: node (row - first port) of its port tree (eng_step) */ \
   X(port, int64_t, busy_ps)      /* time spent transmitting, ps */                                 \
   X(port, int64_t, q_max)        /* largest data queue seen, bytes */                              \
   X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                  \
