@@ -210,12 +210,16 @@ ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
     k->c->port_key[p0 + lp] = eng_port_key(k, lp);
 }
 
-/* A switch finds its next event among many ports through a tournament tree
- * over their cached keys: tree node i (1 <= i < np, stored in port_twin of its
- * i-th port) holds the winner of nodes 2i and 2i+1, where node np + lp is
- * port lp; the winner is the smaller key, on a tie the lower port, so the root
- * names the same port as a scan for the first smallest key. An event changes
- * one or two keys: log2(np) steps each instead of np. */
+/* A switch of ENG_TREE_PORTS ports or more finds its next event through a
+ * tournament tree over its ports' cached keys: tree node i (1 <= i < np,
+ * stored in port_twin of its i-th port) holds the winner of nodes 2i and
+ * 2i+1, where node np + lp is port lp; the winner is the smaller key, on a tie
+ * the lower port, so the root names the port a scan for the first smallest key
+ * names. An event changes one or two keys: log2(np) matches each instead of a
+ * scan of np. Smaller switches scan: on a k=8 fat-tree the tree's matches cost
+ * more than 8 compares (tests/bench/RESULTS.md). */
+#define ENG_TREE_PORTS 32
+
 ENG_INLINE int32_t eng_tree_win(const eng_cols_t *c, int32_t p0, int32_t np, int32_t i) {
   return i >= np ? i - np : c->port_twin[p0 + i];
 }
@@ -283,7 +287,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
-  const int is_host = !c->node_is_switch[x];
+  const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
   if (c->node_keys_ok[x]) {
     eng_port_keys_inputs(&k);
@@ -291,10 +295,10 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     eng_port_keys_all(&k);
     c->node_keys_ok[x] = 1;
   }
-  if (!is_host) eng_tree_build(c, p0, np);
+  if (tree) eng_tree_build(c, p0, np);
   for (;;) {
     int32_t idx = 0;
-    if (is_host) {
+    if (!tree) {
       best = ENG_INF;
       for (int32_t lp = 0; lp < np; lp++)
         if (c->port_key[p0 + lp] < best) {
@@ -338,14 +342,14 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
       k.pfc_busy = 0;
     } else if (k.pfc_busy) {
       eng_port_keys_all(&k);
-      eng_tree_build(c, p0, np);
+      if (tree) eng_tree_build(c, p0, np);
       k.pfc_busy = 0;
     } else if (cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {
       c->port_key[p0 + idx] = eng_port_key(&k, idx);
-      eng_tree_update(c, p0, np, idx);
+      if (tree) eng_tree_update(c, p0, np, idx);
       if (out >= 0 && out != idx) {
         c->port_key[p0 + out] = eng_port_key(&k, out);
-        eng_tree_update(c, p0, np, out);
+        if (tree) eng_tree_update(c, p0, np, out);
       }
     }
   }
