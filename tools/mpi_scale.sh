@@ -9,13 +9,13 @@
 # random traffic of FLOWS flows up to MAX_BYTES, half 16:1 incasts) x the
 # congestion controls CCS x the load balancers LBS x 4 ACK coalescings.
 # Environment (defaults):
-#   BUILD=build RANKS=2 BACKEND=auto FILES=768 FLOWS=256 MAX_BYTES=8000000
+#   BUILD=build RANKS=2 BACKEND=auto FILES=1152 FLOWS=256 MAX_BYTES=8000000
 #   CCS="dcqcn dctcp hpcc" LBS="ecmp adaptive"
 #   WORK=/tmp/mv_scale MAX_BATCH=528 (0: the cost model's batches)
 #   STAGE=all: generate, plan, run 1 rank, run N ranks, compare; STAGE=one
 #   stops after the 1-rank run and STAGE=many runs the N ranks on WORK as
 #   STAGE=one left it (two calls of a machine that limits each one's time)
-# The defaults: 18432 experiments, some 200 s on one H200. The speed-up of the whole command is
+# The defaults: 27648 experiments, some 300 s on one H200. The speed-up of the whole command is
 # (F + W) / (F + W/2 + tail): fixed costs F (MPI and CUDA start, rank 0's plan
 # and merge: a few seconds) must stay under W/18 for 1.9x, and the tail (the
 # last batch) small: raise MAX_BYTES if one rank takes less than a minute or
@@ -32,7 +32,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build} ranks=${RANKS:-2} backend=${BACKEND:-auto}
-files=${FILES:-768} flows=${FLOWS:-256} max_bytes=${MAX_BYTES:-8000000}
+files=${FILES:-1152} flows=${FLOWS:-256} max_bytes=${MAX_BYTES:-8000000}
 work=${WORK:-/tmp/mv_scale} max_batch=${MAX_BATCH:-528}
 ccs=${CCS:-dcqcn dctcp hpcc} lbs=${LBS:-ecmp adaptive}
 jlist() { local a="" x; for x in $1; do a="$a${a:+, }\"$x\""; done; echo "$a"; }
