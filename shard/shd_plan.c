@@ -103,9 +103,9 @@ static int fits(const open_t *o, const sortkey_t *x) {
  * slots, fit in the work the batch spreads already. */
 static int free_ride(const open_t *o, const sortkey_t *x) {
   if (x->cost > o->max) return 0;
-  int32_t slots = (int32_t)par(o->d);
-  if (slots > 1) return o->b->n % slots != 0;
-  return (o->sum + x->cost) / par(o->d) <= o->max;
+  double slots = par(o->d);
+  if (slots >= 2) return o->b->n % (int32_t)slots != 0;
+  return (o->sum + x->cost) / slots <= o->max;
 }
 
 static int32_t add(open_t *o, const sortkey_t *x) {

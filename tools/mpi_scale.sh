@@ -15,8 +15,8 @@
 #   STAGE=all: generate, plan, run 1 rank, run N ranks, compare; STAGE=one
 #   stops after the 1-rank run and STAGE=many runs the N ranks on WORK as
 #   STAGE=one left it (two calls of a machine that limits each one's time)
-# The defaults: 27648 experiments, some 300 s on one H200. The speed-up of the whole command is
-# (F + W) / (F + W/2 + tail): fixed costs F (MPI and CUDA start, rank 0's plan
+# The defaults: 27648 experiments, some 300 s on one H200. The speed-up of the
+# whole command is (F + W) / (F + W/2 + tail): fixed costs F (MPI and CUDA start, rank 0's plan
 # and merge: a few seconds) must stay under W/18 for 1.9x, and the tail (the
 # last batch) small: raise MAX_BYTES if one rank takes less than a minute or
 # two. 528 = two experiments per resident block. A batch lasts as long as its
@@ -38,24 +38,32 @@ ccs=${CCS:-dcqcn dctcp hpcc} lbs=${LBS:-ecmp adaptive}
 jlist() { local a="" x; for x in $1; do a="$a${a:+, }\"$x\""; done; echo "$a"; }
 mv=$build/driver/multiverse gen=$build/tests/mv_genflows
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-stage=${STAGE:-all}
-runs="1 $ranks"; [ "$stage" = one ] && runs=1; [ "$stage" = many ] && runs=$ranks
-if [ "$stage" = many ]; then
-  cd "$work" && [ -s wall1.txt ] || { echo "mpi_scale.sh: STAGE=many needs WORK=$work from STAGE=one" >&2; exit 2; }
-else
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
-echo '{"kind":"fat_tree","tiers":3,"k":8,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
-list=""
-for i in $(seq 0 $((files - 1))); do
-  if [ $((i % 2)) = 0 ]; then "$gen" random 128 $((i + 1)) "$flows" "$max_bytes" 50000 > f$i.txt
-  else "$gen" incast 128 $((i + 1)) 16 "$max_bytes" 0 $((i % 128)) > f$i.txt; fi
-  list="$list${list:+, }\"f$i.txt\""
-done
-cat > scale.json <<JSON
+# The sweep's inputs in the current folder: the topology, the flow files, the job.
+make_sweep() {
+  echo '{"kind":"fat_tree","tiers":3,"k":8,"host_gbps":100,"link_gbps":100,"link_delay_ns":1000}' > fat.json
+  local list="" i
+  for i in $(seq 0 $((files - 1))); do
+    if [ $((i % 2)) = 0 ]; then "$gen" random 128 $((i + 1)) "$flows" "$max_bytes" 50000 > f$i.txt
+    else "$gen" incast 128 $((i + 1)) 16 "$max_bytes" 0 $((i % 128)) > f$i.txt; fi
+    list="$list${list:+, }\"f$i.txt\""
+  done
+  cat > scale.json <<JSON
 {"name": "scale", "base": {"network": {"topology": "fat.json", "flows": "f0.txt"}},
  "sweep": {"grid": {"network.flows": [$list], "network.cc": [$(jlist "$ccs")],
                     "network.lb": [$(jlist "$lbs")], "network.ack_every": [1, 2, 4, 8]}}}
 JSON
+}
+stage=${STAGE:-all}
+case $stage in
+  all) runs="1 $ranks" ;;
+  one) runs=1 ;;
+  many) runs=$ranks ;;
+  *) echo "mpi_scale.sh: STAGE=$stage: expected all, one or many" >&2; exit 2 ;;
+esac
+if [ "$stage" = many ]; then
+  cd "$work" && [ -s wall1.txt ] || { echo "mpi_scale.sh: STAGE=many needs WORK=$work from STAGE=one" >&2; exit 2; }
+else
+  rm -rf "$work" && mkdir -p "$work" && cd "$work" && make_sweep
 fi
 opts=(--backend "$backend")
 [ "$max_batch" != 0 ] && opts+=(--max-batch "$max_batch")
