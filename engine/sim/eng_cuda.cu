@@ -59,11 +59,16 @@ ENG_SYSTEMS(CU_KERNEL)
 #undef CU_KERNEL
 
 /* Persistent mode: up to `windows` windows of every phase, grid-stride over
- * rows, a grid barrier after each phase. flags[w & 1] collects "some
+ * rows (node rows through the slot table `slots`, n.node slots: see
+ * cu_node_slots), a grid barrier after each phase. flags[w & 1] collects "some
  * experiment still runs" in window w; every thread reads it after the barrier
  * and all leave together. *done receives the windows run. */
-static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, int32_t windows, int *flags,
-                                    int32_t *done) {
+#define CU_PCALL_node(fn, i)                                                                       \
+  if (slots[i] >= 0) fn(&c, slots[i])
+#define CU_PCALL_port CU_CALL_port
+#define CU_PCALL_exp CU_CALL_exp
+static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, const int32_t *slots,
+                                    int32_t windows, int *flags, int32_t *done) {
   cg::grid_group g = cg::this_grid();
   const int32_t tid = (int32_t)g.thread_rank(), stride = (int32_t)g.size();
   for (int32_t w = 0; w < windows; w++) {
@@ -74,7 +79,7 @@ static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, int32_t windows, 
 #define CU_PHASE(ph, tab, fn)                                                                      \
   if (ph == phase)                                                                                 \
     for (int32_t i = tid; i < n.tab; i += stride)                                                  \
-      CU_CALL_##tab(fn, i);
+      CU_PCALL_##tab(fn, i);
       ENG_SYSTEMS(CU_PHASE)
 #undef CU_PHASE
       g.sync();
@@ -262,6 +267,57 @@ fail:
   return -1;
 }
 
+/* A switch and its port count, to sort switches largest first. */
+typedef struct cu_sw_t {
+  int32_t ports, row;
+} cu_sw_t;
+
+static int cu_sw_cmp(const void *a, const void *b) {
+  const cu_sw_t *x = (const cu_sw_t *)a, *y = (const cu_sw_t *)b;
+  if (x->ports != y->ports) return x->ports > y->ports ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The node rows of persistent mode in the order the threads take them; -1
+ * marks an idle slot. A node runs its events of a window in sequence on one
+ * thread, and threads of one warp that take different branches run one after
+ * the other. So each switch, where the events crowd, gets a warp to itself
+ * (lane 0), the largest first, as long as the slots fit in `budget` threads;
+ * the other rows follow, packed in row order. Without this, the 8 rail
+ * switches of a rail-optimized fabric (rows after the hosts) shared one warp.
+ * MULTIVERSE_CUDA_SPREAD=0 packs every row (the ablation). NULL if out of
+ * memory. */
+static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots) {
+  const int32_t n = (int32_t)w->n[ENG_T_node];
+  const char *env = getenv("MULTIVERSE_CUDA_SPREAD");
+  int32_t n_sw = 0, alone = 0, s = 0;
+  cu_sw_t *sw = (cu_sw_t *)malloc(sizeof(cu_sw_t) * (size_t)(n ? n : 1));
+  uint8_t *taken = (uint8_t *)calloc((size_t)(n ? n : 1), 1);
+  int32_t *slots = NULL;
+  if (!sw || !taken) goto done;
+  for (int32_t x = 0; x < n; x++)
+    if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
+  qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
+  if (!env || strcmp(env, "0") != 0)
+    while (alone < n_sw && 32 * (int64_t)(alone + 1) + (n - alone - 1) <= budget)
+      alone++;
+  *n_slots = 32 * alone + n - alone;
+  slots = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_slots ? *n_slots : 1));
+  if (!slots) goto done;
+  for (int32_t a = 0; a < alone; a++) {
+    slots[s++] = sw[a].row;
+    taken[sw[a].row] = 1;
+    for (int32_t l = 1; l < 32; l++)
+      slots[s++] = -1;
+  }
+  for (int32_t x = 0; x < n; x++)
+    if (!taken[x]) slots[s++] = x;
+done:
+  free(sw);
+  free(taken);
+  return slots;
+}
+
 /* Persistent mode: as many blocks as fit on the device at once (a cooperative
  * launch requires it), each launch running windows until every experiment has
  * ended or about half a second has passed (then progress, and again). */
@@ -269,7 +325,8 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
                              eng_world_t *w, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0, coop = 0;
   const int T = 128;
-  int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64;
+  int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64, n_slots = 0;
+  int32_t *slots = NULL, *d_slots = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);
   CUDA_TRY(cudaGetDevice(&dev));
@@ -282,6 +339,17 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
   }
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, 0));
+  slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots);
+  if (!slots) {
+    snprintf(err, errlen, "out of memory for the node slots of %d nodes", n.node);
+    return -1;
+  }
+  CUDA_TRY(cudaMalloc((void **)&d_slots, sizeof(int32_t) * (size_t)(n_slots ? n_slots : 1)));
+  CUDA_TRY(cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
+  if (getenv("MULTIVERSE_VERBOSE"))
+    fprintf(stderr, "cuda: %d node rows in %d slots (%d switches alone in a warp)\n", n.node,
+            n_slots, (n_slots - n.node) / 31);
+  n.node = n_slots;
   {
     int64_t most = 0; /* no more threads than the largest table has rows */
 #define CU_MOST(ph, tab, fn)                                                                       \
@@ -293,7 +361,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     if (grid < 1) grid = 1;
     for (;;) {
       CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
-      void *args[] = {&d, &n, &chunk, &d_flags, &d_done};
+      void *args[] = {&d, &n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
       CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
       CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
@@ -311,8 +379,12 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
       }
     }
   }
+  free(slots);
+  cudaFree(d_slots);
   return 0;
 fail:
+  free(slots);
+  cudaFree(d_slots);
   return -1;
 }
 
