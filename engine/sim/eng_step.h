@@ -244,28 +244,63 @@ ENG_INLINE void eng_tree_update(eng_cols_t *c, int32_t p0, int32_t np, int32_t l
 /* Between two steps of a node only its incoming links change (the peers
  * published packets and frames), and only by adding to them: a port's cached
  * key needs just the heads of its links, and only when they were empty. */
-ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
+ENG_INLINE void eng_port_key_input(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  int32_t p0 = c->node_port_off[k->x], np = c->node_n_ports[k->x];
-  for (int32_t lp = 0; lp < np; lp++) {
-    int32_t in = c->port_peer[p0 + lp];
-    int64_t key = c->port_key[p0 + lp];
-    uint32_t h = c->port_ring_head[in];
-    if (h != c->port_ring_pub[in]) {
-      const eng_pkt_t *pk =
-          &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
-      ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
-      int64_t a = eng_key(pk->t, ENG_EV_ARRIVE);
-      if (a < key) key = a;
-    }
-    h = c->port_pfc_head[in];
-    if (h != c->port_pfc_pub[in]) {
-      int64_t f =
-          eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])], ENG_EV_PFC);
-      if (f < key) key = f;
-    }
-    k->c->port_key[p0 + lp] = key;
+  int32_t p = c->node_port_off[k->x] + lp, in = c->port_peer[p];
+  int64_t key = c->port_key[p];
+  uint32_t h = c->port_ring_head[in];
+  if (h != c->port_ring_pub[in]) {
+    const eng_pkt_t *pk = &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+    ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
+    int64_t a = eng_key(pk->t, ENG_EV_ARRIVE);
+    if (a < key) key = a;
   }
+  h = c->port_pfc_head[in];
+  if (h != c->port_pfc_pub[in]) {
+    int64_t f =
+        eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])], ENG_EV_PFC);
+    if (f < key) key = f;
+  }
+  k->c->port_key[p] = key;
+}
+
+ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
+  int32_t np = k->c->node_n_ports[k->x];
+  for (int32_t lp = 0; lp < np; lp++)
+    eng_port_key_input(k, lp);
+}
+
+/* Whether node x of running experiment e has nothing to do in this window:
+ * nothing new came in and its own next event lies beyond the window. */
+ENG_INLINE int eng_node_idle(const eng_cols_t *c, int32_t x, int32_t e) {
+  return !c->node_woken[x] && !eng_node_poked(c, x, e) && c->node_next[x] >= c->exp_t_end[e];
+}
+
+/* Node k->x processes its event of class cls at k->now: of its local port idx
+ * (PFC frame, arrival, transmission) or of its heap's task idx (timer, task).
+ * Returns the egress port a relayed packet joined, else -1. */
+ENG_INLINE int32_t eng_node_event(eng_ctx_t *k, int32_t cls, int32_t idx) {
+  eng_cols_t *c = k->c;
+  if (cls == ENG_EV_PFC) {
+    int32_t p = c->node_port_off[k->x] + idx, in = c->port_peer[p];
+    uint32_t h = c->port_pfc_head[in];
+    uint8_t fr = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+    int32_t q = eng_cls(c, p, fr >> 1);
+    if ((fr & 1) && !c->cls_paused[q] && c->port_paused[p]++ == 0) c->port_paused_since[p] = k->now;
+    if (!(fr & 1) && c->cls_paused[q] && --c->port_paused[p] == 0)
+      c->port_paused_ps[p] += k->now - c->port_paused_since[p];
+    c->cls_paused[q] = fr & 1;
+    c->port_pfc_head[in] = h + 1;
+    return -1;
+  }
+  if (cls == ENG_EV_ARRIVE) return eng_arrive(k, idx);
+  if (cls == ENG_EV_TIMER)
+    eng_host_timer(k, c->task_flow[idx]);
+  else if (cls == ENG_EV_TASK)
+    eng_task_event(k, idx);
+  else
+    eng_tx(k, idx);
+  return -1;
 }
 
 /* System: node x processes all its events before its experiment's window end,
@@ -276,9 +311,7 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
-  /* Nothing new came in and its own next event lies beyond this window: the
-   * node has nothing to do but say when it will. */
-  if (!c->node_woken[x] && !eng_node_poked(c, x, e) && c->node_next[x] >= c->exp_t_end[e]) {
+  if (eng_node_idle(c, x, e)) { /* it only says when it has something to do */
     if (c->node_next[x] < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
@@ -316,27 +349,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     }
     if (best >= key_end) break;
     k.now = best >> 3;
-    int32_t cls = (int32_t)(best & 7), out = -1;
-    if (cls == ENG_EV_PFC) {
-      int32_t p = p0 + idx, in = c->port_peer[p];
-      uint32_t h = c->port_pfc_head[in];
-      uint8_t fr = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
-      int32_t q = eng_cls(c, p, fr >> 1);
-      if ((fr & 1) && !c->cls_paused[q] && c->port_paused[p]++ == 0)
-        c->port_paused_since[p] = k.now;
-      if (!(fr & 1) && c->cls_paused[q] && --c->port_paused[p] == 0)
-        c->port_paused_ps[p] += k.now - c->port_paused_since[p];
-      c->cls_paused[q] = fr & 1;
-      c->port_pfc_head[in] = h + 1;
-    } else if (cls == ENG_EV_ARRIVE) {
-      out = eng_arrive(&k, idx);
-    } else if (cls == ENG_EV_TIMER) {
-      eng_host_timer(&k, c->task_flow[idx]);
-    } else if (cls == ENG_EV_TASK) {
-      eng_task_event(&k, idx);
-    } else {
-      eng_tx(&k, idx);
-    }
+    int32_t cls = (int32_t)(best & 7), out = eng_node_event(&k, cls, idx);
     if (is_host) {
       eng_port_keys_all(&k);
       k.pfc_busy = 0;
