@@ -58,13 +58,100 @@ typedef struct cu_rows_t {
 ENG_SYSTEMS(CU_KERNEL)
 #undef CU_KERNEL
 
+/* eng_node_step for switch x by the 32 threads of one warp (persistent mode,
+ * each switch alone in a warp): one thread takes the events, in the same order
+ * as eng_node_step, while the warp refreshes the ports' keys at the start of
+ * the step (and after a PFC frame) and finds the next port, each thread over
+ * every 32nd port, by a butterfly of shuffles. A thread alone spent the step
+ * walking its ports: keys and tournament tree at every step, a path of the
+ * tree at every event. The next port is the same: the smallest key, on a tie
+ * the lowest port. */
+static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
+  const unsigned all = 0xffffffffu;
+  const int32_t lane = (int32_t)(threadIdx.x & 31);
+  const int32_t e = c->node_exp[x];
+  if (c->exp_status[e] != ENG_RUNNING) return;
+  const int idle = eng_node_idle(c, x, e), keys_ok = c->node_keys_ok[x];
+  __syncwarp(all); /* every thread has read the flags its first clears */
+  if (idle) {
+    if (lane == 0 && c->node_next[x] < ENG_INF)
+      eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
+    return;
+  }
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0};
+  if (lane == 0) {
+    c->node_woken[x] = 0;
+    c->node_keys_ok[x] = 1;
+    eng_node_schedule(&k);
+  }
+  const int64_t key_end = eng_key(c->exp_t_end[e], 0);
+  const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  for (int32_t lp = lane; lp < np; lp += 32)
+    if (keys_ok)
+      eng_port_key_input(&k, lp);
+    else
+      c->port_key[p0 + lp] = eng_port_key(&k, lp);
+  int64_t best;
+  for (;;) {
+    __syncwarp(all); /* the keys and the state the first thread wrote are seen */
+    int32_t idx = np;
+    best = ENG_INF;
+    for (int32_t lp = lane; lp < np; lp += 32)
+      if (c->port_key[p0 + lp] < best) {
+        best = c->port_key[p0 + lp];
+        idx = lp;
+      }
+    for (int d = 16; d > 0; d >>= 1) {
+      int64_t ob = __shfl_xor_sync(all, best, d);
+      int32_t oi = __shfl_xor_sync(all, idx, d);
+      if (ob < best || (ob == best && oi < idx)) {
+        best = ob;
+        idx = oi;
+      }
+    }
+    int64_t hk = eng_heap_top(c, x);
+    if (hk < best) {
+      best = hk;
+      idx = c->heap_task[c->node_task_off[x]];
+    }
+    if (best >= key_end) break;
+    k.now = best >> 3;
+    const int32_t cls = (int32_t)(best & 7);
+    int pfc = 0;
+    if (lane == 0) {
+      int32_t out = eng_node_event(&k, cls, idx);
+      pfc = k.pfc_busy;
+      k.pfc_busy = 0;
+      if (!pfc && cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {
+        c->port_key[p0 + idx] = eng_port_key(&k, idx);
+        if (out >= 0 && out != idx) c->port_key[p0 + out] = eng_port_key(&k, out);
+      }
+    }
+    if (__shfl_sync(all, pfc, 0)) { /* a frame took the wire: every key may have moved */
+      __syncwarp(all);
+      for (int32_t lp = lane; lp < np; lp += 32)
+        c->port_key[p0 + lp] = eng_port_key(&k, lp);
+    }
+  }
+  if (lane == 0) {
+    c->node_now[x] = k.now;
+    int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
+    c->node_next[x] = next;
+    if (k.emit_min < next) next = k.emit_min;
+    if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
+  }
+}
+
 /* Persistent mode: up to `windows` windows of every phase, grid-stride over
- * rows (node rows through the slot table `slots`, n.node slots: see
+ * rows (node rows through the slot table `slots` of n.node slots:
  * cu_node_slots), a grid barrier after each phase. flags[w & 1] collects "some
  * experiment still runs" in window w; every thread reads it after the barrier
  * and all leave together. *done receives the windows run. */
 #define CU_PCALL_node(fn, i)                                                                       \
-  if (slots[i] >= 0) fn(&c, slots[i])
+  if (slots[i] >= 0)                                                                               \
+    fn(&c, slots[i]);                                                                              \
+  else if (slots[i] < -1)                                                                          \
+  cu_switch_step(&c, -2 - slots[i])
 #define CU_PCALL_port CU_CALL_port
 #define CU_PCALL_exp CU_CALL_exp
 static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, const int32_t *slots,
@@ -278,15 +365,15 @@ static int cu_sw_cmp(const void *a, const void *b) {
   return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* The node rows of persistent mode in the order the threads take them; -1
- * marks an idle slot. A node runs its events of a window in sequence on one
- * thread, and threads of one warp that take different branches run one after
- * the other. So each switch, where the events crowd, gets a warp to itself
- * (lane 0), the largest first, as long as the slots fit in `budget` threads;
- * the other rows follow, packed in row order. Without this, the 8 rail
- * switches of a rail-optimized fabric (rows after the hosts) shared one warp.
- * MULTIVERSE_CUDA_SPREAD=0 packs every row (the ablation). NULL if out of
- * memory. */
+/* The node rows of persistent mode in the order the threads take them. A node
+ * runs its events of a window in sequence, and threads of one warp that take
+ * different branches run one after the other: so each switch, where the
+ * events crowd, gets a warp to itself (the 32 slots hold -2 - row: the warp
+ * steps it together, cu_switch_step), the largest first, as long as the slots
+ * fit in `budget` threads; the other rows follow, one per thread in row order.
+ * Before, the 8 rail switches of a rail-optimized fabric (rows after the
+ * hosts) shared one thread each of one warp. MULTIVERSE_CUDA_SPREAD=0 gives
+ * every row one thread (the ablation). NULL if out of memory. */
 static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots) {
   const int32_t n = (int32_t)w->n[ENG_T_node];
   const char *env = getenv("MULTIVERSE_CUDA_SPREAD");
@@ -305,10 +392,9 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
   slots = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_slots ? *n_slots : 1));
   if (!slots) goto done;
   for (int32_t a = 0; a < alone; a++) {
-    slots[s++] = sw[a].row;
     taken[sw[a].row] = 1;
-    for (int32_t l = 1; l < 32; l++)
-      slots[s++] = -1;
+    for (int32_t l = 0; l < 32; l++)
+      slots[s++] = -2 - sw[a].row;
   }
   for (int32_t x = 0; x < n; x++)
     if (!taken[x]) slots[s++] = x;
