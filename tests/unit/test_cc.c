@@ -58,8 +58,9 @@ static void dcqcn(void) {
   }
   CHECK(sx->rt == L); /* fast recovery never moves the target */
 
-  /* Second CNP at 400 us: cut with the decayed alpha, which then rises. */
-  double a = sx->alpha;
+  /* Second CNP at 400 us: the alpha updates of 330 and 385 us, taken late,
+   * decay it twice more; the cut uses it, then it rises. */
+  double a = (1 - g) * ((1 - g) * sx->alpha);
   int64_t t1 = t0 + 400 * US;
   cc_on_cnp(&sa, p, t1);
   CHECK(near(sx->rt, rc) && near(sx->rc, rc * (1 - a / 2)) && near(sx->alpha, (1 - g) * a + g));
@@ -90,6 +91,7 @@ static void dcqcn(void) {
   /* The minimum rate bounds a cut. */
   sx->rc = 1.5e9;
   sx->alpha = 1.0;
+  sx->t_alpha = CC_NEVER; /* no update due before the CNP */
   cc_on_cnp(&sa, p, t1 + 100000 * US);
   CHECK(near(sx->rc, p->min_rate));
   /* A finished flow's timers stop. */
@@ -108,9 +110,10 @@ static void dcqcn(void) {
   /* The Mellanox preset does not clamp the target on consecutive cuts. */
   CHECK(mvsim_set(&ep, "cc=dcqcn", err, sizeof err) == 0);
   cc_init(&z, &za, &ep.ccp, 100e9, 0);
-  cc_on_cnp(&za, &ep.ccp, 0);
+  cc_on_cnp(&za, &ep.ccp, 0); /* alpha stays 1, updates every us from then */
   cc_on_cnp(&za, &ep.ccp, 4 * US);
-  CHECK(zx->rt == 100e9 && near(zx->rc, 25e9));
+  a = pow(1 - ep.ccp.g, 3); /* the updates at 1, 2 and 3 us */
+  CHECK(zx->rt == 100e9 && near(zx->rc, 50e9 * (1 - a / 2)));
 }
 
 static void dctcp(void) {
@@ -258,8 +261,80 @@ static void hpcc(void) {
   CHECK(near(sx->wc, want[3]) && sx->inc_stage == 0);
 }
 
+/* DCQCN's alpha updates are taken late, without an event each
+ * (cc_dcqcn_alpha_until): a flow driven with the same CNPs twice, once with a
+ * timer event at every alpha update too (as before) and once only when
+ * cc_timer_at asks, has the same bits after every CNP and at the end. CNPs
+ * come on a half-microsecond grid, in bursts and after quiet gaps, so they
+ * often meet an update (at a tie the CNP, an arrival, comes first). */
+static void dcqcn_alpha_late(int ns3) {
+  eng_params_t ep = mvsim_params();
+  char err[256];
+  CHECK(mvsim_set(&ep, "cc=dcqcn", err, sizeof err) == 0);
+  if (ns3) CHECK(mvsim_set(&ep, "dcqcn_ns3=true", err, sizeof err) == 0);
+  const cc_params_t *p = &ep.ccp;
+  const int64_t HALF_US = 500000, END = 100000 * 2 * HALF_US;
+  cc_state_t s[2];
+  cc_alg_t a[2];
+  long events[2] = {0, 0}, cnps = 0, cuts = 0, same = 0;
+  double last_rc = 0;
+  for (int v = 0; v < 2; v++)
+    cc_init(&s[v], &a[v], p, 100e9, 0);
+  uint64_t r = 0x9e3779b97f4a7c15ull;
+  int64_t tc = 7 * HALF_US;
+  for (;;) {
+    int64_t tv[2];
+    for (int v = 0; v < 2; v++) {
+      tv[v] = cc_timer_at(&a[v], p);
+      if (v == 0 && a[v].dcqcn.t_alpha < tv[v]) tv[v] = a[v].dcqcn.t_alpha;
+    }
+    int64_t tt = tv[0] < tv[1] ? tv[0] : tv[1];
+    if (tc > END && tt > END) break;
+    if (tc <= tt) {                     /* the CNP, on both */
+      cuts += a[0].dcqcn.rc != last_rc; /* the rate moved since the last CNP */
+      last_rc = a[0].dcqcn.rc;
+      for (int v = 0; v < 2; v++)
+        cc_on_cnp(&a[v], p, tc);
+      cnps++;
+      const cc_dcqcn_t *x = &a[0].dcqcn, *y = &a[1].dcqcn;
+      int eq = x->alpha == y->alpha && x->rc == y->rc && x->rt == y->rt &&
+               x->t_alpha == y->t_alpha && x->t_inc == y->t_inc && x->t_dec == y->t_dec &&
+               x->cnp_seen == y->cnp_seen && x->cnp_cut == y->cnp_cut && x->stage_t == y->stage_t;
+      same += eq;
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      uint32_t u = (uint32_t)(r >> 33);
+      tc += u % 10 < 7 ? (int64_t)(1 + u / 10 % 8) * HALF_US
+                       : (int64_t)(200 + u / 10 % 2000) * HALF_US;
+      continue;
+    }
+    for (int v = 0; v < 2; v++)
+      if (tv[v] == tt) {
+        cc_on_timer(&s[v], &a[v], p, tt);
+        events[v]++;
+      }
+  }
+  cc_dcqcn_alpha_until(&a[1].dcqcn, p, a[0].dcqcn.t_alpha); /* the late one catches up */
+  CHECK(cnps > 400 && cuts > 200);
+  CHECK_EQ_I64(same, cnps);
+  CHECK(a[0].dcqcn.alpha == a[1].dcqcn.alpha && a[0].dcqcn.rc == a[1].dcqcn.rc);
+  CHECK_EQ_I64(a[0].dcqcn.t_alpha, a[1].dcqcn.t_alpha);
+  /* Once alpha is 0 the updates are skipped, the next one still on time. */
+  cc_dcqcn_t z = a[1].dcqcn;
+  const int64_t t = z.t_alpha;
+  z.alpha = 0.0;
+  z.cnp_seen = 0;
+  cc_dcqcn_alpha_until(&z, p, t + 20 * HALF_US); /* 10 updates, before that instant */
+  CHECK_EQ_I64(z.t_alpha, t + 20 * HALF_US);
+  cc_dcqcn_alpha_until(&z, p, t + 20 * HALF_US + 1); /* and the one at it */
+  CHECK(z.alpha == 0.0 && z.t_alpha == t + 22 * HALF_US);
+  /* An update every microsecond over 100 ms had an event each; no more. */
+  CHECK(events[0] - events[1] > 90000);
+}
+
 int main(void) {
   dcqcn();
+  dcqcn_alpha_late(0);
+  dcqcn_alpha_late(1);
   dctcp();
   hpcc();
   return mvtest_end();
