@@ -109,11 +109,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
         idx = oi;
       }
     }
-    int64_t hk = eng_heap_top(c, x);
-    if (hk < best) {
-      best = hk;
-      idx = c->heap_task[c->node_task_off[x]];
-    }
+    eng_node_heap_first(c, x, &best, &idx);
     if (best >= key_end) break;
     k.now = best >> 3;
     const int32_t cls = (int32_t)(best & 7);
@@ -133,13 +129,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
         c->port_key[p0 + lp] = eng_port_key(&k, lp);
     }
   }
-  if (lane == 0) {
-    c->node_now[x] = k.now;
-    int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
-    c->node_next[x] = next;
-    if (k.emit_min < next) next = k.emit_min;
-    if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
-  }
+  if (lane == 0) eng_node_end(&k, best);
 }
 
 /* Persistent mode: up to `windows` windows of every phase, grid-stride over

@@ -303,6 +303,29 @@ ENG_INLINE int32_t eng_node_event(eng_ctx_t *k, int32_t cls, int32_t idx) {
   return -1;
 }
 
+/* The node's heap (task starts and ends, flows' timers) goes first where its
+ * top key is below the ports' best: *best and *idx (a port, or a task row)
+ * become its. */
+ENG_INLINE void eng_node_heap_first(const eng_cols_t *c, int32_t x, int64_t *best, int32_t *idx) {
+  int64_t hk = eng_heap_top(c, x);
+  if (hk < *best) {
+    *best = hk;
+    *idx = c->heap_task[c->node_task_off[x]];
+  }
+}
+
+/* The end of node k->x's step, its next event's key `best` not yet due: it
+ * keeps the time it reached and says when it has something to do next (its
+ * next event, or a packet it sent that arrives earlier). */
+ENG_INLINE void eng_node_end(eng_ctx_t *k, int64_t best) {
+  eng_cols_t *c = k->c;
+  c->node_now[k->x] = k->now;
+  int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
+  c->node_next[k->x] = next;
+  if (k->emit_min < next) next = k->emit_min;
+  if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[k->e], next);
+}
+
 /* System: node x processes all its events before its experiment's window end,
  * in key order: first the tasks poked by other hosts in the previous window
  * (the schedule part), then events of its ports (each caches the key of its
@@ -342,11 +365,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
       idx = np > 1 ? c->port_twin[p0 + 1] : 0;
       best = c->port_key[p0 + idx];
     }
-    int64_t hk = eng_heap_top(c, x);
-    if (hk < best) {
-      best = hk;
-      idx = c->heap_task[c->node_task_off[x]];
-    }
+    eng_node_heap_first(c, x, &best, &idx);
     if (best >= key_end) break;
     k.now = best >> 3;
     int32_t cls = (int32_t)(best & 7), out = eng_node_event(&k, cls, idx);
@@ -366,11 +385,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
       }
     }
   }
-  c->node_now[x] = k.now;
-  int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
-  c->node_next[x] = next;
-  if (k.emit_min < next) next = k.emit_min;
-  if (next < ENG_INF) eng_atomic_min_i64(&c->exp_next_t[e], next);
+  eng_node_end(&k, best);
 }
 
 /* Series s of a traced experiment records its value at the end of a window
