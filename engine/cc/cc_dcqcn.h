@@ -148,27 +148,19 @@ ENG_INLINE void cc_dcqcn_ns3_timer(const cc_state_t *s, cc_dcqcn_t *d, const cc_
       d->t_inc = now + p->inc_timer;
     }
   }
-  if (d->t_alpha == now) {
-    d->alpha = d->cnp_seen ? (1.0 - p->g) * d->alpha + p->g : (1.0 - p->g) * d->alpha;
-    d->cnp_seen = 0;
-    d->t_alpha = now + p->alpha_timer;
-  }
+  cc_dcqcn_alpha_until(d, p, now + 1); /* the alpha update at `now`, last */
 }
 
 /* Timers due at `now`: alpha decays unless a CNP came since the last update;
  * the increase timer steps while the rate is below line rate. */
 ENG_INLINE void cc_dcqcn_on_timer(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p,
                                   int64_t now) {
-  cc_dcqcn_alpha_until(d, p, now); /* an update at `now` follows, in the order below */
   if (p->dcqcn_ns3) {
+    cc_dcqcn_alpha_until(d, p, now); /* the update at `now` comes after the checks */
     cc_dcqcn_ns3_timer(s, d, p, now);
     return;
   }
-  if (d->t_alpha == now) {
-    if (!d->cnp_seen) d->alpha = (1.0 - p->g) * d->alpha;
-    d->cnp_seen = 0;
-    d->t_alpha = now + p->alpha_timer;
-  }
+  cc_dcqcn_alpha_until(d, p, now + 1); /* the updates up to `now`, then the increase */
   if (d->t_inc == now) {
     d->stage_t++;
     cc_dcqcn_increase(s, d, p);

@@ -369,10 +369,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     if (best >= key_end) break;
     k.now = best >> 3;
     int32_t cls = (int32_t)(best & 7), out = eng_node_event(&k, cls, idx);
-    if (is_host) {
-      eng_port_keys_all(&k);
-      k.pfc_busy = 0;
-    } else if (k.pfc_busy) {
+    if (is_host || k.pfc_busy) { /* a host's every port; a frame moved a switch's keys */
       eng_port_keys_all(&k);
       if (tree) eng_tree_build(c, p0, np);
       k.pfc_busy = 0;
