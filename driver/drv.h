@@ -63,7 +63,7 @@ int drv_opt_backend(const char *cmd, const char *v, int auto_ok, int *out);
 /* Each key of n "KEY=VALUE" texts given once (`what`: "--set"); 0 or 2. */
 int drv_opt_keys_once(const char *cmd, const char *what, const char *const *kvs, int n);
 
-/* An output folder (-o; README: Output folders): drv_outdir_check before
+/* An output folder (-o; docs/cli.md: Output folders): drv_outdir_check before
  * anything runs, drv_outdir_begin right before the run, results written into
  * `stage`, drv_outdir_end after. With dir NULL every step does nothing. */
 #define DRV_OUT_MARKER ".multiverse-run"  /* the command that wrote the folder */

@@ -24,7 +24,7 @@ static const char cal_usage[] =
     "                the program in their file name\n"
     "  --out-of-place  fit the out-of-place times (default: in-place)\n"
     "Logs of the same GPU type, collective and GPU count are fitted together; one curve\n"
-    "per such group, t = alpha + bytes / beta per size range (README: intra-server model).\n";
+    "per such group, t = alpha + bytes / beta per size range (docs/collectives.md).\n";
 
 /* One (gpu, collective, ranks) group of logs. */
 typedef struct cal_group_t {
@@ -93,7 +93,7 @@ static int cal_run(const char *const *logs, int n_logs, const char *out, const c
   char err[1024];
   json_t *root = json_pack("{s:s, s:s, s:[]}", "description",
                            "Intra-server NCCL model fitted by `multiverse calibrate` from "
-                           "nccl-tests logs (README: intra-server model)",
+                           "nccl-tests logs (docs/collectives.md)",
                            "fit",
                            "coll_fit: the fewest size ranges (at most 6, two points or more "
                            "each) whose weighted least-squares lines t = alpha + bytes / beta "

@@ -6,7 +6,7 @@
 
 #include "driver/drv_coll.h"
 
-/* The intra-server collectives the phases use (README, collectives as task
+/* The intra-server collectives the phases use (docs/collectives.md, collectives as task
  * graphs); their count. */
 static int intra_kinds(const drv_coll_args_t *a, coll_kind_t *k) {
   if (a->per < 2 || a->kind == COLL_SENDRECV) return 0;

@@ -28,7 +28,7 @@ static const char coll_usage[] =
     "  N       GPUs; they fill servers of G GPUs in order (default: the GPU's server)\n"
     "  NAME    GPU type of the intra-server model and server shape (default h200)\n"
     "  TOPO    as `multiverse net`; default: a non-blocking rail-optimized fabric of the\n"
-    "          servers' NICs (README: multiverse collective)\n"
+    "          servers' NICs (docs/collectives.md)\n"
     "prints, per size (and variant), the time of one collective and its algbw and busbw\n"
     "(GB/s, nccl-tests' conventions); --json: one object per line with the network counters\n";
 

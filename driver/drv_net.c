@@ -23,7 +23,7 @@ static const char net_usage[] =
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
     "         (told apart by content); each one is an experiment, all run as one batch\n"
     "  LIST   a file naming flow files, one per line (relative to its folder)\n"
-    "  --set  network parameter (README: network parameters), e.g. --set pfc=false\n"
+    "  --set  network parameter (docs/parameters.md), e.g. --set pfc=false\n"
     "  --sweep KEY=V1,V2,...  every flow file runs once per value (several --sweep: every\n"
     "         combination, the first varying slowest), all in the same batch\n"
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format; a task graph's flows in\n"
@@ -36,7 +36,7 @@ static const char net_usage[] =
     "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
     "towards PEER, every US microseconds (default 10)\n"
     "OUTDIR: a new folder, or one without an earlier run; --force replaces an earlier run\n"
-    "(README: Output folders). Each key is given once; `cc` applies before the other keys.\n";
+    "(docs/cli.md: Output folders). Each key is given once; `cc` applies before the other keys.\n";
 
 typedef struct net_args_t {
   const char *topo, *out, *presets, *ns3cfg;

@@ -284,7 +284,7 @@ int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char
   }
   const job_key_t *k = job_key_find(name);
   if (!k) {
-    snprintf(err, errlen, "--set %s: unknown key '%s' (see README: network parameters)", kv, name);
+    snprintf(err, errlen, "--set %s: unknown key '%s' (see docs/parameters.md)", kv, name);
     return job_oneline(err);
   }
   if (job_key_apply(ps, p, k, eq + 1, NULL, why, sizeof why)) {

@@ -82,7 +82,7 @@ void job_dec_format(const job_dec_t *d, char *buf, size_t len);
 
 /* The range of a numeric key in its user's unit (job_param_range.c): [lo, hi],
  * or (lo, hi] with lo_open; `derived`: -1 is accepted too and means the value
- * is derived; `text` states it in messages and the README. */
+ * is derived; `text` states it in messages and docs/parameters.md. */
 typedef struct job_range_t {
   const char *key;
   double lo, hi;

@@ -8,7 +8,7 @@
 #include "jobs/job_param_int.h"
 
 /* Times: at most 1e5 s (ENG_MAX_TIMER_PS), the headroom the engine's clock
- * keeps past the latest max_time_s (README: Limits). */
+ * keeps past the latest max_time_s (docs/formats.md: Limits). */
 const job_range_t job_ranges[] = {
     {"mtu", 1, 65000, 0, 0, "1 to 65000 bytes (and mtu + header at most 65000)"},
     {"header", 0, 64999, 0, 0, "0 to 64999 bytes (and mtu + header at most 65000)"},

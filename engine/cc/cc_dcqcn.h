@@ -53,7 +53,7 @@ ENG_INLINE void cc_dcqcn_on_send(const cc_state_t *s, cc_dcqcn_t *d, const cc_pa
  * check or the update itself, so those call this first and the updates need
  * no events: a flow that saw a CNP ticks every dcqcn_alpha_timer (1 us by
  * default) for the rest of its life, and with many flows per host those
- * ticks were most of the events (README, Speed: the all-to-all). The same
+ * ticks were most of the events (tests/bench/RESULTS.md: the all-to-all). The same
  * multiplications in the same order as one event per update: the same bits.
  * Once alpha is 0 and no CNP waits, the updates change nothing: skipped. */
 ENG_INLINE void cc_dcqcn_alpha_until(cc_dcqcn_t *d, const cc_params_t *p, int64_t now) {

@@ -211,7 +211,7 @@ typedef struct coll_desc_t {
  * after[i] (-1: none; after NULL: none); done[i] receives the join task, on
  * member i's host, that ends when every task member i owns has ended and every
  * flow to it has arrived. Inside a server the members' steps are coll tasks
- * timed by the model; between servers the data moves as flows (README,
+ * timed by the model; between servers the data moves as flows (docs/collectives.md,
  * "Collectives"). 0, or -1 with a message (g may then hold a partial graph). */
 int coll_append(tg_t *g, const coll_cluster_t *cl, const coll_desc_t *d, int32_t n,
                 const int32_t *gpus, const int32_t *after, int32_t *done, char *err, size_t errlen);

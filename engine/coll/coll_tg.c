@@ -196,7 +196,7 @@ done:
   return rc;
 }
 
-/* The phases of d->kind (README, "Collectives"). */
+/* The phases of d->kind (docs/collectives.md). */
 static int phases(coll_b_t *b, const int32_t *after) {
   coll_kind_t k = b->d->kind;
   uint64_t S = b->d->bytes;

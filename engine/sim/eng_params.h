@@ -126,7 +126,7 @@ typedef struct eng_params_t {
 
 /* The longest timer or interval a parameter may give (rto_us, flowlet_gap_us,
  * the DCQCN timers): 1e5 s, the headroom the clock keeps past the latest
- * max_time_s (README: Limits). */
+ * max_time_s (docs/formats.md: Limits). */
 #define ENG_MAX_TIMER_PS 100000000000000000LL /* ps */
 
 /* Checks ranges and combinations; the message names the key. 0 or -1. */

@@ -217,7 +217,7 @@ ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
  * the lower port, so the root names the port a scan for the first smallest key
  * names. An event changes one or two keys: log2(np) matches each instead of a
  * scan of np. Smaller switches scan: on a k=8 fat-tree the tree's matches cost
- * more than 8 compares (README, Speed: the all-to-all). */
+ * more than 8 compares (tests/bench/RESULTS.md: the all-to-all). */
 #define ENG_TREE_PORTS 32
 
 ENG_INLINE int32_t eng_tree_win(const eng_cols_t *c, int32_t p0, int32_t np, int32_t i) {

@@ -13,7 +13,7 @@
 
 #include "topo/topo.h"
 
-/* What a task may be (README "Limits"). The clock is int64 ps and event keys pack
+/* What a task may be (docs/formats.md "Limits"). The clock is int64 ps and event keys pack
  * time * 8 + class, so times stay below 2^60 ps; max_time_s is at most 1e6 s. A task
  * starts by then, and what it adds to the time it is known (delay + duration) stays
  * within the 1.5e5 s left below 2^60. */

@@ -1,5 +1,5 @@
 /* tg: task graphs written as JSON, for tests and for users who generate their
- * own schedules (README, "JSON task graphs"):
+ * own schedules (docs/formats.md, "JSON task graphs"):
  *   {"tasks": [{"id": "a", "kind": "flow", "src": 0, "dst": 5, "bytes": 1000000},
  *              {"kind": "compute", "host": 0, "dur_us": 10,
  *               "after": ["a", {"task": "b", "on": "recv"}]}, ...]}

@@ -11,7 +11,7 @@
 
 #define TOPO_ERR_LEN 512
 
-/* What a link may be (README "Limits"). The clock is int64 ps and event keys pack
+/* What a link may be (docs/formats.md "Limits"). The clock is int64 ps and event keys pack
  * time * 8 + class, so times stay below 2^60 ps (13.3 days); max_time_s is at most
  * 1e6 s, which leaves 1.5e5 s for what is scheduled past it. */
 #define TOPO_MAX_DELAY_PS 1000000000000LL /* 1 s: far past any physical link */

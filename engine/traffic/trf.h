@@ -9,7 +9,7 @@
 #include "tg/tg.h"
 #include "topo/topo.h"
 
-/* What a flow may be (README "Limits"). */
+/* What a flow may be (docs/formats.md "Limits"). */
 #define TRF_MAX_BYTES TG_MAX_BYTES /* per flow: 1 TiB */
 /* 1e6 s, max_time_s's limit: a later flow could never start (tg.h). */
 #define TRF_MAX_START_PS TG_MAX_START_PS

@@ -16,6 +16,9 @@ build=$(cd "$1" && pwd) results=$2 logs=${3:-$1/bench-logs}
 . "$here/lib.sh"
 . "$here/gen.sh"
 . "$here/render.sh"
+# The hand-written part of the results (render appends it), read before any
+# render rewrites the file.
+BY_HAND=$(sed -n '/^## Measured by hand/,$p' "$here/RESULTS.md")
 . "$here/sections.sh"
 . "$here/scale.sh"
 BENCH_MV=$build/driver/multiverse BENCH_GEN=$build/tests/mv_genflows

@@ -141,5 +141,6 @@ render() {
     for b in "packet records only:$bph_min" "every column touched:$bph_all"; do
       echo "| ${b%:*} | ${b#*:} | $(fmt "$(bench_calc 'w / b' w="$BW" b="${b#*:}")") | $([ -n "$f7h" ] && echo "$(fmt "$(bench_calc '100 * h * b / w' h="$f7h" b="${b#*:}" w="$BW")" %.2f)%" || echo -) |"
     done
+    [ -z "${BY_HAND:-}" ] || { echo; printf '%s\n' "$BY_HAND"; }
   } > "$results"
 }

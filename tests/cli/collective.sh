@@ -2,7 +2,7 @@
 # `multiverse collective`: inside one server the time is the shipped model's
 # (H200 2 GPUs: the measured curve's fit, within its stated error of every
 # measured point); across servers a ring all-reduce on the default fabric is
-# the closed form (README: closed forms of rings), exact with one ACK per
+# the closed form (docs/collectives.md: closed forms of rings), exact with one ACK per
 # block; sizes and --sweep variants in one batch equal their runs alone; bad
 # input exits 2 with one line.
 # usage: collective.sh MULTIVERSE PRESETS_DIR WORKDIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The limits of README "Limits": each input past one exits 2 with one line on
+# The limits of docs/formats.md "Limits": each input past one exits 2 with one line on
 # stderr naming the file and line (or key) and the limit, and writes no output; an
 # experiment past one (a link's ring) is invalid, with the link named. Inputs at
 # the limits run, exactly.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Options parsed strictly and output folders that cannot mislead (README: Limits,
+# Options parsed strictly and output folders that cannot mislead (docs/cli.md: Option values,
 # Output folders): every row of the hardening issue's table as a case. A refused
 # option exits 2 with one line naming the option or key and its range, before
 # anything runs, and leaves no output folder; a run into a folder holding an

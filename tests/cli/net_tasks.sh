@@ -67,7 +67,7 @@ else
   echo "FAIL htsim all-reduce: rc=$rc $bad $(cat stderr.txt)"; fail=1
 fi
 
-# The README's JSON task graph: work starts at the request's reception, the
+# docs/formats.md's JSON task graph: work starts at the request's reception, the
 # answer at the work's end, the join at the answer's reception (host 0).
 "$mv" net --topology ls.json --flows "$data/taskgraph.json" -o js > stdout.txt 2> stderr.txt
 bad=$(awk '!/^#/ { s[$1] = $6; e[$1] = $7; r[$1] = $8; k[$1] = $2 }

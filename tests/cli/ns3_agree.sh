@@ -6,7 +6,7 @@
 # SIP, DIP, SPORT, DPORT). Asserted: the single flows within 0.5% (they are
 # equal to the ns), the incasts' last FCT within 3%, on the 1,777-flow trace
 # HPCC >= 95% of flows within +-5% and >= 99% within +-20%, DCQCN >= 88% and
-# >= 96% (README, Matching ns-3 HPCC: DCQCN's RED marks are random draws in
+# >= 96% (docs/ns3.md, Agreement: DCQCN's RED marks are random draws in
 # both simulators, so its agreement depends on the experiment's seed, 88.9% to
 # 92.7% and 96.6% to 97.9% over six seeds; two of our own runs that differ only
 # in the seed agree 90.9% / 97.2%). Also: a configuration with keys we do not

@@ -3,7 +3,8 @@
  * hpcc_fat_tree_topology): a one-packet flow's FCT equals the analytical base
  * RTT, sum over the hops out of (serialisation + delay) plus the same for the
  * ACK back, for every path length (the 6-hop path's 12 us of propagation is
- * the data file's max_base_rtt_us). */
+ * the data file's max_base_rtt_us).
+ * Paths of 2, 4 and 6 hops. */
 #include <jansson.h>
 
 #include "mvsim.h"

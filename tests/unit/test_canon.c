@@ -2,7 +2,11 @@
  * the exact decimal of what is stored and parses back to identical stored
  * values (presets and the ECN table included); keys are sorted; a fixed
  * experiment has a fixed id; the id changes with a referenced file's content
- * and not with the folder the job lives in; nothing is truncated. */
+ * and not with the folder the job lives in; nothing is truncated.
+ * Values that are not binary-exact print as the exact decimal of what is stored
+ * (95.2001953125); the shortest decimal of a double: integers below 2^53 give
+ * their own digits, random non-integers read back and lose their value without
+ * their last digit. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <math.h>

@@ -2,8 +2,11 @@
  * network (a star: host - switch - host, rate R, delay d): a ring all-reduce
  * of S bytes over n hosts takes 2(n-1) steps of S/n bytes, all-gather and
  * reduce-scatter n-1 steps, each step the store-and-forward time of its block
- * plus the latency terms derived below (README, "Closed forms"); a
- * hierarchical all-reduce adds the intra-server model's steps. */
+ * plus the latency terms derived below (docs/collectives.md, "Closed forms of rings"); a
+ * hierarchical all-reduce adds the intra-server model's steps.
+ * Over 4, 8 and 16 hosts at 100 and 400 Gb/s: exact to the picosecond with one
+ * ACK per block, within 2 % with one ACK per packet; a 2 x 2-GPU hierarchical
+ * all-reduce ends exactly at reduce-scatter + ring + all-gather. */
 #include "coll/coll.h"
 #include "mvsim.h"
 #include "mvtest.h"

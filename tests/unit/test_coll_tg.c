@@ -1,7 +1,9 @@
 /* NCCL collectives as task graphs: flow counts and bytes per algorithm,
  * every step's dependencies in NCCL's order, bytes per member against the
  * nccl-tests formulas, model-timed steps inside servers, and graphs that pass
- * tg_check on generated topologies. */
+ * tg_check on generated topologies.
+ * Ring all-reduce: 2(n-1) n flows of S/(n C) per channel; rings, loops, trees,
+ * chains and the pairwise all-to-all. */
 #include "coll/coll.h"
 #include "coll/coll_int.h"
 #include "mvtest.h"

@@ -2,7 +2,10 @@
  * (an invalid one is a result with its reason, the others run and give what
  * they give alone), memory estimates equal the tables a batch builds, and
  * task times read back (start, end, receive: closed forms of docs/model.md,
- * Tasks). */
+ * Tasks).
+ * Invalid experiments: a bad parameter, an oversized flow, a dependency cycle,
+ * unassigned ports, a bad trace selection; the memory estimate adds up over
+ * experiments on distinct topologies. */
 #include "mvsim.h"
 #include "mvtest.h"
 

@@ -4,7 +4,10 @@
  * building it and after each of many single-port updates. In the engine: a
  * 40:1 incast with PFC through one switch of 41 ports (a tree, rebuilt when a
  * PFC frame takes transmission time) equals the reference simulator to the
- * picosecond. */
+ * picosecond.
+ * A tie broken to the higher port fails the first part; dropping the tree's
+ * rebuild after a PFC frame, or the update of the egress port, fails the
+ * second. */
 #include <stdlib.h>
 
 #include "mvsim.h"

@@ -3,7 +3,15 @@
  * random topologies, flow sets and parameters: every flow's finish time and
  * every counter, for ECMP and spraying, with PFC, ECN, drops, link loss,
  * timeouts, descriptor exhaustion and relaying hosts, and every key of the
- * ns-3 HPCC simulator's semantics chosen at random (mvns3.h). */
+ * ns-3 HPCC simulator's semantics chosen at random (mvns3.h).
+ * 300 random experiments (fat-trees, leaf-spine, rail, tori with relaying
+ * servers, lossy stars; none, DCQCN, DCTCP, HPCC); the reference shares only
+ * the topology's links and node kinds, the hash functions and the CC equations
+ * of engine/cc, and computes its own routing and base RTTs. Breaking any one of
+ * ns-3's semantics in the reference (the ns clock, classes, ACKs with data or
+ * paused, reserve, headroom, alpha by rate, PFC frames, ns-3's ECMP, its base
+ * RTT and global T, DCQCN's CNP flag, HPCC's telemetry units) makes some of the
+ * 300 differ. */
 #include <jansson.h>
 
 #include "mvns3.h"

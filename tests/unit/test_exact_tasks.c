@@ -3,7 +3,9 @@
  * random task graphs (mvgen.h) over random topologies and parameters: every
  * task's start, end and recv, every counter, the status and the end time.
  * With --cuda (the gpu test): the CUDA backend in each launch mode equals the
- * CPU backend on the same batch (exit 77 without a GPU). */
+ * CPU backend on the same batch (exit 77 without a GPU).
+ * 300 random task graphs (flows, compute, coll, joins with need 0 and k,
+ * streams, recv and end edges within and across hosts) in one batch. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,6 +1,9 @@
 /* Job files: expansion counts (grid x zip x samples, filters), the order of
  * experiments, sample points against an independent implementation of the
- * documented generator, and every problem of a bad file reported in one pass. */
+ * documented generator, and every problem of a bad file reported in one pass.
+ * The topology-search example expands to 24 experiments; grid x 2 zip groups x
+ * samples gives 240 in mixed-radix order; exclude/include: 12 - 4 + 3 = 11, 2
+ * dropped. */
 #include <math.h>
 
 #include "job_sweep.h"
@@ -122,7 +125,7 @@ static void counts(void) {
   job_sweep_free(sw);
 }
 
-/* The generator as README documents it, written again here. */
+/* The generator as docs/jobs.md documents it, written again here. */
 static uint64_t t_mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -3,7 +3,9 @@
  * exact quotients its double arithmetic puts just below), its ECMP hash, its
  * base RTTs and standalone FCTs on the shipped topology (the published
  * standalone column), its DCQCN (rdma-hw.cc *Mlx) and its HPCC sender
- * (HandleAckHp, ChangeRate, int-header.h units). Engine and reference alike. */
+ * (HandleAckHp, ChangeRate, int-header.h units). Engine and reference alike.
+ * 83.84 ns of serialisation is 83 on its clock; the shipped fat tree's base
+ * RTTs 8200 and 12240 ns, standalone FCTs 92040 and 96080 ns. */
 #include <math.h>
 
 #include "cc/cc.h"

@@ -3,7 +3,8 @@
  * millionth past it is refused naming the key and the range; only -1 means
  * derived, and only where a derived value exists; a key of another
  * congestion control may be 0; a preset never overrides an explicit key,
- * whatever their order; README's table states every range as messages do. */
+ * whatever their order; docs/parameters.md's table states every range as
+ * messages do. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -154,19 +155,18 @@ static void presets_first(void) {
   CHECK_STR_CONTAINS(err, "--set dcqcn_g: '5' is out of range: more than 0 and at most 1");
 }
 
-/* README.md, "Parameter ranges": one row "| `key` | text |" per range, its
+/* docs/parameters.md, "Ranges": one row "| `key` | text |" per range, its
  * text the one messages give. */
 static void readme_rows(void) {
   char path[1024], line[4096], key[80], text[512];
-  snprintf(path, sizeof path, "%s/../../README.md",
+  snprintf(path, sizeof path, "%s/../../docs/parameters.md",
            getenv("MV_TEST_DATA") ? getenv("MV_TEST_DATA") : "tests/data");
   FILE *f = fopen(path, "r");
   CHECK(f != NULL);
   if (!f) return;
   int rows[256] = {0}, in_table = 0;
   while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "### ", 4) == 0 || strncmp(line, "## ", 3) == 0)
-      in_table = strstr(line, "Parameter ranges") != NULL;
+    if (strncmp(line, "## ", 3) == 0) in_table = strcmp(line, "## Ranges\n") == 0;
     if (!in_table || sscanf(line, "| `%79[^`]` | %511[^|]|", key, text) != 2) continue;
     const job_range_t *r = job_range_find(key);
     CHECK(r != NULL);
@@ -174,14 +174,14 @@ static void readme_rows(void) {
     rows[r - job_ranges]++;
     text[strlen(text) - 1] = '\0'; /* the space before '|' */
     if (strcmp(text, r->text) != 0) {
-      fprintf(stderr, "README: %s: \"%s\", the table says \"%s\"\n", key, text, r->text);
+      fprintf(stderr, "docs/parameters.md: %s: \"%s\", the table says \"%s\"\n", key, text, r->text);
       mvtest_failures++;
     }
   }
   fclose(f);
   for (int i = 0; i < job_n_ranges; i++)
     if (rows[i] != 1) {
-      fprintf(stderr, "README: %d rows for %s in Parameter ranges\n", rows[i], job_ranges[i].key);
+      fprintf(stderr, "docs/parameters.md: %d rows for %s in Ranges\n", rows[i], job_ranges[i].key);
       mvtest_failures++;
     }
 }

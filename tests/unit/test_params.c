@@ -1,8 +1,11 @@
 /* Network parameters: the presets file loads and is checked against the key
  * table both ways; `--set` converts units exactly (ps, bytes, Q16) and rejects
  * unknown keys and bad values naming them; presets set what their sources
- * say; the engine's checks name the key; the README's parameter table lists
- * every key with its canonical default. */
+ * say; the engine's checks name the key; docs/parameters.md's table lists
+ * every key with its canonical default.
+ * Units exactly: 0.3 MiB = 314573 bytes, 95.2 KiB = 97485, pfc_alpha 0.1 =
+ * 6554/2^16, sub-ps digits rejected; each broken variant of the presets file is
+ * rejected naming its JSON path. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdlib.h>
@@ -274,12 +277,12 @@ static void presets_file_checks(void) {
   }
 }
 
-/* README.md, "Network parameters": a row "| `key` | `default` | ..." for every
- * network key, the default as the canonical text writes it (strings without
- * their quotes); every CC key appears in the README. */
+/* docs/parameters.md, "Network parameters": a row "| `key` | `default` | ..."
+ * for every network key, the default as the canonical text writes it (strings
+ * without their quotes); every CC key appears in the page. */
 static void readme_table(void) {
   char path[1024], line[4096];
-  snprintf(path, sizeof path, "%s/../../README.md",
+  snprintf(path, sizeof path, "%s/../../docs/parameters.md",
            getenv("MV_TEST_DATA") ? getenv("MV_TEST_DATA") : "tests/data");
   FILE *f = fopen(path, "r");
   CHECK(f != NULL);
@@ -293,7 +296,7 @@ static void readme_table(void) {
       snprintf(quoted, sizeof quoted, "`%s`", job_keys[i].name);
       mentioned[i] |= strstr(line, quoted) != NULL;
     }
-    if (strncmp(line, "### ", 4) == 0) in_table = strstr(line, "Network parameters") != NULL;
+    if (strncmp(line, "## ", 3) == 0) in_table = strstr(line, "Network parameters") != NULL;
     char key[80], def[512];
     if (!in_table || sscanf(line, "| `%79[^`]` | %511[^|]|", key, def) != 2) continue;
     const job_key_t *k = job_key_find(key);
@@ -310,18 +313,18 @@ static void readme_table(void) {
     if (v && want[1] == '"')
       snprintf(want, sizeof want, "`%.*s` ", (int)n - 2, v + strlen(member) + 1);
     if (strcmp(def, want) != 0) {
-      fprintf(stderr, "README: %s: default %s, the presets say %s\n", key, def, want);
+      fprintf(stderr, "docs/parameters.md: %s: default %s, the presets say %s\n", key, def, want);
       mvtest_failures++;
     }
   }
   fclose(f);
   for (int i = 0; i < job_n_keys; i++) {
     if (job_keys[i].cc_kind == CC_NONE && rows[i] != 1) {
-      fprintf(stderr, "README: %d rows for %s in Network parameters\n", rows[i], job_keys[i].name);
+      fprintf(stderr, "docs/parameters.md: %d rows for %s in Network parameters\n", rows[i], job_keys[i].name);
       mvtest_failures++;
     }
     if (!mentioned[i]) {
-      fprintf(stderr, "README: %s is not described\n", job_keys[i].name);
+      fprintf(stderr, "docs/parameters.md: %s is not described\n", job_keys[i].name);
       mvtest_failures++;
     }
   }

@@ -1,4 +1,5 @@
-/* Task graphs: ns-3 source ports, and the message of each kind of bad graph. */
+/* Task graphs: ns-3 source ports, and the message of each kind of bad graph.
+ * GPU and stream indices up to 16777215 are accepted, one past refused. */
 #include "mvsim.h"
 #include "mvtest.h"
 #include "tg/tg.h"
@@ -68,7 +69,7 @@ static void test_bad(void) {
   g.t[0].line = 7;
   g.t[0].start = -1;
   check_bad(&g, "g.json:7: start, delay and duration must be >= 0");
-  /* The limits of README "Limits", at the edge (accepted) and one past. */
+  /* The limits of docs/formats.md "Limits", at the edge (accepted) and one past. */
   char err0[256];
   g.t[0].start = 1000000000000000000LL;
   g.t[0].bytes = (uint64_t)1 << 40;

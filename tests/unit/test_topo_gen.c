@@ -173,7 +173,7 @@ static void test_errors(void) {
             "topology.link_gbps: must be 1 to 1e6 Gb/s (1 Gb/s to 1 Pb/s), got -1");
   check_bad("{\"kind\":\"fat_tree\",\"link_delay_ns\":0}",
             "topology.link_delay_ns: must be 0.001 to 1e9 ns (1 ps to 1 s), got 0");
-  /* The limits (README "Limits"): 1 ps to 1 s, 1 Gb/s to 1 Pb/s, 256 hops. */
+  /* The limits (docs/formats.md "Limits"): 1 ps to 1 s, 1 Gb/s to 1 Pb/s, 256 hops. */
   check_bad("{\"kind\":\"fat_tree\",\"link_delay_ns\":1e10}",
             "topology.link_delay_ns: must be 0.001 to 1e9 ns (1 ps to 1 s), got 1e+10");
   check_bad("{\"kind\":\"fat_tree\",\"host_delay_ns\":1000000000.5}",

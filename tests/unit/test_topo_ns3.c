@@ -98,7 +98,7 @@ static void check_link(const char *link, const char *phrase) {
   CHECK(t.n_nodes == 0 && t.links == NULL);
 }
 
-/* The limits of README "Limits": 1 ps to 1 s, 1 Gb/s to 1 Pb/s, and text only. */
+/* The limits of docs/formats.md "Limits": 1 ps to 1 s, 1 Gb/s to 1 Pb/s, and text only. */
 static void test_limits(void) {
   char err[TOPO_ERR_LEN] = "";
   topo_t t;

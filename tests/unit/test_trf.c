@@ -66,7 +66,7 @@ static void check_line(const char *flow, size_t len, const char *phrase) {
 }
 #define CHECK_LINE(flow, phrase) check_line(flow, sizeof flow - 1, phrase)
 
-/* The limits of README "Limits": start at most 1e6 s, at most 2^40 bytes, priority 1..7. */
+/* The limits of docs/formats.md "Limits": start at most 1e6 s, at most 2^40 bytes, priority 1..7. */
 static void test_limits(void) {
   trf_flows_t fl;
   char err[TOPO_ERR_LEN] = "";

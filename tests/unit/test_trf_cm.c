@@ -146,7 +146,7 @@ static void test_errors(void) {
   bad("Triggers 1\n0->1 id 1 trigger 1 size 10\ntrigger id 1 barrier count 2\n",
       "bad.cm:5: trigger 1 gets 0 signals (send_done_trigger, recv_done_trigger) but needs 2");
   bad("Hosts 8\n", "bad.cm:3: unknown line 'Hosts'");
-  /* The limits of README "Limits": starts up to 1e6 s, sizes up to 2^40 bytes. */
+  /* The limits of docs/formats.md "Limits": starts up to 1e6 s, sizes up to 2^40 bytes. */
   bad("0->1 start 1000000000000000001 size 10\n",
       "bad.cm:3: start '1000000000000000001' is past 1e18 ps (1e6 s), the latest start");
   bad("0->1 start 1e30 size 10\n", "bad.cm:3: start '1e30' is past 1e18 ps (1e6 s)");

@@ -1,5 +1,8 @@
 /* Training models: FLOPs per op and per iteration against Megatron-LM's closed forms
- * (Narayanan et al. SC21; Korthikanti et al. 2022). */
+ * (Narayanan et al. SC21; Korthikanti et al. 2022).
+ * Iteration FLOPs of the four Korthikanti et al. models equal 72 B s l h^2 (1 +
+ * s/(6h) + V/(12 l h)) (96 ... with full recomputation); their 175B run's MFU
+ * is 0.514 within 1 %. */
 #include <math.h>
 
 #include "trntest.h"

@@ -1,7 +1,10 @@
 /* Pipeline schedules: Megatron-LM's 1F1B and interleaved programs step by step, every
  * pass once and in order, and, run by the engine with free communication, the
  * bubble: (p - 1) / (m + p - 1) of the iteration with 1F1B, divided by v when
- * interleaved. */
+ * interleaved.
+ * 1F1B rank 0 of 4 with 6 micro-batches runs F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4
+ * B5; the 1F1B bubble is (p-1)(f+b), and interleaving by v = 2 and 4 divides it
+ * by v. */
 #include <math.h>
 
 #include "train/trn_gen.h"

@@ -1,7 +1,9 @@
 /* Imported workloads run by the engine: a two-layer SimAI workload on four GPUs of
  * one server, with collectives of a hand-made intra-server model, ends at the
  * hand-computed time; a malformed file is an invalid experiment whose message names
- * the file and line; our SimAI and ASTRA-sim examples run. */
+ * the file and line; our SimAI and ASTRA-sim examples run.
+ * The toy workload ends at 85.74304 us, and at 85.932036 us with the A100's
+ * overlap slowdown; the malformed file is named as wl_toy_bad.txt:4. */
 #include "trnexp.h"
 
 /* An all-reduce of 2 GPUs takes 10 us + bytes / (100 GB/s). */

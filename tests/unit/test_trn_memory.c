@@ -1,6 +1,8 @@
 /* Training models: memory per GPU. ZeRO Table 1 (tests/data/zero_memory.json) to its
  * printed precision, the activation formulas of Korthikanti et al. exactly, which of
- * their configurations fit in 80 GB, and the breakdown of one out of memory. */
+ * their configurations fit in 80 GB, and the breakdown of one out of memory.
+ * The 1T model with TP alone is oom; ZeRO stages shard weights, gradients and
+ * optimizer states. */
 #include <math.h>
 
 #include "trntest.h"

@@ -1,5 +1,9 @@
 /* Training models: parameter counts of the presets against published counts, and
- * the parameters one GPU of each pipeline stage holds. */
+ * the parameters one GPU of each pipeline stage holds.
+ * GPT-3 175B against Megatron's 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) plus
+ * the final norm; LLaMA-7B, -13B, -65B, Llama-2-70B and Mixtral 8x7B (total and
+ * active) against the released checkpoints' counts; per-stage parameters sum to
+ * the model. */
 #include <math.h>
 
 #include "mvtest.h"

@@ -1,6 +1,7 @@
 /* Training models: the GEMM efficiency curve (gpus.json, from measured cuBLASLt
  * throughput) at its data points and between them, the roofline time of an op, and
- * the job's per-op override. */
+ * the job's per-op override.
+ * The A100 curve at 2^35 FLOPs: 223.8667 TFLOP/s. */
 #include <math.h>
 
 #include "trntest.h"
