@@ -58,28 +58,50 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
   return t;
 }
 
+/* Digests of the workload's files: the text workload, or every rank file of a Chakra
+ * trace set and its communicator groups file. 0, 1 (a file cannot be read), -1 (out of
+ * memory); *dig malloc'd. */
+static int wl_digests(const json_t *w, const char *base_dir, uint64_t **dig, int *n, char *err,
+                      size_t errlen) {
+  const char *wl = json_string_value(json_object_get(w, "file"));
+  const char *groups = json_string_value(json_object_get(w, "comm_groups"));
+  char path[8192], prefix[4096], f[4200];
+  *dig = NULL;
+  *n = 0;
+  if (!wl) return 0;
+  snprintf(path, sizeof path, "%s%s%s", wl[0] == '/' ? "" : base_dir, wl[0] == '/' ? "" : "/", wl);
+  int ranks = trn_et_find(path, prefix, sizeof prefix, err, errlen);
+  if (ranks < 0) return 1;
+  if (!(*dig = malloc(((size_t)ranks + 2) * sizeof **dig))) return -1;
+  if (ranks == 0) return job_file_digest(path, &(*dig)[(*n)++], err, errlen) ? 1 : 0;
+  for (int r = 0; r < ranks; r++) {
+    snprintf(f, sizeof f, "%s.%d.et", prefix, r);
+    if (job_file_digest(f, &(*dig)[(*n)++], err, errlen)) return 1;
+  }
+  if (groups) {
+    snprintf(path, sizeof path, "%s%s%s", groups[0] == '/' ? "" : base_dir,
+             groups[0] == '/' ? "" : "/", groups);
+    if (job_file_digest(path, &(*dig)[(*n)++], err, errlen)) return 1;
+  }
+  return 0;
+}
+
 int drv_train_canon(const json_t *exp, const char *base_dir, char **canon, uint64_t *id, char *err,
                     size_t errlen) {
   json_t *c = json_copy((json_t *)exp);
   *canon = NULL;
   if (c && !json_object_get(c, "kind")) json_object_set_new(c, "kind", json_string("training"));
   *canon = c ? json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-  const char *wl = json_string_value(json_object_get(json_object_get(c, "workload"), "file"));
-  char path[8192];
-  uint64_t digest = 0;
+  uint64_t *digest = NULL;
   int rc = 0, n = 0;
-  if (!*canon) {
-    snprintf(err, errlen, "out of memory");
+  if (!*canon)
     rc = -1;
-  } else if (wl) {
-    snprintf(path, sizeof path, "%s%s%s", wl[0] == '/' ? "" : base_dir, wl[0] == '/' ? "" : "/",
-             wl);
-    if (job_file_digest(path, &digest, err, errlen))
-      rc = 1; /* the experiment fails: its workload cannot be read */
-    else
-      n = 1;
-  }
-  if (*canon) *id = job_id_hash(*canon, &digest, n);
+  else
+    rc = wl_digests(json_object_get(c, "workload"), base_dir, &digest, &n, err, errlen);
+  if (rc < 0) snprintf(err, errlen, "out of memory");
+  if (*canon && rc == 0) *id = job_id_hash(*canon, digest, n);
+  if (*canon && rc > 0) *id = job_id_hash(*canon, NULL, 0); /* the experiment fails */
+  free(digest);
   json_decref(c);
   return rc;
 }

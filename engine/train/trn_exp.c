@@ -13,7 +13,7 @@ const char *const trn_exp_network_keys[] = {"topology", "link_gbps", "link_delay
 
 static const char *const exp_keys[] = {"kind",    "model",    "training", "cluster",
                                        "network", "workload", NULL};
-static const char *const wl_keys[] = {"file", "unit_ps", NULL};
+static const char *const wl_keys[] = {"file", "unit_ps", "comm_groups", NULL};
 
 static int invalid(trn_exp_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int invalid(trn_exp_t *x, const char *fmt, ...) {
@@ -37,52 +37,103 @@ static int problems(trn_exp_t *x, const trn_problems_t *pr) {
   return 0;
 }
 
-/* workload.file: the imported workload on the cluster. */
+/* A path relative to the job file's folder. */
+static void rel(const trn_exp_env_t *env, const char *file, char *path, size_t len) {
+  if (file[0] == '/' || !env->base_dir)
+    snprintf(path, len, "%s", file);
+  else
+    snprintf(path, len, "%s/%s", env->base_dir, file);
+}
+
+/* A Chakra trace set (rank files prefix.N.et) on the cluster. */
+static int chakra(const trn_exp_env_t *env, const json_t *w, const char *where, const char *prefix,
+                  int32_t n_ranks, trn_exp_t *x) {
+  const char *groups = json_string_value(json_object_get(w, "comm_groups"));
+  char gpath[4096], e[TRN_ERR_LEN];
+  if (groups) rel(env, groups, gpath, sizeof gpath);
+  trn_et_t et;
+  if (trn_et_read(prefix, n_ranks, groups ? gpath : NULL, &et, e, sizeof e))
+    return invalid(x, "%s.workload: %s", where, e);
+  const trn_cluster_t *c = &x->setup.cluster;
+  trn_gen_et_desc_t d = {.et = &et,
+                         .gpus = c->gpus,
+                         .gpus_per_server = c->gpus_per_server,
+                         .nics_per_server = c->nics_per_server,
+                         .gpu = c->gpu.name,
+                         .gpu_spec = &c->gpu,
+                         .model = env->coll,
+                         .sync_ps = x->params.sync};
+  int rc = trn_gen_et(&d, &x->graph, e, sizeof e) ? invalid(x, "%s.workload: %s", where, e) : 0;
+  trn_et_free(&et);
+  return rc;
+}
+
+/* workload.file: the imported workload on the cluster: a Chakra trace set (a prefix,
+ * one of its files or its folder), else a SimAI / ASTRA-sim 1.0 text workload. */
 static int imported(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x,
                     trn_problems_t *problems_so_far) {
   const json_t *w = json_object_get(exp, "workload");
-  char at[TRN_ERR_LEN], path[4096];
+  char at[TRN_ERR_LEN], path[4096], e[TRN_ERR_LEN], prefix[4096];
   trn_problems_t pr = *problems_so_far;
   int64_t unit = 0;
   snprintf(at, sizeof at, "%s.workload", where);
   const char *file = json_string_value(json_object_get(w, "file"));
+  const json_t *cl = json_object_get(exp, "cluster");
   if (!json_is_object(w)) {
     trn_jproblem(&pr, at, NULL, "must be an object {\"file\": ...}");
   } else {
     trn_jkeys(w, wl_keys, at, &pr);
-    if (!file || !*file) trn_jproblem(&pr, at, "file", "missing (a SimAI or ASTRA-sim workload)");
+    if (!file || !*file)
+      trn_jproblem(&pr, at, "file", "missing (a SimAI or ASTRA-sim workload, or a Chakra trace)");
     trn_jint(w, "unit_ps", 1, (int64_t)1 << 40, &unit, at, &pr);
+    const json_t *g = json_object_get(w, "comm_groups");
+    if (g && (!json_is_string(g) || !*json_string_value(g)))
+      trn_jproblem(&pr, at, "comm_groups", "must be a file name (ASTRA-sim's communicator groups)");
   }
   if (json_object_get(exp, "model") || json_object_get(exp, "training"))
     trn_jproblem(&pr, where, json_object_get(exp, "model") ? "model" : "training",
                  "not used with workload.file (the workload gives the parallelism and times)");
   snprintf(at, sizeof at, "%s.cluster", where);
-  trn_cluster_parse(json_object_get(exp, "cluster"), env->presets, at, &x->setup.cluster, &pr);
+  trn_cluster_parse(cl, env->presets, at, &x->setup.cluster, &pr);
   if (pr.n) return problems(x, &pr);
   x->setup.cluster.gpus = x->setup.cluster.gpus_per_server * x->setup.cluster.servers;
-  if (file[0] == '/' || !env->base_dir)
-    snprintf(path, sizeof path, "%s", file);
-  else
-    snprintf(path, sizeof path, "%s/%s", env->base_dir, file);
-  trn_wl_t wl;
-  char e[TRN_ERR_LEN];
-  if (trn_wl_read(path, unit, &wl, e, sizeof e)) return invalid(x, "%s", e);
-  const trn_cluster_t *c = &x->setup.cluster;
+  rel(env, file, path, sizeof path);
+  int n_ranks = trn_et_find(path, prefix, sizeof prefix, e, sizeof e);
+  if (n_ranks < 0) return invalid(x, "%s.workload.file: %s", where, e);
   int rc = 0;
-  if (wl.all_gpus && wl.all_gpus != c->gpus)
-    rc = invalid(x, "%s.cluster: %lld GPUs, the workload %s is for all_gpus %lld", where,
-                 (long long)c->gpus, file, (long long)wl.all_gpus);
-  else {
-    trn_gen_wl_desc_t d = {.wl = &wl,
-                           .gpus = c->gpus,
-                           .gpus_per_server = c->gpus_per_server,
-                           .nics_per_server = c->nics_per_server,
-                           .gpu = c->gpu.name,
-                           .model = env->coll,
-                           .sync_ps = x->params.sync};
-    if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
+  if (n_ranks > 0) {
+    if (json_object_get(w, "unit_ps"))
+      return invalid(x, "%s.workload.unit_ps: not used with a Chakra trace (its times are "
+                        "microseconds)", where);
+    rc = chakra(env, w, where, prefix, n_ranks, x);
+  } else {
+    if (json_object_get(w, "comm_groups"))
+      return invalid(x, "%s.workload.comm_groups: only for a Chakra trace set (%s is a text "
+                        "workload)", where, file);
+    trn_wl_t wl;
+    if (trn_wl_read(path, unit, &wl, e, sizeof e)) return invalid(x, "%s", e);
+    const trn_cluster_t *c = &x->setup.cluster;
+    if (wl.all_gpus && wl.all_gpus != c->gpus)
+      rc = invalid(x, "%s.cluster: %lld GPUs, the workload %s is for all_gpus %lld", where,
+                   (long long)c->gpus, file, (long long)wl.all_gpus);
+    else {
+      trn_gen_wl_desc_t d = {.wl = &wl,
+                             .gpus = c->gpus,
+                             .gpus_per_server = c->gpus_per_server,
+                             .nics_per_server = c->nics_per_server,
+                             .gpu = c->gpu.name,
+                             .model = env->coll,
+                             .sync_ps = x->params.sync};
+      if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
+    }
+    trn_wl_free(&wl);
   }
-  trn_wl_free(&wl);
+  /* The workload's compute times are measured: not slowed by overlapping
+   * communication unless cluster.overlap_slowdown says so (or the roofline timed some
+   * of a Chakra trace's compute nodes). */
+  if (rc == 0 && x->status == TRN_EXP_RUN && !json_object_get(cl, "overlap_slowdown") &&
+      x->graph.roofline_tasks == 0)
+    x->setup.cluster.overlap_slowdown = 1;
   return rc;
 }
 

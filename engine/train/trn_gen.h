@@ -12,6 +12,7 @@
 #include "coll/coll.h"
 #include "tg/tg.h"
 #include "train/trn.h"
+#include "train/trn_et.h"
 #include "train/trn_wl.h"
 
 /* What a task does, for results and traces. */
@@ -76,6 +77,7 @@ typedef struct trn_graph_t {
   int32_t *gpu_stage; /* (n_gpus) pipeline stage, or -1 */
   int64_t flow_bytes; /* bytes of every flow */
   int32_t n_flows;
+  int32_t roofline_tasks; /* compute tasks of an imported trace timed by the roofline */
 } trn_graph_t;
 
 /* Where GPUs are (coll_cluster_t's rule: GPU g is in server g / gpus_per_server, its
@@ -104,6 +106,19 @@ typedef struct trn_gen_wl_desc_t {
 } trn_gen_wl_desc_t;
 
 int trn_gen_wl(const trn_gen_wl_desc_t *d, trn_graph_t *out, char *err, size_t errlen);
+
+/* A Chakra trace set on a cluster of as many GPUs as it has ranks (docs/chakra.md). */
+typedef struct trn_gen_et_desc_t {
+  const trn_et_t *et;
+  int64_t gpus, gpus_per_server, nics_per_server;
+  const char *gpu;             /* GPU type of the intra-server model */
+  const trn_gpu_t *gpu_spec;   /* its roofline, for compute nodes with FLOPs and no duration */
+  const coll_model_t *model;   /* intra-server collective model */
+  int64_t sync_ps;
+  int32_t channels;
+} trn_gen_et_desc_t;
+
+int trn_gen_et(const trn_gen_et_desc_t *d, trn_graph_t *out, char *err, size_t errlen);
 
 void trn_graph_free(trn_graph_t *g);
 

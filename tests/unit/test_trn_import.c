@@ -14,7 +14,7 @@ static const char *const toy_model =
     " \"reference\": {\"gpu\": \"a100-80gb\", \"collective\": \"allreduce\", \"gpus\": 2}}";
 
 static void test_toy(void) {
-  const char *text[5] = {
+  const char *text[6] = {
       "{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
       " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4, \"overlap_slowdown\": 1}}",
       "{\"workload\": {\"file\": \"wl_toy_bad.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
@@ -24,10 +24,13 @@ static void test_toy(void) {
       "{\"workload\": {\"file\": \"wl_astra.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
       " \"servers\": 2}}",
       "{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
+      " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4,"
+      " \"overlap_slowdown\": 1.189}}",
+      "{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
       " \"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4}}"};
-  trn_exp_t x[5];
-  int32_t slot[5];
-  eng_batch_t *b = trnexp_run(5, text, x, slot, ENG_BACKEND_CPU, 1);
+  trn_exp_t x[6];
+  int32_t slot[6];
+  eng_batch_t *b = trnexp_run(6, text, x, slot, ENG_BACKEND_CPU, 1);
   CHECK(b != NULL);
   if (!b) return;
   /* Compute never slowed by communication. Every GPU alike (TP pairs {0,1}, {2,3};
@@ -49,7 +52,12 @@ static void test_toy(void) {
   /* TP exposed: its two all-reduces; DP: the last one after WG0 and the update delay
    * before the end, minus nothing else running */
   CHECK_REL(r.v[TRN_R_exposed_tp_s], 2 * 20.48576e-6, 1e-9);
-  /* The A100's overlap slowdown, 1.189 (77922 / 2^16): WG1's DP all-reduce (its step
+  /* An imported workload's compute times are measured: without cluster.overlap_slowdown
+   * they are not slowed (the A100 preset's 1.189 does not apply) */
+  eng_exp_result(b, slot[5], &er);
+  CHECK_EQ_I64(er.end_ps, 85743040);
+  CHECK_EQ_I64(x[5].params.overlap_q16, 65536);
+  /* With the A100's overlap slowdown given, 1.189 (77922 / 2^16): WG1's DP all-reduce (its step
    * from 30.08576 us, sync after WG1) overlaps IG0 (from 29.08576): 1 us at full speed,
    * the other 1 us of work at 1/s: ceil(1e6 x 77922 / 65536) = 1188996 ps, IG0 ends
    * 31.274756; TP all-reduce ends 51.760516; WG0 51.860516-54.860516; DP all-reduce
@@ -69,7 +77,7 @@ static void test_toy(void) {
     CHECK(q.v[TRN_R_iteration_time_s] > 0);
   }
   eng_batch_destroy(b);
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     trn_exp_free(&x[i]);
 }
 
