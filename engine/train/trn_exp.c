@@ -13,7 +13,7 @@ const char *const trn_exp_network_keys[] = {"topology", "link_gbps", "link_delay
 
 static const char *const exp_keys[] = {"kind",    "model",    "training", "cluster",
                                        "network", "workload", NULL};
-static const char *const wl_keys[] = {"file", "unit_ps", "comm_groups", NULL};
+static const char *const wl_keys[] = {"file", "unit_ps", "comm_groups", "flavor", "dims", NULL};
 
 static int invalid(trn_exp_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int invalid(trn_exp_t *x, const char *fmt, ...) {
@@ -68,6 +68,27 @@ static int chakra(const trn_exp_env_t *env, const json_t *w, const char *where, 
   return rc;
 }
 
+/* workload.flavor and ASTRA-sim 1.0's dimensions: workload.dims, else a torus
+ * topology's dims, else the cluster's [gpus_per_server, servers]. */
+static void wl_dims(const json_t *exp, const trn_cluster_t *c, trn_gen_wl_desc_t *d) {
+  const json_t *w = json_object_get(exp, "workload");
+  const char *fl = json_string_value(json_object_get(w, "flavor"));
+  d->flavor = !fl                       ? TRN_WL_FLAVOR_AUTO
+              : strcmp(fl, "simai") == 0 ? TRN_WL_FLAVOR_SIMAI
+                                         : TRN_WL_FLAVOR_ASTRA;
+  const json_t *topo = json_object_get(json_object_get(exp, "network"), "topology");
+  const char *kind = json_string_value(json_object_get(topo, "kind"));
+  const json_t *dm = json_object_get(w, "dims");
+  if (!dm && kind && strcmp(kind, "torus") == 0) dm = json_object_get(topo, "dims");
+  d->n_dims = 0;
+  for (size_t i = 0; json_is_array(dm) && i < json_array_size(dm) && i < TRN_WL_MAX_DIMS; i++)
+    d->dims[d->n_dims++] = json_integer_value(json_array_get(dm, i));
+  if (d->n_dims == 0) {
+    d->dims[d->n_dims++] = c->gpus_per_server;
+    d->dims[d->n_dims++] = c->servers;
+  }
+}
+
 /* workload.file: the imported workload on the cluster: a Chakra trace set (a prefix,
  * one of its files or its folder), else a SimAI / ASTRA-sim 1.0 text workload. */
 static int imported(const trn_exp_env_t *env, const json_t *exp, const char *where, trn_exp_t *x,
@@ -89,6 +110,20 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
     const json_t *g = json_object_get(w, "comm_groups");
     if (g && (!json_is_string(g) || !*json_string_value(g)))
       trn_jproblem(&pr, at, "comm_groups", "must be a file name (ASTRA-sim's communicator groups)");
+    const char *fl = json_string_value(json_object_get(w, "flavor"));
+    if (json_object_get(w, "flavor") &&
+        (!fl || (strcmp(fl, "simai") != 0 && strcmp(fl, "astra-sim-1.0") != 0)))
+      trn_jproblem(&pr, at, "flavor", "must be \"simai\" or \"astra-sim-1.0\"");
+    const json_t *dm = json_object_get(w, "dims");
+    size_t nd = json_array_size(dm);
+    int dims_ok = !dm || (json_is_array(dm) && nd >= 1 && nd <= TRN_WL_MAX_DIMS);
+    for (size_t i = 0; dims_ok && dm && i < nd; i++)
+      dims_ok = json_is_integer(json_array_get(dm, i)) &&
+                json_integer_value(json_array_get(dm, i)) >= 1 &&
+                json_integer_value(json_array_get(dm, i)) <= TRN_MAX_COUNT;
+    if (!dims_ok)
+      trn_jproblem(&pr, at, "dims", "must be a list of 1 to %d sizes (ASTRA-sim 1.0's units-count)",
+                   TRN_WL_MAX_DIMS);
   }
   if (json_object_get(exp, "model") || json_object_get(exp, "training"))
     trn_jproblem(&pr, where, json_object_get(exp, "model") ? "model" : "training",
@@ -102,14 +137,18 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
   if (n_ranks < 0) return invalid(x, "%s.workload.file: %s", where, e);
   int rc = 0;
   if (n_ranks > 0) {
-    if (json_object_get(w, "unit_ps"))
-      return invalid(x, "%s.workload.unit_ps: not used with a Chakra trace (its times are "
-                        "microseconds)", where);
+    const char *no = json_object_get(w, "unit_ps")  ? "unit_ps: its times are microseconds"
+                     : json_object_get(w, "flavor") ? "flavor: for text workloads"
+                     : json_object_get(w, "dims")   ? "dims: for ASTRA-sim 1.0 text workloads"
+                                                    : NULL;
+    if (no) return invalid(x, "%s.workload.%s, not a Chakra trace", where, no);
     rc = chakra(env, w, where, prefix, n_ranks, x);
   } else {
     if (json_object_get(w, "comm_groups"))
       return invalid(x, "%s.workload.comm_groups: only for a Chakra trace set (%s is a text "
                         "workload)", where, file);
+    trn_gen_wl_desc_t d = {0};
+    wl_dims(exp, &x->setup.cluster, &d);
     trn_wl_t wl;
     if (trn_wl_read(path, unit, &wl, e, sizeof e)) return invalid(x, "%s", e);
     const trn_cluster_t *c = &x->setup.cluster;
@@ -117,13 +156,13 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
       rc = invalid(x, "%s.cluster: %lld GPUs, the workload %s is for all_gpus %lld", where,
                    (long long)c->gpus, file, (long long)wl.all_gpus);
     else {
-      trn_gen_wl_desc_t d = {.wl = &wl,
-                             .gpus = c->gpus,
-                             .gpus_per_server = c->gpus_per_server,
-                             .nics_per_server = c->nics_per_server,
-                             .gpu = c->gpu.name,
-                             .model = env->coll,
-                             .sync_ps = x->params.sync};
+      d.wl = &wl;
+      d.gpus = c->gpus;
+      d.gpus_per_server = c->gpus_per_server;
+      d.nics_per_server = c->nics_per_server;
+      d.gpu = c->gpu.name;
+      d.model = env->coll;
+      d.sync_ps = x->params.sync;
       if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
     }
     trn_wl_free(&wl);
@@ -195,6 +234,10 @@ int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where
     return -1;
   if (x->status != TRN_EXP_RUN) return 0;
   x->gpus = x->graph.n_gpus;
+  /* With traffic classes (the ns3_hpcc preset), the iteration's flows travel in class
+   * 3, the priority of ns-3 HPCC's flow files. */
+  for (int32_t i = 0; x->params.classes && i < x->graph.g.n; i++)
+    if (x->graph.g.t[i].kind == TG_FLOW && x->graph.g.t[i].prio == 0) x->graph.g.t[i].prio = 3;
   /* Compute that overlaps communication on its GPU slows by the cluster's factor
    * (cluster.overlap_slowdown, default its GPU's) unless the network sets one. */
   if (!net || !json_object_get(net, "overlap_slowdown"))

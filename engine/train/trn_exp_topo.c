@@ -76,11 +76,12 @@ int trn_exp_topology(const json_t *net, const trn_cluster_t *c, const char *wher
   const char *kind = json_string_value(json_object_get(o, "kind"));
   int generated = kind && (strcmp(kind, "fat_tree") == 0 || strcmp(kind, "rail_optimized") == 0 ||
                            strcmp(kind, "torus") == 0);
+  int torus = kind && strcmp(kind, "torus") == 0; /* every node a host: no host links */
   if (generated) {
-    if (fill(o, "host_gbps", json_real(c->nic_gbps)) ||
+    if ((!torus && fill(o, "host_gbps", json_real(c->nic_gbps))) ||
         fill(o, "link_gbps", gbps ? json_deep_copy(gbps) : json_real(c->nic_gbps)) ||
         (delay && (fill(o, "link_delay_ns", json_deep_copy(delay)) ||
-                   fill(o, "host_delay_ns", json_deep_copy(delay)))))
+                   (!torus && fill(o, "host_delay_ns", json_deep_copy(delay))))))
       goto oom;
   }
   if (kind && strcmp(kind, "rail_optimized") == 0) {

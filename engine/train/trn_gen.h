@@ -99,6 +99,9 @@ int trn_gen(const trn_gen_desc_t *d, trn_graph_t *out, char *err, size_t errlen)
 typedef struct trn_gen_wl_desc_t {
   const trn_wl_t *wl;
   int64_t gpus, gpus_per_server, nics_per_server;
+  int32_t flavor;                   /* trn_wl_flavor_t */
+  int32_t n_dims;                   /* ASTRA-sim 1.0's network dimensions (product: gpus) */
+  int64_t dims[TRN_WL_MAX_DIMS];
   const char *gpu;           /* GPU type of the intra-server model */
   const coll_model_t *model; /* intra-server collective model */
   int64_t sync_ps;

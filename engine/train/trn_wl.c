@@ -22,6 +22,10 @@ static const char *const comm_names[TRN_WL_COMM_COUNT] = {
     "NONE",     "ALLREDUCE",         "ALLGATHER", "REDUCESCATTER",
     "ALLTOALL", "ALLREDUCEALLTOALL", "BROADCAST"};
 
+int trn_wl_flavor(const trn_wl_t *wl) {
+  return wl->simai_fields ? TRN_WL_FLAVOR_SIMAI : TRN_WL_FLAVOR_ASTRA;
+}
+
 const char *trn_wl_policy_name(int policy) {
   return policy >= 0 && policy < TRN_WL_POLICY_COUNT ? policy_names[policy] : "?";
 }
@@ -178,7 +182,9 @@ static int parse_header(wl_file_t *f, trn_wl_t *wl, wl_marks_t *marks) {
     if (k < 6) {
       if (parse_int(val, 0, INT32_MAX, int_vals[k], NULL) < 0)
         return fail(f, "header field '%s' must be a count, got '%s'", key, val);
+      if (k > 0) wl->simai_fields = 1;
     } else if (strcmp(key, "pp_comm") == 0 || strcmp(key, "pp_comm:") == 0) {
+      wl->simai_fields = 1;
       if (parse_int(val, 0, UINT64_MAX, NULL, &wl->pp_comm_bytes) < 0)
         return fail(f, "header field '%s' must be a number of bytes, got '%s'", key, val);
     } else if (strcmp(key, "DLRM_LAST_BOTTOM_LAYER:") == 0) {

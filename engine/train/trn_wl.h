@@ -70,8 +70,19 @@ typedef struct trn_wl_layer_t {
   int32_t line;       /* in the file */
 } trn_wl_layer_t;
 
+/* Whose loops and groups a file runs with (docs/training.md, Imported workloads). */
+typedef enum trn_wl_flavor_t {
+  TRN_WL_FLAVOR_AUTO = 0,  /* SimAI when the header holds a SimAI field, else ASTRA-sim 1.0 */
+  TRN_WL_FLAVOR_SIMAI = 1, /* SimAI: TP/DP/EP groups, its transformer loops */
+  TRN_WL_FLAVOR_ASTRA = 2, /* ASTRA-sim 1.0: groups from its network's dimensions */
+} trn_wl_flavor_t;
+
+/* Most dimensions of ASTRA-sim 1.0's network (its decode_involved_dimensions has 10). */
+#define TRN_WL_MAX_DIMS 10
+
 typedef struct trn_wl_t {
   int32_t policy; /* trn_wl_policy_t */
+  int32_t simai_fields; /* the header holds all_gpus:, ep:, pp:, vpp:, ga: or pp_comm */
   /* header fields; 0 when the file does not give them */
   int64_t tp; /* model_parallel_NPU_group */
   int64_t ep, pp, vpp, ga, all_gpus;
@@ -86,6 +97,9 @@ typedef struct trn_wl_t {
  * one-line message naming the file and line. */
 int trn_wl_read(const char *path, int64_t unit_ps, trn_wl_t *wl, char *err, size_t errlen);
 void trn_wl_free(trn_wl_t *wl);
+
+/* TRN_WL_FLAVOR_SIMAI or TRN_WL_FLAVOR_ASTRA, from the header. */
+int trn_wl_flavor(const trn_wl_t *wl);
 
 const char *trn_wl_policy_name(int policy);
 const char *trn_wl_comm_name(int comm);

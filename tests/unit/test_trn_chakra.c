@@ -425,12 +425,33 @@ static void written(void) {
   }
 }
 
+/* The same collectives as ASTRA-sim 1.0 text workloads (MICRO: the first layer's
+ * weight-gradient collective, then its 5-cycle update delay): 5 ns later. */
+static void as_text(void) {
+  char *text[4] = {
+      exp_text("peers/astra-sim/workload/microbenchmarks/all_reduce/8npus_1MB", 8, 1, "", ""),
+      exp_text("peers/astra-sim-1.0/microAllReduce.txt", 8, 1, "", ""),
+      exp_text("peers/astra-sim/workload/microbenchmarks/all_to_all/8npus_1MB", 8, 1, "", ""),
+      exp_text("peers/astra-sim-1.0/microAllToAll.txt", 8, 1, "", "")};
+  trn_exp_t x[4];
+  int64_t end[4];
+  run(4, text, x, end, NULL);
+  CHECK_EQ_I64(end[1], end[0] + 5000);
+  CHECK_EQ_I64(end[3], end[2] + 5000);
+  CHECK(end[2] > 0 && end[2] != end[0]);
+  for (int i = 0; i < 4; i++) {
+    trn_exp_free(&x[i]);
+    free(text[i]);
+  }
+}
+
 int main(void) {
   if (trnexp_init(NULL)) return 1;
   snprintf(dir, sizeof dir, "/tmp/mv-chakra-XXXXXX");
   CHECK(mkdtemp(dir) != NULL);
   microbenchmarks();
   custom_allreduce();
+  as_text();
   written();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
