@@ -187,7 +187,7 @@ int32_t trn_et_group(trn_et_t *et, const char *raw, const int32_t *ranks, int32_
     if (!x) goto oom;
     et->groups = x;
     memset(&x[g], 0, sizeof x[g]);
-    snprintf(x[g].name, sizeof x[g].name, "%s", name);
+    memcpy(x[g].name, name, strlen(name) + 1); /* shorter than the field: checked above */
     x[g].n = -1; /* ranks not known yet */
     et->n_groups++;
   }
