@@ -13,6 +13,10 @@ int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char
   if (fmt == TRF_FORMAT_NS3) {
     trf_flows_t fl;
     if (trf_read_ns3(path, t, &fl, err, errlen)) return -1;
+    if (fl.ignored_lines)
+      fprintf(stderr, "multiverse: %s: %d lines after the %d flows announced ignored, as ns-3 "
+                      "ignores them\n",
+              path, fl.ignored_lines, fl.n);
     int conv = trf_to_tg(&fl, g);
     trf_free(&fl);
     if (conv) {

@@ -269,6 +269,10 @@ int drv_net(int argc, char **argv) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_topo;
   }
+  if (topo.ignored_lines)
+    fprintf(stderr, "multiverse net: %s: %d lines after the %d links announced ignored, as ns-3 "
+                    "ignores them\n",
+            a.topo, topo.ignored_lines, topo.n_links);
   if (cfg.dcqcn_global_window && net_ns3_window(&topo, ps, &combo[0])) goto fail_topo;
   tasks = calloc((size_t)a.n_flows, sizeof *tasks);
   ex = calloc((size_t)n_exps, sizeof *ex);

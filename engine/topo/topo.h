@@ -71,11 +71,13 @@ typedef struct topo_t {
   topo_port_t *ports; /* (2 * n_links) grouped by node, in link order */
   topo_routes_t routes;
   char kind[32]; /* "file", "fat_tree", "rail_optimized", "torus" */
+  int32_t ignored_lines; /* ns-3 file: lines after the declared links, ignored as ns-3 does */
 } topo_t;
 
 /* Reads an ns-3 HPCC topology file: first line `nodes switches links`, second line
  * the switch ids, then `src dst rate delay error_rate` per link (rate like 100Gbps,
- * delay like 0.001ms). Errors name the file and line. Returns 0 or -1. */
+ * delay like 0.001ms); lines after the declared links are ignored, as ns-3 ignores
+ * them, and counted in ignored_lines. Errors name the file and line. Returns 0 or -1. */
 int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
 /* As topo_read_ns3, from the len bytes at text; `name` names it in messages. */
 int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,

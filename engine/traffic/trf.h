@@ -32,14 +32,17 @@ typedef struct trf_flow_t {
 
 typedef struct trf_flows_t {
   int32_t n;
-  trf_flow_t *f; /* (n) in file order */
+  trf_flow_t *f;         /* (n) in file order */
+  int32_t ignored_lines; /* lines after the announced flows, ignored as ns-3 does */
 } trf_flows_t;
 
 /* Reads `count` then `src dst priority dport size start_seconds` per line.
  * Rejects (naming file:line) unknown nodes, switches as endpoints, src == dst,
  * a priority outside TRF_PRIO_MIN..MAX, zero sizes or sizes over TRF_MAX_BYTES, negative,
  * malformed or too late start times (TRF_MAX_START_PS), unreachable destinations, a
- * NUL byte, and a line count that differs from the header. Returns 0 or -1. */
+ * NUL byte, and fewer flows than the header announces; lines after the announced
+ * flows are ignored, as ns-3 ignores them, and counted in ignored_lines. Returns 0 or
+ * -1. */
 int trf_read_ns3(const char *path, const topo_t *t, trf_flows_t *out, char *err, size_t errlen);
 /* As trf_read_ns3, from the len bytes at text; `name` names it in messages. */
 int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *t, trf_flows_t *out,

@@ -220,10 +220,9 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
   }
   count_line = f.line;
   while ((n = next_tokens(&f, tok, 6)) >= 0) {
-    if ((uint64_t)out->n == count) {
-      errf(err, errlen, "%s:%d: more flows than the %llu announced on line %d", name, f.line,
-           (unsigned long long)count, count_line);
-      goto fail;
+    if ((uint64_t)out->n == count) { /* ns-3 reads the announced flows and nothing after */
+      out->ignored_lines++;
+      continue;
     }
     if (out->n == cap) {
       int64_t grow = cap ? 2 * (int64_t)cap : 1024;

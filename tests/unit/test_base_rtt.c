@@ -36,7 +36,7 @@ int main(void) {
   trf_flow_t f[3];
   for (int i = 0; i < 3; i++)
     f[i] = mvsim_flow(0, dst[i], (uint64_t)payload, (int64_t)i * 100 * US);
-  trf_flows_t fl = {3, f};
+  trf_flows_t fl = {.n = 3, .f = f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 3};
   eng_batch_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);

@@ -40,7 +40,7 @@ static void two_flows(void) {
   if (mvsim_set(&p, "cc=dcqcn_paper", err, sizeof err)) exit(2);
   topo_t t = mvsim_star(3, 40 * G, US); /* host 0 receives */
   trf_flow_t f[2] = {mvsim_flow(1, 0, 150000000, 0), mvsim_flow(2, 0, 150000000, 1000 * US)};
-  trf_flows_t fl = {2, f};
+  trf_flows_t fl = {.n = 2, .f = f};
   int32_t flows[2] = {0, 1}, port = t.port_off[3] + topo_port_to(&t, 3, 0);
   eng_trace_desc_t tr = {10 * US, 20000, 2, flows, 1, &port};
   tg_t g = mvsim_tg(&fl);
@@ -90,7 +90,7 @@ static double incast(const char *cc) {
   trf_flow_t f[16];
   for (int i = 0; i < 16; i++)
     f[i] = mvsim_flow(i + 1, 0, 20000000, 0);
-  trf_flows_t fl = {16, f};
+  trf_flows_t fl = {.n = 16, .f = f};
   int32_t port = t.port_off[17] + topo_port_to(&t, 17, 0);
   eng_trace_desc_t tr = {10 * US, 20000, 0, NULL, 1, &port};
   tg_t g = mvsim_tg(&fl);
@@ -141,7 +141,7 @@ static void hpcc_join(void) {
   const int64_t t0 = 1000 * US;
   trf_flow_t f[3] = {mvsim_flow(1, 0, 40000000, 0), mvsim_flow(1, 2, 3000000, 0),
                      mvsim_flow(3, 0, 20000000, t0)};
-  trf_flows_t fl = {3, f};
+  trf_flows_t fl = {.n = 3, .f = f};
   const int64_t T = eng_base_rtt(&t, &p, &f[2]);
   int32_t flows[2] = {0, 2};
   eng_trace_desc_t tr = {US, 20000, 2, flows, 0, NULL};

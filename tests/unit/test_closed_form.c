@@ -33,7 +33,7 @@ static void check_chain(int hops, const int64_t *rate, const int64_t *delay, uin
   p.ack_every = ack_every;
   topo_t t = mvsim_chain(hops, rate, delay);
   trf_flow_t f = mvsim_flow(0, 1, bytes, start);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 42};
   eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
@@ -74,7 +74,7 @@ int main(void) {
     int64_t expect = 11 * ser(w, 100 * G) + 2 * US + 2 * (ser(p.ctrl_bytes, 100 * G) + US);
     topo_t t = mvsim_chain(2, r100, d1);
     trf_flow_t f = mvsim_flow(0, 1, 10 * (uint64_t)p.mtu, 0);
-    trf_flows_t fl = {1, &f};
+    trf_flows_t fl = {.n = 1, .f = &f};
     tg_t g = mvsim_tg(&fl);
     eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = &p, .seed = 1};
     eng_batch_t *wd = mvsim_run(1, &ex, ENG_BACKEND_CPU);

@@ -67,7 +67,7 @@ static void incast_against_reference(void) {
   trf_flow_t f[SENDERS];
   for (int i = 0; i < SENDERS; i++)
     f[i] = mvsim_flow(i, SENDERS, 200000, 0);
-  trf_flows_t fl = {SENDERS, f};
+  trf_flows_t fl = {.n = SENDERS, .f = f};
   tg_t g = mvsim_tg(&fl);
   eng_params_t p = mvsim_params();
   p.pfc = 1;

@@ -18,7 +18,7 @@ static incast_t run(eng_params_t *p, uint64_t bytes) {
   trf_flow_t f[N];
   for (int i = 0; i < N; i++)
     f[i] = mvsim_flow(i, N, bytes, 0);
-  trf_flows_t fl = {N, f};
+  trf_flows_t fl = {.n = N, .f = f};
   tg_t g = mvsim_tg(&fl);
   eng_exp_desc_t ex = {.topo = &t, .tasks = &g, .params = p, .seed = 7};
   eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);

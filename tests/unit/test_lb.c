@@ -50,7 +50,7 @@ int main(void) {
   trf_flow_t f[HOSTS];
   for (int i = 0; i < HOSTS; i++)
     f[i] = mvsim_flow(i, (5 * i + 37) % HOSTS, 2000000, 0);
-  trf_flows_t fl = {HOSTS, f};
+  trf_flows_t fl = {.n = HOSTS, .f = f};
 
   lb_run_t ecmp = run(&t, &fl, ENG_LB_ECMP, 0);
   lb_run_t spray = run(&t, &fl, ENG_LB_SPRAY, 1);

@@ -105,7 +105,7 @@ static void test_single_flow(int relay_host) {
   eng_params_t p = params();
   int64_t n = 10, s = ser(1048, r), c = ser(64, r);
   trf_flow_t f = flow(0, 1, (uint64_t)n * 1000, 0);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   int64_t fct = n * s + s + 2 * d + 2 * (c + d);
@@ -153,7 +153,7 @@ static void test_tandem(void) {
   eng_params_t p = params();
   uint64_t bytes = 7 * 1000 + 333;
   trf_flow_t f = flow(0, 1, bytes, 0);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
@@ -177,7 +177,7 @@ static void test_multipath(void) {
   eng_params_t p = params();
   int64_t n = 50, s = ser(1048, r), c = ser(64, r);
   trf_flow_t f = flow(0, 1, (uint64_t)n * 1000, 0);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   for (int lb = 0; lb < 2; lb++) {
     p.lb = lb ? ENG_LB_SPRAY : ENG_LB_ECMP;
     ref_result_t res;
@@ -206,7 +206,7 @@ static void test_relay_priority(void) {
   eng_params_t p = params();
   int64_t n = 40, m0 = (s + d + s - 1) / s; /* first slot after the first relayed arrival */
   trf_flow_t f[2] = {flow(0, 2, (uint64_t)n * 1000, 0), flow(1, 2, (uint64_t)n * 1000, 0)};
-  trf_flows_t fl = {2, f};
+  trf_flows_t fl = {.n = 2, .f = f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 1, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
@@ -245,7 +245,7 @@ static void test_two_flows(void) {
   p.ecn_pmax = 1.0;
   int64_t n = 5000, N = 2 * n;
   trf_flow_t f[2] = {flow(0, 2, (uint64_t)n * 1000, 0), flow(1, 2, (uint64_t)n * 1000, 0)};
-  trf_flows_t fl = {2, f};
+  trf_flows_t fl = {.n = 2, .f = f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 7, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
@@ -272,7 +272,7 @@ static void test_drops(void) {
   p.pfc = 0;
   p.buffer = 3 * 1048;
   trf_flow_t f[2] = {flow(0, 2, 100000, 0), flow(1, 2, 100000 + 17, 2 * US)};
-  trf_flows_t fl = {2, f};
+  trf_flows_t fl = {.n = 2, .f = f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 3, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
@@ -299,7 +299,7 @@ static void test_pfc(void) {
   trf_flow_t f[4];
   for (int i = 0; i < 4; i++)
     f[i] = flow(i, 4, (uint64_t)n * 1000, 0);
-  trf_flows_t fl = {4, f};
+  trf_flows_t fl = {.n = 4, .f = f};
   ref_result_t res;
   CHECK(run_flows(&t, &fl, &p, 5, &res) == 0);
   CHECK_EQ_I64(res.status, REF_OK);
@@ -325,7 +325,7 @@ static void test_loss(void) {
   }
   eng_params_t p = params();
   trf_flow_t f = flow(0, 1, 1000000, 0);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   ref_result_t a, b;
   CHECK(run_flows(&t, &fl, &p, 11, &a) == 0);
   CHECK(run_flows(&t, &fl, &p, 11, &b) == 0);
@@ -376,7 +376,7 @@ static void test_go_back_n(void) {
   }
   eng_params_t p = params();
   trf_flow_t f = flow(0, 1, (uint64_t)n * 1000, 0);
-  trf_flows_t fl = {1, &f};
+  trf_flows_t fl = {.n = 1, .f = &f};
   ref_result_t res;
   int64_t k;
   uint64_t seed = find_seed(e_q32, 3, 20, 2 * n, &k);

@@ -15,7 +15,7 @@ int main(void) {
   trf_flow_t f[N];
   for (int i = 0; i < N; i++)
     f[i] = mvsim_flow(i, N, 1, 0);
-  trf_flows_t fl = {N, f};
+  trf_flows_t fl = {.n = N, .f = f};
   tg_t g = mvsim_tg(&fl);
   eng_params_t p = mvsim_params(), big = p;
   big.ring_cap = 1 << 12;
