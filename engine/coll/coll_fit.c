@@ -142,6 +142,33 @@ static int32_t segment_one(const coll_point_t *p, coll_fit_t *out) {
   return 1;
 }
 
+/* Pool adjacent violators: the n points (sorted by size, distinct sizes) made
+ * non-decreasing in time, each block of points that broke the order replaced by its
+ * mean (equal weights). In place; the sizes stay. */
+static void monotone(coll_point_t *p, int32_t n) {
+  int32_t *start = malloc(((size_t)n + 1) * sizeof *start), nb = 0;
+  double *mean = malloc(((size_t)n + 1) * sizeof *mean);
+  if (!start || !mean) { /* fit the points as they are */
+    free(start);
+    free(mean);
+    return;
+  }
+  for (int32_t i = 0; i < n; i++) {
+    start[nb] = i;
+    mean[nb++] = p[i].time_us;
+    while (nb > 1 && mean[nb - 2] > mean[nb - 1]) { /* merge the last two blocks */
+      int32_t a = start[nb - 2], b = start[nb - 1], e = i + 1;
+      mean[nb - 2] = (mean[nb - 2] * (b - a) + mean[nb - 1] * (e - b)) / (e - a);
+      nb--;
+    }
+  }
+  for (int32_t k = 0; k < nb; k++)
+    for (int32_t i = start[k]; i < (k + 1 < nb ? start[k + 1] : n); i++)
+      p[i].time_us = mean[k];
+  free(start);
+  free(mean);
+}
+
 int coll_fit(const coll_point_t *in, int32_t n, coll_fit_t *out, char *err, size_t errlen) {
   static const double tols[] = {0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08,
                                 0.09, 0.10, 0.15, 0.20, 0.30, 0.50};
@@ -171,7 +198,21 @@ int coll_fit(const coll_point_t *in, int32_t n, coll_fit_t *out, char *err, size
     p[u++].time_us = sum / (j - i);
     i = j;
   }
+  /* The points as measured (max_err is over them), then made non-decreasing in size:
+   * a larger message never takes less time, so a drop between neighbouring sizes is
+   * the measurement's noise (single timed operations, clocks); adjacent points that
+   * break the order are pooled into their mean, the least-squares non-decreasing
+   * curve (pool adjacent violators). */
+  coll_point_t *meas = malloc(((size_t)u + 1) * sizeof *meas);
+  if (!meas) {
+    snprintf(err, errlen, "out of memory");
+    free(p);
+    return -1;
+  }
+  memcpy(meas, p, (size_t)u * sizeof *p);
+  monotone(p, u);
   if (u == 0) {
+    free(meas);
     snprintf(err, errlen, "no measured point of a size > 0");
     free(p);
     return -1;
@@ -181,6 +222,7 @@ int coll_fit(const coll_point_t *in, int32_t n, coll_fit_t *out, char *err, size
              "%d sizes: the fit takes at most %d (nccl-tests -f 2 gives one per doubling)", u,
              COLL_FIT_SIZES);
     free(p);
+    free(meas);
     return -1;
   }
   /* The tightest tolerance from COLL_FIT_BIG on, then the tightest below:
@@ -211,16 +253,18 @@ int coll_fit(const coll_point_t *in, int32_t n, coll_fit_t *out, char *err, size
     snprintf(err, errlen, "the points need more than %d ranges of two points within 50%%",
              COLL_FIT_RANGES);
     free(p);
+    free(meas);
     return -1;
   }
   out->n_ranges = nr;
   out->max_err = 0;
   for (int32_t i = 0; i < u; i++) {
-    double t = (double)coll_fit_time_ps(out, p[i].bytes) * 1e-6;
-    double e = fabs(t - p[i].time_us) / p[i].time_us;
+    double t = (double)coll_fit_time_ps(out, meas[i].bytes) * 1e-6;
+    double e = fabs(t - meas[i].time_us) / meas[i].time_us;
     if (e > out->max_err) out->max_err = e;
   }
   free(p);
+  free(meas);
   return 0;
 }
 

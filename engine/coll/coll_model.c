@@ -378,12 +378,22 @@ int coll_model_get(const coll_model_t *m, const char *gpu, coll_kind_t kind, int
   return 1;
 }
 
+/* alpha + bytes / beta of range r, ps: us -> ps 1e6; bytes / (GB/s) -> ps 1e3 / beta. */
+static double range_ps(const coll_range_t *r, uint64_t bytes) {
+  return r->alpha_us * 1e6 + (double)bytes * (1e3 / r->beta_gbps);
+}
+
 int64_t coll_fit_time_ps(const coll_fit_t *f, uint64_t bytes) {
+  /* A range's line never goes below where the ranges before it ended: more bytes
+   * never take less time, whatever lines a fit (or a derivation) gave. */
+  double floor = 0;
   int32_t i = 0;
-  while (i + 1 < f->n_ranges && bytes > f->r[i].max_bytes)
-    i++;
-  /* us -> ps: 1e6; bytes / (GB/s) -> ps: 1e3 / beta per byte */
-  double ps = f->r[i].alpha_us * 1e6 + (double)bytes * (1e3 / f->r[i].beta_gbps);
+  for (; i + 1 < f->n_ranges && bytes > f->r[i].max_bytes; i++) {
+    double end = range_ps(&f->r[i], f->r[i].max_bytes);
+    if (end > floor) floor = end;
+  }
+  double ps = range_ps(&f->r[i], bytes);
+  if (ps < floor) ps = floor;
   return ps < 9e18 ? (int64_t)llround(ps) : INT64_MAX; /* past the clock: saturated */
 }
 

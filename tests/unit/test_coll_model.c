@@ -71,22 +71,24 @@ static void test_shipped_fit(void) {
   /* Refitting the curve gives the shipped ranges (written with 10 digits). */
   coll_fit_t r;
   CHECK_EQ_I64(coll_fit(p, n, &r, err, sizeof err), 0);
-  CHECK_EQ_I64(r.n_ranges, 6);
+  CHECK_EQ_I64(r.n_ranges, 5);
   CHECK_EQ_I64(r.n_ranges, f.n_ranges);
   for (int32_t i = 0; i < r.n_ranges && i < f.n_ranges; i++) {
     CHECK_EQ_I64(r.r[i].max_bytes, f.r[i].max_bytes);
     CHECK(fabs(r.r[i].alpha_us / f.r[i].alpha_us - 1) < 1e-9);
     CHECK(fabs(r.r[i].beta_gbps / f.r[i].beta_gbps - 1) < 1e-9);
   }
-  CHECK_EQ_I64(f.r[0].max_bytes, 2048);
-  CHECK_EQ_I64(f.r[1].max_bytes, 1048576);
-  CHECK_EQ_I64(f.r[4].max_bytes, 134217728);
-  CHECK(fabs(r.max_err - 0.0244155) < 1e-6); /* at 32 KiB */
+  /* up to 1 MiB one range: the measured 44.8, 44.8, 42.2, 43.4, 42.8, 41.9 us from 1 KiB
+   * to 32 KiB are pooled where they fall (the fit's monotone envelope) */
+  CHECK_EQ_I64(f.r[0].max_bytes, 1048576);
+  CHECK_EQ_I64(f.r[1].max_bytes, 8388608);
+  CHECK_EQ_I64(f.r[3].max_bytes, 134217728);
+  CHECK(fabs(r.max_err - 0.0370051) < 1e-6); /* at 32 KiB */
   /* t = alpha + bytes / beta of the range holding bytes: 8 GiB in the last. */
   int64_t want = llround(176.5330124e6 + 8589934592.0 * (1e3 / 132.7194597));
   CHECK_EQ_I64(coll_fit_time_ps(&f, 8589934592ULL), want);
   CHECK_EQ_I64(coll_fit_time_ps(&f, 1048576),
-               llround(42.60726255e6 + 1048576 * (1e3 / 120.635498)));
+               llround(43.158554e6 + 1048576 * (1e3 / 132.5023926)));
   CHECK_EQ_I64(coll_fit_time_ps(&f, 1048577),
                llround(37.22937235e6 + 1048577 * (1e3 / 65.83115876)));
   coll_model_free(&m);
@@ -185,8 +187,11 @@ static void test_h200(void) {
                                      "alltoall_2", "broadcast_2"};
   static const coll_kind_t kinds[] = {COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
                                       COLL_ALLTOALL, COLL_BROADCAST};
-  static const double max_err[] = {0.04453523253, 0.06626127907, 0.05543961952, 0.07185169409,
-                                   0.0569153626};
+  static const double max_err[] = {0.115120808, 0.112122593, 0.05688850289, 0.09859415941,
+                                   0.1052278149};
+  /* from 1 MiB: the all-reduce's measured 68.61 us at 2 MiB and 55.94 at 4 MiB are
+   * pooled into 62.28 (single timed operations; their fit is the monotone envelope) */
+  static const double max_big[] = {0.1152, 0.0195, 0.0239, 0.0374, 0.0684};
   coll_model_t m = load();
   char err[512], path[1024];
   const char *dir = getenv("MV_PRESETS");
@@ -215,7 +220,7 @@ static void test_h200(void) {
       if (log.p[i].bytes >= 1048576 && e > worst_big) worst_big = e;
     }
     CHECK(fabs(worst - max_err[k]) < 1e-6);
-    CHECK(worst_big <= 0.02); /* from 1 MiB: 1.21-1.94 % */
+    CHECK(worst_big <= max_big[k]);
     printf("shipped h200 %s 2 GPUs: %d ranges, max error %.4f, from 1 MiB %.4f\n",
            coll_name(kinds[k]), shipped.n_ranges, worst, worst_big);
     /* 8 GPUs: factor(8)/factor(2) x busbw(2)/busbw(8): 370/480 for allreduce */
@@ -287,7 +292,7 @@ static void test_bad_files(void) {
 }
 
 /* The fit on made-up curves with known answers: two exact lines, the first
- * up to 1 MiB, give those two ranges; a flat start (the time does not grow) is held
+ * up to 1 MiB (and the second above it there), give those two ranges; a flat start (the time does not grow) is held
  * at the 10 TB/s cap; a point of each of 513 sizes is refused. */
 static void test_fit_known(void) {
   coll_point_t p[600];
@@ -296,14 +301,14 @@ static void test_fit_known(void) {
   int32_t n = 0;
   for (uint64_t b = 1024; b <= (1ULL << 30); b *= 2, n++) {
     p[n].bytes = b;
-    p[n].time_us = b <= 1048576 ? 10 + (double)b / 1e4 : 2 + (double)b / 2e5; /* 10, 200 GB/s */
+    p[n].time_us = b <= 1048576 ? 10 + (double)b / 1e4 : 110 + (double)b / 2e5; /* 10, 200 GB/s */
   }
   CHECK_EQ_I64(coll_fit(p, n, &f, err, sizeof err), 0);
   CHECK_EQ_I64(f.n_ranges, 2);
   CHECK_EQ_I64(f.r[0].max_bytes, 1048576);
   CHECK_EQ_I64(f.r[1].max_bytes, UINT64_MAX);
   CHECK(fabs(f.r[0].alpha_us - 10) < 1e-6 && fabs(f.r[0].beta_gbps / 10 - 1) < 1e-9);
-  CHECK(fabs(f.r[1].alpha_us - 2) < 1e-6 && fabs(f.r[1].beta_gbps / 200 - 1) < 1e-9);
+  CHECK(fabs(f.r[1].alpha_us - 110) < 1e-6 && fabs(f.r[1].beta_gbps / 200 - 1) < 1e-9);
   CHECK(f.max_err < 1e-9);
   n = 0;
   for (uint64_t b = 1024; b <= (1ULL << 30); b *= 2, n++) {
@@ -327,8 +332,65 @@ static void test_fit_known(void) {
   CHECK_STR_CONTAINS(err, "513 sizes: the fit takes at most 512");
 }
 
+/* More bytes never take less time: every curve the presets answer (measured or
+ * derived, every collective, GPU type and count up to 16) swept over powers of two
+ * and both sides of every range boundary. Before, the shipped H200 all-reduce of 2 GPUs
+ * gave 68.6 us at 2 MiB and 55.5 us at 4 MiB. Noisy points are pooled, not followed:
+ * falling times get their mean. */
+static void test_monotone(void) {
+  coll_model_t m = load();
+  static const char *const gpus[] = {"a100-80gb", "h100-sxm", "h200"};
+  char err[256];
+  int curves = 0;
+  for (int g = 0; g < 3; g++)
+    for (int k = 0; k < COLL_N_KINDS; k++)
+      for (int32_t n = 1; n <= 16; n++) {
+        coll_fit_t f;
+        if (coll_model_get(&m, gpus[g], (coll_kind_t)k, n, &f, err, sizeof err) < 0) continue;
+        uint64_t sizes[200];
+        int ns = 0;
+        for (int e = 0; e <= 40; e++)
+          sizes[ns++] = (uint64_t)1 << e;
+        for (int32_t i = 0; i + 1 < f.n_ranges; i++) {
+          sizes[ns++] = f.r[i].max_bytes;
+          sizes[ns++] = f.r[i].max_bytes + 1;
+        }
+        for (int a = 0; a < ns; a++)
+          for (int b = 0; b < ns; b++)
+            if (sizes[a] < sizes[b] && coll_fit_time_ps(&f, sizes[a]) > coll_fit_time_ps(&f, sizes[b])) {
+              fprintf(stderr, "%s %s %d GPUs: %llu bytes %lld ps, %llu bytes %lld ps\n", gpus[g],
+                      coll_name((coll_kind_t)k), n, (unsigned long long)sizes[a],
+                      (long long)coll_fit_time_ps(&f, sizes[a]), (unsigned long long)sizes[b],
+                      (long long)coll_fit_time_ps(&f, sizes[b]));
+              CHECK(0);
+            }
+        curves++;
+      }
+  CHECK(curves >= 3 * COLL_N_KINDS * 15);
+  int64_t t2 = 0, t4 = 0;
+  CHECK_EQ_I64(coll_model_time(&m, "h200", COLL_ALLREDUCE, 2, 2097152, &t2, err, sizeof err), 0);
+  CHECK_EQ_I64(coll_model_time(&m, "h200", COLL_ALLREDUCE, 2, 4194304, &t4, err, sizeof err), 0);
+  CHECK(t2 <= t4);
+  /* a fit of falling points: their mean, one flat range */
+  coll_point_t p[3] = {{1024, 50}, {2048, 40}, {4096, 30}};
+  coll_fit_t f;
+  CHECK_EQ_I64(coll_fit(p, 3, &f, err, sizeof err), 0);
+  CHECK_EQ_I64(f.n_ranges, 1);
+  CHECK(fabs((double)coll_fit_time_ps(&f, 2048) * 1e-6 - 40) < 1e-3);
+  CHECK(fabs(f.max_err - 1.0 / 3) < 1e-3); /* against the measured 30 us */
+  /* a curve whose lines fall at a boundary (a hand-written model file) is held at the
+   * end of the earlier range */
+  coll_fit_t h = {.n_ranges = 2};
+  h.r[0] = (coll_range_t){1 << 20, 10, 10}; /* 1 MiB: 10 + 104.9 us */
+  h.r[1] = (coll_range_t){UINT64_MAX, 2, 200};
+  CHECK_EQ_I64(coll_fit_time_ps(&h, (1 << 20) + 1), coll_fit_time_ps(&h, 1 << 20));
+  CHECK_EQ_I64(coll_fit_time_ps(&h, 1ULL << 30), llround(2e6 + (double)(1ULL << 30) * (1e3 / 200)));
+  coll_model_free(&m);
+}
+
 int main(void) {
   test_fit_known();
+  test_monotone();
   test_shipped_fit();
   test_derived();
   test_calibration();

@@ -2,13 +2,20 @@
 """NCCL collective timings on the GPUs of one machine, printed as nccl-tests
 prints them (so `multiverse calibrate` reads them), for machines where
 nccl-tests is not installed but PyTorch is. One process per GPU
-(torch.multiprocessing), NCCL backend, float32 elements (nccl-tests' default);
-each size timed with CUDA events over `iters` runs after a warm-up, the median
-rank-0 time reported in both the out-of-place and in-place columns (the
-operations are in place).
+(torch.multiprocessing), NCCL backend, float32 elements (nccl-tests' default).
 
-usage: nccl_perf.py COLLECTIVE GPUS MIN_BYTES MAX_BYTES [ITERS] > LOG
+Timed as nccl-tests times (its common.cu, BenchTime): per size, WARMUP
+operations, a barrier, then ITERS operations launched back to back on the
+stream between two CUDA events, the elapsed time divided by ITERS; each rank
+times its own loop and the time reported is their average (nccl-tests'
+default `-a 1`). The single-operation timing of earlier versions (the median of
+separately timed operations, PyTorch's dispatch included in each) is kept as
+`--single` to reproduce the shipped curves (jobs/presets/measured/h200).
+
+usage: nccl_perf.py COLLECTIVE GPUS MIN_BYTES MAX_BYTES [ITERS] [--warmup N] [--single] > LOG
   COLLECTIVE all_reduce | all_gather | reduce_scatter | alltoall | broadcast
+  ITERS      operations per timed loop (default 20, nccl-tests' -n)
+  --warmup N operations before it (default 5, nccl-tests' -w)
 """
 import os
 import socket
@@ -29,10 +36,10 @@ FACTORS = {
 }
 
 
-def run(coll, n, size, warmup, iters, rank):
-    """Median time (us) of one collective of `size` bytes (nccl-tests' size:
-    the buffer of all_reduce/broadcast/alltoall, the gathered buffer of
-    all_gather, the input of reduce_scatter)."""
+def make_op(coll, n, size, rank):
+    """The collective of `size` bytes (nccl-tests' size: the buffer of
+    all_reduce/broadcast/alltoall, the gathered buffer of all_gather, the input
+    of reduce_scatter) and its byte count."""
     count = max(size // 4, n)
     dev = torch.device("cuda", rank)
     if coll in ("all_gather", "reduce_scatter"):
@@ -52,29 +59,50 @@ def run(coll, n, size, warmup, iters, rank):
     else:
         a = torch.ones(count, dtype=torch.float32, device=dev)
         op = lambda: dist.all_reduce(a)
+    return op, count * 4
+
+
+def run(coll, n, size, warmup, iters, rank, single):
+    """Time (us) of one collective: nccl-tests' loop (ITERS back to back between
+    two events, divided, averaged over the ranks), or with `single` the median
+    of ITERS separately timed operations on rank 0."""
+    op, nbytes = make_op(coll, n, size, rank)
+    dev = torch.device("cuda", rank)
     for _ in range(warmup):
         op()
     torch.cuda.synchronize(dev)
-    times = []
+    if single:
+        times = []
+        for _ in range(iters):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            dist.barrier()
+            s.record()
+            op()
+            e.record()
+            torch.cuda.synchronize(dev)
+            times.append(s.elapsed_time(e) * 1000.0)
+        return nbytes, statistics.median(times)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    dist.barrier()
+    torch.cuda.synchronize(dev)
+    s.record()
     for _ in range(iters):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        dist.barrier()
-        s.record()
         op()
-        e.record()
-        torch.cuda.synchronize(dev)
-        times.append(s.elapsed_time(e) * 1000.0)
-    return count * 4, statistics.median(times)
+    e.record()
+    torch.cuda.synchronize(dev)
+    t = torch.tensor([s.elapsed_time(e) * 1000.0 / iters], dtype=torch.float64, device=dev)
+    dist.all_reduce(t)  # nccl-tests' -a 1: the ranks' average
+    return nbytes, t.item() / n
 
 
-def worker(rank, coll, n, lo, hi, iters, port):
+def worker(rank, coll, n, lo, hi, iters, warmup, single, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=n)
     rows = []
     size = lo
     while size <= hi:
-        rows.append(run(coll, n, size, 5, iters, rank))
+        rows.append(run(coll, n, size, warmup, iters, rank, single))
         size *= 2
     if rank == 0:
         host = socket.gethostname()
@@ -82,8 +110,11 @@ def worker(rank, coll, n, lo, hi, iters, port):
         print(f"# nccl-tests version (format) of multiverse tools/measure/nccl_perf.py: torch "
               f"{torch.__version__}, NCCL {'.'.join(map(str, torch.cuda.nccl.version()))}")
         print(f"# Collective test starting: {coll}_perf")
-        print(f"# nThread 1 nGpus {n} minBytes {lo} maxBytes {hi} step: 2(factor) warmup iters: 5 "
-              f"iters: {iters} agg iters: 1 validation: 0 graph: 0")
+        print(f"# nThread 1 nGpus {n} minBytes {lo} maxBytes {hi} step: 2(factor) warmup iters: "
+              f"{warmup} iters: {iters} agg iters: 1 validation: 0 graph: 0")
+        how = ("the median of single operations (--single)" if single else
+               "a loop of ITERS operations between two CUDA events, divided, averaged over ranks")
+        print(f"# timing: {how}")
         print("#\n# Using devices")
         for r in range(n):
             bus = torch.cuda.get_device_properties(r).pci_bus_id if hasattr(
@@ -103,6 +134,20 @@ def worker(rank, coll, n, lo, hi, iters, port):
 
 
 if __name__ == "__main__":
-    coll, n, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    iters = int(sys.argv[5]) if len(sys.argv) > 5 else 20
-    mp.spawn(worker, args=(coll, n, lo, hi, iters, 29500 + os.getpid() % 1000), nprocs=n)
+    args = [a for a in sys.argv[1:]]
+    single = "--single" in args
+    if single:
+        args.remove("--single")
+    warmup = 5
+    if "--warmup" in args:
+        i = args.index("--warmup")
+        warmup = int(args[i + 1])
+        del args[i:i + 2]
+    if len(args) not in (4, 5):
+        sys.exit(__doc__)
+    coll, n, lo, hi = args[0], int(args[1]), int(args[2]), int(args[3])
+    iters = int(args[4]) if len(args) > 4 else 20
+    if coll not in FACTORS or n < 1 or lo < 1 or hi < lo or iters < 1 or warmup < 0:
+        sys.exit(__doc__)
+    mp.spawn(worker, args=(coll, n, lo, hi, iters, warmup, single, 29500 + os.getpid() % 1000),
+             nprocs=n)
