@@ -101,8 +101,8 @@ static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
       rc = cm_value(c, tok, n, &i, 1, UINT32_MAX, &f.send_done, 0);
     } else if (strcmp(k, "recv_done_trigger") == 0) {
       rc = cm_value(c, tok, n, &i, 1, UINT32_MAX, &f.recv_done, 0);
-    } else if (strcmp(k, "prio") == 0) {
-      rc = cm_value(c, tok, n, &i, 0, UINT32_MAX, &f.prio, -1);
+    } else if (strcmp(k, "prio") == 0) { /* htsim reads it with stoi */
+      rc = cm_value(c, tok, n, &i, 0, INT32_MAX, &f.prio, -1);
     } else if (strcmp(k, "addon") != 0) { /* parsed and unused by htsim */
       return cm_err(c, c->line,
                     "unknown token '%s' (start, trigger, size, id, "
@@ -386,7 +386,9 @@ int trf_read_cm(const char *path, const topo_t *t, tg_t *g, char *err, size_t er
     x.dst = f->dst;
     x.bytes = f->bytes;
     x.start = f->start > 0 ? f->start : 0;
-    x.prio = f->prio > 0 ? (uint32_t)f->prio : 0;
+    /* htsim's prio is its NDP receivers' pull priority; its RoCE sources ignore it, and
+     * so do we: every flow of a matrix travels in the default class */
+    x.prio = TRF_PRIO;
     x.line = f->line;
     if (tg_add(g, &x) < 0) rc = cm_err(&c, 0, "out of memory");
   }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The peers' own files, unchanged (tests/data/peers, README there), through the
+# command line: the HPCC repository's mix/topology.txt and mix/flow.txt with the
+# lines ns-3 never reads (counted on stderr); a matrix from csg-htsim's
+# gen_serialn_alltoall_prio.py, whose `prio` htsim's RoCE ignores: the same FCTs as
+# without it, also with traffic classes on.
+# usage: peers.sh MULTIVERSE WORKDIR
+set -uo pipefail
+mv=$(realpath "$1") work=$2 data=$(cd "$(dirname "$0")/../data/peers" && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail=0
+
+"$mv" net --topology "$data/hpcc/mix/topology.txt" --flows "$data/hpcc/mix/flow.txt" -o mix \
+  > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 0 ] && grep -q "topology.txt: 196 lines after the 65 links announced ignored" stderr.txt &&
+   grep -q "flow.txt: 259 lines after the 2 flows announced ignored" stderr.txt &&
+   grep -q "ok flows=2 bytes=400000000 " stdout.txt && [ "$(wc -l < mix/fct-0.txt)" -eq 2 ]; then
+  echo "ok   HPCC mix/topology.txt and mix/flow.txt: 65 links, 2 flows, the rest ignored as ns-3 does"
+else
+  echo "FAIL HPCC mix: rc=$rc $(cat stdout.txt stderr.txt)"; fail=1
+fi
+
+echo '{"kind":"fat_tree","tiers":2,"k":8,"link_gbps":100,"link_delay_ns":1000}' > ft.json
+sed 's/ prio [0-9]*//' "$data/htsim/serialn_alltoall_prio_16.cm" > noprio.cm
+"$mv" net --topology ft.json --flows "$data/htsim/serialn_alltoall_prio_16.cm" --flows noprio.cm \
+  --set classes=true -o prio > stdout.txt 2> stderr.txt
+rc=$?
+a=$(sed -n 1p stdout.txt | sed 's/^exp 0 [^:]*: //; s/ wall=.*//')
+b=$(sed -n 2p stdout.txt | sed 's/^exp 1 [^:]*: //; s/ wall=.*//')
+if [ $rc -eq 0 ] && [ "$a" = "$b" ] && [[ $a == "ok flows=240 "* ]] &&
+   [ "$(grep -o 'prio [0-9]*' "$data/htsim/serialn_alltoall_prio_16.cm" | sort -u | wc -l)" -eq 8 ] &&
+   cmp -s prio/fct-0.txt prio/fct-1.txt; then
+  echo "ok   htsim prio 1..8 read and ignored, as htsim's RoCE does: $a"
+else
+  echo "FAIL htsim prio: rc=$rc [$a] [$b] $(cat stderr.txt)"; fail=1
+fi
+exit $fail
