@@ -72,12 +72,20 @@ typedef struct topo_t {
   topo_routes_t routes;
   char kind[32]; /* "file", "fat_tree", "rail_optimized", "torus" */
   int32_t ignored_lines; /* ns-3 file: lines after the declared links, ignored as ns-3 does */
+  /* A SimAI topology file (6-field header): */
+  uint8_t *nvswitch;       /* (n_nodes) 1 for its NVSwitches (switches too); NULL: none */
+  int32_t gpus_per_server; /* its gpus_per_server, 0: not a SimAI file */
+  char gpu_type[16];       /* its gpu_type ("H100"), "" */
 } topo_t;
 
 /* Reads an ns-3 HPCC topology file: first line `nodes switches links`, second line
  * the switch ids, then `src dst rate delay error_rate` per link (rate like 100Gbps,
  * delay like 0.001ms); lines after the declared links are ignored, as ns-3 ignores
- * them, and counted in ignored_lines. Errors name the file and line. Returns 0 or -1. */
+ * them, and counted in ignored_lines. SimAI's files (first line `nodes
+ * gpus_per_server nvswitch_num switch_num links gpu_type`, NVSwitch ids first on the
+ * second) give nvswitch, gpus_per_server and gpu_type; a host's shortest paths
+ * through an NVSwitch win over its other equal-cost paths (SimAI's routing: GPUs of
+ * a server talk over NVLink). Errors name the file and line. Returns 0 or -1. */
 int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
 /* As topo_read_ns3, from the len bytes at text; `name` names it in messages. */
 int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,

@@ -91,6 +91,7 @@ void topo_free(topo_t *t) {
   free(r->set_ports);
   free(t->is_switch);
   free(t->forwards);
+  free(t->nvswitch);
   free(t->links);
   free(t->port_off);
   free(t->ports);

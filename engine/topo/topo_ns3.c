@@ -71,12 +71,36 @@ static int parse_int(const char *s, int64_t *v) {
   return 0;
 }
 
-static int read_header(ns3_file_t *f, int64_t *nodes, int64_t *switches, int64_t *links, char *err,
-                       size_t errlen) {
-  char *tok[3];
-  if (next_tokens(f, tok, 3) != 3 || parse_int(tok[0], nodes) || parse_int(tok[1], switches) ||
-      parse_int(tok[2], links)) {
-    topo_errf(err, errlen, "%s:%d: expected 'nodes switches links'", f->path, f->line);
+/* The first line: ns-3's `nodes switches links`, or SimAI's `nodes gpus_per_server
+ * nvswitch_num switch_num links gpu_type` (its gen_Topo_Template.py; common.h reads
+ * those six), whose NVSwitch ids come first on the switch line (*nvswitches). */
+static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *switches,
+                       int64_t *nvswitches, int64_t *links, char *err, size_t errlen) {
+  char *tok[6];
+  int64_t gps = 0;
+  int n = next_tokens(f, tok, 6);
+  *nvswitches = 0;
+  int ns3 = n == 3 && !parse_int(tok[0], nodes) && !parse_int(tok[1], switches) &&
+            !parse_int(tok[2], links);
+  int simai = !ns3 && n == 6 && !parse_int(tok[0], nodes) && !parse_int(tok[1], &gps) &&
+              !parse_int(tok[2], nvswitches) && !parse_int(tok[3], switches) &&
+              !parse_int(tok[4], links);
+  if (simai) {
+    if (gps < 1 || gps > 1024 || *nvswitches < 0 || *nvswitches > TOPO_MAX_NODES ||
+        *switches > TOPO_MAX_NODES) {
+      topo_errf(err, errlen,
+                "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts",
+                f->path, f->line);
+      return -1;
+    }
+    hdr->gpus_per_server = (int32_t)gps;
+    snprintf(hdr->gpu_type, sizeof hdr->gpu_type, "%.15s", tok[5]);
+    *switches += *nvswitches;
+  } else if (!ns3) {
+    topo_errf(err, errlen,
+              "%s:%d: expected 'nodes switches links' (ns-3) or 'nodes gpus_per_server "
+              "nvswitch_num switch_num links gpu_type' (SimAI)",
+              f->path, f->line);
     return -1;
   }
   if (*nodes < 1 || *nodes > TOPO_MAX_NODES) {
@@ -97,7 +121,8 @@ static int read_header(ns3_file_t *f, int64_t *nodes, int64_t *switches, int64_t
   return 0;
 }
 
-static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, char *err, size_t errlen) {
+static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, int64_t nvswitches, char *err,
+                         size_t errlen) {
   if (switches == 0) return 0;
   char **tok = malloc((size_t)switches * sizeof *tok);
   if (!tok) {
@@ -130,6 +155,7 @@ static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, char *err, 
       goto out;
     }
     t->is_switch[id] = t->forwards[id] = 1;
+    if (i < nvswitches) t->nvswitch[id] = 1;
   }
   rc = 0;
 out:
@@ -204,15 +230,22 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
 int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,
                    size_t errlen) {
   ns3_file_t f = {.path = name};
-  int64_t nodes, switches, links;
+  int64_t nodes, switches, nvswitches, links;
   char *tok[5];
   int header_line;
+  topo_t hdr = {0};
   memset(t, 0, sizeof *t);
   if (load_text(&f, text, len, err, errlen) < 0) goto fail;
-  if (read_header(&f, &nodes, &switches, &links, err, errlen) < 0) goto fail;
+  if (read_header(&f, &hdr, &nodes, &switches, &nvswitches, &links, err, errlen) < 0) goto fail;
   header_line = f.line;
   if (topo_alloc(t, nodes, 0, "file", err, errlen) < 0) goto fail;
-  if (read_switches(&f, t, switches, err, errlen) < 0) goto fail;
+  t->gpus_per_server = hdr.gpus_per_server;
+  memcpy(t->gpu_type, hdr.gpu_type, sizeof t->gpu_type);
+  if (nvswitches > 0 && !(t->nvswitch = calloc((size_t)nodes, 1))) {
+    topo_errf(err, errlen, "%s: out of memory", name);
+    goto fail;
+  }
+  if (read_switches(&f, t, switches, nvswitches, err, errlen) < 0) goto fail;
   /* ns-3 (scratch/third.cc) reads the declared number of links and nothing after:
    * later lines (the HPCC repository's own files end with help text) are counted and
    * ignored. */

@@ -123,6 +123,12 @@ static int route_group(topo_t *t, int32_t g, route_work_t *w, char *err, size_t 
     int32_t x = queue[i];
     if (r->row[x] < 0) continue;
     uint16_t *c = w->cand + t->port_off[x];
+    if (t->nvswitch && !t->is_switch[x]) { /* a GPU's NVLink wins a tie (SimAI's routing) */
+      int k = 0;
+      for (int j = 0; j < w->n_cand[x]; j++)
+        if (t->nvswitch[t->ports[t->port_off[x] + c[j]].peer]) c[k++] = c[j];
+      if (k > 0) w->n_cand[x] = (uint16_t)k;
+    }
     sort_ports(c, w->n_cand[x]);
     int64_t id = rc < 0 ? -1 : topo_sets_find_add(&w->sets, x, c, w->n_cand[x]);
     if (id >= 0)

@@ -62,7 +62,8 @@ static int chakra(const trn_exp_env_t *env, const json_t *w, const char *where, 
                          .gpu = c->gpu.name,
                          .gpu_spec = &c->gpu,
                          .model = env->coll,
-                         .sync_ps = x->params.sync};
+                         .sync_ps = x->params.sync,
+                         .nvlink = x->topo.nvswitch != NULL};
   int rc = trn_gen_et(&d, &x->graph, e, sizeof e) ? invalid(x, "%s.workload: %s", where, e) : 0;
   trn_et_free(&et);
   return rc;
@@ -132,6 +133,13 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
   trn_cluster_parse(cl, env->presets, at, &x->setup.cluster, &pr);
   if (pr.n) return problems(x, &pr);
   x->setup.cluster.gpus = x->setup.cluster.gpus_per_server * x->setup.cluster.servers;
+  /* The topology first: with a SimAI topology's NVSwitches, the collectives among GPUs
+   * of a server are flows over NVLink. */
+  snprintf(at, sizeof at, "%s.network", where);
+  if (trn_exp_topology(json_object_get(exp, "network"), &x->setup.cluster, at, env->base_dir,
+                       &x->topo, e, sizeof e))
+    return invalid(x, "%s", e);
+  x->topo_built = 1;
   rel(env, file, path, sizeof path);
   int n_ranks = trn_et_find(path, prefix, sizeof prefix, e, sizeof e);
   if (n_ranks < 0) return invalid(x, "%s.workload.file: %s", where, e);
@@ -163,6 +171,7 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
       d.gpu = c->gpu.name;
       d.model = env->coll;
       d.sync_ps = x->params.sync;
+      d.nvlink = x->topo.nvswitch != NULL;
       if (trn_gen_wl(&d, &x->graph, e, sizeof e)) rc = invalid(x, "%s: %s", path, e);
     }
     trn_wl_free(&wl);
@@ -232,7 +241,10 @@ int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where
   x->imported = json_object_get(exp, "workload") != NULL;
   if (x->imported ? imported(env, exp, where, x, &pr) : generated(env, exp, where, x, &pr))
     return -1;
-  if (x->status != TRN_EXP_RUN) return 0;
+  if (x->status != TRN_EXP_RUN) {
+    if (x->topo_built) topo_free(&x->topo);
+    return 0;
+  }
   x->gpus = x->graph.n_gpus;
   /* With traffic classes (the ns3_hpcc preset), the iteration's flows travel in class
    * 3, the priority of ns-3 HPCC's flow files. */
@@ -242,7 +254,8 @@ int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where
    * (cluster.overlap_slowdown, default its GPU's) unless the network sets one. */
   if (!net || !json_object_get(net, "overlap_slowdown"))
     x->params.overlap_q16 = llround(x->setup.cluster.overlap_slowdown * 65536);
-  if (trn_exp_topology(net, &x->setup.cluster, at, env->base_dir, &x->topo, e, sizeof e)) {
+  if (!x->topo_built &&
+      trn_exp_topology(net, &x->setup.cluster, at, env->base_dir, &x->topo, e, sizeof e)) {
     trn_graph_free(&x->graph);
     return invalid(x, "%s", e);
   }

@@ -45,7 +45,8 @@ typedef enum trn_exp_status_t {
 typedef struct trn_exp_t {
   int32_t status; /* trn_exp_status_t */
   char message[2 * TRN_ERR_LEN];
-  int32_t imported; /* the task graph comes from workload.file */
+  int32_t imported;   /* the task graph comes from workload.file */
+  int32_t topo_built; /* topo holds the topology (built before the graph) */
   trn_setup_t setup;
   trn_costs_t costs;
   trn_memory_t memory;

@@ -50,6 +50,35 @@ static int size_fat_tree(json_t *o, int64_t hosts, const char *where, char *err,
   return -1;
 }
 
+/* A SimAI topology file describes the cluster: each GPU a host of its own (its NIC), as
+ * many per server as its gpus_per_server, and its gpu_type (one SimAI knows: A100, A800,
+ * H100, H800; it ignores others) the cluster's. */
+static int simai_check(const topo_t *t, const trn_cluster_t *c, const char *at, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"A100", "A800", "H100", "H800"};
+  if (c->gpus_per_server != t->gpus_per_server || c->nics_per_server != c->gpus_per_server) {
+    snprintf(err, errlen,
+             "%s: a SimAI topology of %d GPUs per server, each its own NIC: give "
+             "cluster.gpus_per_server and nics_per_server %d (got %lld and %lld)",
+             at, t->gpus_per_server, t->gpus_per_server, (long long)c->gpus_per_server,
+             (long long)c->nics_per_server);
+    return -1;
+  }
+  for (int i = 0; i < 4; i++) {
+    if (strcmp(t->gpu_type, known[i]) != 0) continue;
+    char low[8];
+    for (int k = 0; k < 5; k++)
+      low[k] = (char)(known[i][k] >= 'A' && known[i][k] <= 'Z' ? known[i][k] - 'A' + 'a'
+                                                                : known[i][k]);
+    if (strncmp(c->gpu.name, low, 4) != 0) {
+      snprintf(err, errlen, "%s: the SimAI topology is for %s GPUs, cluster.gpu is %s", at,
+               t->gpu_type, c->gpu.name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int trn_exp_topology(const json_t *net, const trn_cluster_t *c, const char *where,
                      const char *base_dir, topo_t *t, char *err, size_t errlen) {
   char at[TRN_ERR_LEN];
@@ -92,6 +121,10 @@ int trn_exp_topology(const json_t *net, const trn_cluster_t *c, const char *wher
     if (size_fat_tree(o, hosts, at, err, errlen)) goto done;
   }
   if (topo_from_json_at(o, at, base_dir, t, err, errlen)) goto done;
+  if (t->gpus_per_server && simai_check(t, c, at, err, errlen)) { /* a SimAI topology file */
+    topo_free(t);
+    goto done;
+  }
   if (t->n_hosts < hosts) {
     snprintf(err, errlen,
              "%s: has %d hosts, the cluster needs %lld (servers x nics_per_server = %lld x %lld)",

@@ -117,7 +117,7 @@ int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const 
      * the span starts then. */
     int64_t lead = 0;
     for (int32_t j = 0; j < n && !lead; j++)
-      if (gpus[j] / b->gps == gpus[i] / b->gps && b->host[gpus[j]] != b->host[gpus[i]])
+      if (!b->nvlink && gpus[j] / b->gps == gpus[i] / b->gps && b->host[gpus[j]] != b->host[gpus[i]])
         lead = b->d->sync_ps;
     if (trn_gb_span(b, (trn_span_t){.gpu = gpus[i],
                                     .cat = (uint8_t)cat,

@@ -100,6 +100,7 @@ typedef struct trn_gen_wl_desc_t {
   const trn_wl_t *wl;
   int64_t gpus, gpus_per_server, nics_per_server;
   int32_t flavor;                   /* trn_wl_flavor_t */
+  int32_t nvlink; /* the topology has NVSwitches: collectives inside a server are flows */
   int32_t n_dims;                   /* ASTRA-sim 1.0's network dimensions (product: gpus) */
   int64_t dims[TRN_WL_MAX_DIMS];
   const char *gpu;           /* GPU type of the intra-server model */
@@ -119,6 +120,7 @@ typedef struct trn_gen_et_desc_t {
   const coll_model_t *model;   /* intra-server collective model */
   int64_t sync_ps;
   int32_t channels;
+  int32_t nvlink; /* the topology has NVSwitches: collectives inside a server are flows */
 } trn_gen_et_desc_t;
 
 int trn_gen_et(const trn_gen_et_desc_t *d, trn_graph_t *out, char *err, size_t errlen);

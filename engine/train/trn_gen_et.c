@@ -283,7 +283,7 @@ static int pair(eb_t *e, const p2p_t *s, const p2p_t *v) {
   int32_t ds = e->done[e->off[s->src] + s->i], dv = e->done[e->off[v->dst] + v->i];
   uint64_t bytes = ns->size > 0 ? ns->size : 1;
   trn_meta_t m = {TRN_CAT_PP, TRN_W_ACT, -1, -1, -1};
-  if (s->src / b->gps == s->dst / b->gps) { /* inside a server: NCCL's send/receive step */
+  if (!b->nvlink && s->src / b->gps == s->dst / b->gps) { /* NCCL's send/receive step */
     int32_t gpus[2] = {s->src, s->dst}, after[2] = {ps, pv}, done[2];
     if (trn_gb_coll(b, COLL_SENDRECV, bytes, 2, gpus, after, done, TRN_CAT_PP, m)) return -1;
     b->o->spans[b->o->n_spans - 1].recv_side = 1;
@@ -364,6 +364,10 @@ int trn_gen_et(const trn_gen_et_desc_t *d, trn_graph_t *out, char *err, size_t e
                           .gpu = d->gpu,
                           .model = d->model,
                           .sync_ps = d->sync_ps};
+  if (d->nvlink) { /* every GPU its own NIC and "server": its steps are flows */
+    b.nvlink = 1;
+    b.cl.gpus_per_server = b.cl.nics_per_server = 1;
+  }
   b.host = malloc((size_t)b.gpus * sizeof *b.host);
   out->gpu_stage = malloc((size_t)b.gpus * sizeof *out->gpu_stage);
   e.off = malloc(((size_t)b.gpus + 1) * sizeof *e.off);

@@ -64,6 +64,7 @@ typedef struct trn_gb_t {
   trn_launch_t **launch; /* (p) each rank's launches */
   int32_t *n_launch, *cap_launch;
   int64_t bucket; /* parameters per bucket */
+  int32_t nvlink; /* collectives inside a server are flows (over a SimAI topology's NVLink) */
   char *err;
   size_t errlen;
 } trn_gb_t;

@@ -391,6 +391,10 @@ int trn_gen_wl(const trn_gen_wl_desc_t *d, trn_graph_t *out, char *err, size_t e
                           .gpu = d->gpu,
                           .model = d->model,
                           .sync_ps = d->sync_ps};
+  if (d->nvlink) { /* every GPU its own NIC and "server": its steps are flows */
+    b.nvlink = 1;
+    b.cl.gpus_per_server = b.cl.nics_per_server = 1;
+  }
   b.host = malloc((size_t)b.gpus * sizeof *b.host);
   w.cur = malloc(7 * ((size_t)b.gpus + 1) * sizeof *w.cur);
   out->gpu_stage = malloc((size_t)b.gpus * sizeof *out->gpu_stage);

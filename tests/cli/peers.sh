@@ -3,7 +3,7 @@
 # command line: the HPCC repository's mix/topology.txt and mix/flow.txt with the
 # lines ns-3 never reads (counted on stderr); a matrix from csg-htsim's
 # gen_serialn_alltoall_prio.py, whose `prio` htsim's RoCE ignores: the same FCTs as
-# without it, also with traffic classes on.
+# without it, also with traffic classes on; a SimAI topology file.
 # usage: peers.sh MULTIVERSE WORKDIR
 set -uo pipefail
 mv=$(realpath "$1") work=$2 data=$(cd "$(dirname "$0")/../data/peers" && pwd)
@@ -34,5 +34,17 @@ if [ $rc -eq 0 ] && [ "$a" = "$b" ] && [[ $a == "ok flows=240 "* ]] &&
   echo "ok   htsim prio 1..8 read and ignored, as htsim's RoCE does: $a"
 else
   echo "FAIL htsim prio: rc=$rc [$a] [$b] $(cat stderr.txt)"; fail=1
+fi
+# A SimAI topology (gen_Topo_Template.py, DCN+ with one ToR): GPU 0 to GPU 1 of its
+# server over the NVSwitch at 2880 Gb/s (1 MB: 2.931 us), to GPU 9 of the other server
+# through the ToR at 400 Gb/s.
+printf '2\n0 1 3 100 1000000 0\n0 9 3 100 1000000 0\n' > two.txt
+"$mv" net --topology "$data/simai/DCN+SingleToR_16g_8gps_400Gbps_H100" --flows two.txt -o simai \
+  > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cut -d' ' -f2,7 simai/fct-0.txt | tr '\n' ' ')" = "0b000101 2931 0b000901 22389 " ]; then
+  echo "ok   SimAI topology: NVLink inside the server (2931 ns), the network between servers"
+else
+  echo "FAIL SimAI topology: rc=$rc $(cat stdout.txt stderr.txt simai/fct-0.txt)"; fail=1
 fi
 exit $fail

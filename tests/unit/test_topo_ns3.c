@@ -81,6 +81,53 @@ static void test_extra_lines(void) {
   topo_free(&t);
 }
 
+/* SimAI's topology files, as its gen_Topo_Template.py writes them (6-field header,
+ * NVSwitch ids first): DCN+ with one ToR, 16 H100 in 2 servers. Its GPUs reach the
+ * GPUs of their server over NVLink only (SimAI's routing), though the ToR is as short
+ * a path: read as a plain ns-3 file (its switches alike) the first hop is either. */
+static void test_simai(void) {
+  topo_t t, plain;
+  char err[TOPO_ERR_LEN] = "";
+  const char *f = "peers/simai/DCN+SingleToR_16g_8gps_400Gbps_H100";
+  CHECK_EQ_I64(topo_read_ns3(mvtest_data(f), &t, err, sizeof err), 0);
+  if (err[0]) fprintf(stderr, "%s\n", err);
+  CHECK_EQ_I64(t.n_nodes, 27);
+  CHECK_EQ_I64(t.n_hosts, 16);
+  CHECK_EQ_I64(t.n_links, 40);
+  CHECK_EQ_I64(t.gpus_per_server, 8);
+  CHECK(strcmp(t.gpu_type, "H100") == 0);
+  CHECK(t.nvswitch && t.nvswitch[16] && t.nvswitch[17] && !t.nvswitch[18] && t.is_switch[16]);
+  uint16_t hop[8];
+  CHECK_EQ_I64(topo_next_hops(&t, 0, 1, hop, 8), 1);
+  CHECK_EQ_I64(t.ports[t.port_off[0] + hop[0]].peer, 16);
+  CHECK_EQ_I64(topo_next_hops(&t, 0, 9, hop, 8), 1); /* another server: the ToR, 18 */
+  CHECK_EQ_I64(t.ports[t.port_off[0] + hop[0]].peer, 18);
+  CHECK_EQ_I64(t.links[0].rate_bps, 2880000000000LL);
+  /* the same links under an ns-3 header: both first hops */
+  char *text;
+  size_t len;
+  CHECK_EQ_I64(topo_read_file(mvtest_data(f), &text, &len, err, sizeof err), 0);
+  const char *nl = memchr(text, '\n', len);
+  char *alt = malloc(len + 16);
+  int k = snprintf(alt, 16, "27 11 40");
+  memcpy(alt + k, nl, len - (size_t)(nl - text));
+  CHECK_EQ_I64(topo_parse_ns3("plain.txt", alt, (size_t)k + len - (size_t)(nl - text), &plain, err,
+                              sizeof err),
+               0);
+  CHECK(plain.nvswitch == NULL && plain.gpus_per_server == 0);
+  CHECK_EQ_I64(topo_next_hops(&plain, 0, 1, hop, 8), 2);
+  free(alt);
+  free(text);
+  topo_free(&plain);
+  topo_free(&t);
+  CHECK_EQ_I64(topo_read_ns3(mvtest_data("peers/simai/Spectrum-X_16g_8gps_400Gbps_H100"), &t, err,
+                             sizeof err),
+               0);
+  CHECK_EQ_I64(t.n_hosts, 16);
+  CHECK_EQ_I64(t.n_links, 544);
+  topo_free(&t);
+}
+
 static void test_errors(void) {
   check_bad("bad/topo_header.txt", "topo_header.txt:1:", "expected 'nodes switches links'");
   check_bad("bad/topo_dup_switch.txt", "topo_dup_switch.txt:2:", "switch id 7 listed twice");
@@ -173,6 +220,7 @@ int main(void) {
   test_switch_first();
   test_errors();
   test_extra_lines();
+  test_simai();
   test_limits();
   test_json();
   return mvtest_end();
