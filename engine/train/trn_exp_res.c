@@ -151,6 +151,24 @@ oom:
   return -1;
 }
 
+/* SimAI's pipeline bubble (trn_graph_t.prebubble): (pp - 1) / (ga vpp) of GPU 0's pass
+ * outside the embedding, seconds; 0 without one. */
+static double simai_bubble(const trn_exp_t *x, const eng_batch_t *b, int32_t e) {
+  const trn_graph_t *o = &x->graph;
+  if (!o->bubble_den) return 0;
+  int64_t pre = 0;
+  for (int32_t i = 0; i < o->n_prebubble; i++) {
+    eng_task_times_t from, to;
+    eng_task_times(b, e, o->prebubble[2 * i], &from);
+    eng_task_times(b, e, o->prebubble[2 * i + 1], &to);
+    if (o->prebubble[2 * i] == o->prebubble[2 * i + 1])
+      pre += from.end - from.start;
+    else if (from.end >= 0 && to.end >= from.end)
+      pre += to.end - from.end;
+  }
+  return (double)pre * 1e-12 * (double)o->bubble_num / (double)o->bubble_den;
+}
+
 void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_result_t *r) {
   memset(r, 0, sizeof *r);
   r->last_gpu = -1;
@@ -203,7 +221,6 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
     return;
   }
   double T = (double)er.end_ps * 1e-12, split[6];
-  v[TRN_R_iteration_time_s] = T;
   r->last_gpu = trn_exp_last_gpu(x, b, e);
   if (r->last_gpu >= 0 && exposure(x, b, e, r->last_gpu, er.end_ps, split) == 0) {
     v[TRN_R_compute_s] = split[0];
@@ -213,6 +230,10 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
     v[TRN_R_exposed_dp_s] = split[4];
     v[TRN_R_bubble_s] = split[5];
   }
+  double bubble = simai_bubble(x, b, e);
+  T += bubble;
+  v[TRN_R_bubble_s] += bubble;
+  v[TRN_R_iteration_time_s] = T;
   if (!x->imported && T > 0) {
     const trn_setup_t *s = &x->setup;
     v[TRN_R_tokens_per_s] = (double)(s->plan.global_batch * s->model.seq_len) / T;

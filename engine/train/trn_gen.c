@@ -295,5 +295,6 @@ void trn_graph_free(trn_graph_t *g) {
   free(g->spans);
   free(g->span_off);
   free(g->gpu_stage);
+  free(g->prebubble);
   memset(g, 0, sizeof *g);
 }

@@ -78,6 +78,14 @@ typedef struct trn_graph_t {
   int64_t flow_bytes; /* bytes of every flow */
   int32_t n_flows;
   int32_t roofline_tasks; /* compute tasks of an imported trace timed by the roofline */
+  /* SimAI's pipeline bubble (a SimAI workload with pp > 1): after the pass, the time
+   * of GPU 0's pass outside the embedding layer (its compute and its waits for
+   * blocking collectives) times bubble_num / bubble_den = (pp - 1) / (ga vpp). Pairs
+   * (from, to) of tasks: a compute task (from == to, its duration), or a wait from the
+   * end of `from` to the end of `to`. */
+  int64_t bubble_num, bubble_den;
+  int32_t n_prebubble, cap_prebubble;
+  int32_t *prebubble; /* (2 n_prebubble) */
 } trn_graph_t;
 
 /* Where GPUs are (coll_cluster_t's rule: GPU g is in server g / gpus_per_server, its

@@ -122,6 +122,28 @@ static int cat_of(const wb_t *w, const trn_wl_phase_t *p, int ph) {
   return p->group == TRN_WL_TP ? TRN_CAT_TP : p->group == TRN_WL_EP ? TRN_CAT_EP : TRN_CAT_DP;
 }
 
+/* ---- SimAI's pipeline bubble ---- */
+
+/* Records an interval of GPU 0's pass for SimAI's bubble (not the embedding's). */
+static int prebubble(wb_t *w, int32_t l, int32_t from, int32_t to) {
+  trn_graph_t *o = w->b->o;
+  const char *name = w->wl->layers[l].name;
+  if (!o->bubble_den || (name && strcmp(name, "embedding_layer") == 0)) return 0;
+  if (o->n_prebubble == o->cap_prebubble) {
+    int32_t cap = o->cap_prebubble ? 2 * o->cap_prebubble : 256;
+    int32_t *x = realloc(o->prebubble, 2 * (size_t)cap * sizeof *x);
+    if (!x) {
+      snprintf(w->b->err, w->b->errlen, "out of memory");
+      return -1;
+    }
+    o->prebubble = x;
+    o->cap_prebubble = cap;
+  }
+  o->prebubble[2 * o->n_prebubble] = from;
+  o->prebubble[2 * o->n_prebubble++ + 1] = to;
+  return 0;
+}
+
 /* ---- steps of the loop, on every GPU ---- */
 
 static const trn_wl_phase_t *phase_of(const trn_wl_layer_t *L, int ph) {
@@ -138,6 +160,7 @@ static int compute(wb_t *w, int32_t l, int ph) {
   for (int32_t g = 0; g < b->gpus; g++) {
     int32_t c = trn_gb_task(b, TG_COMPUTE, g, phase_of(L, ph)->compute_ps, 1, m);
     if (c < 0 || trn_gb_edge(b, c, w->cur[g], TG_ON_END)) return -1;
+    if (g == 0 && prebubble(w, l, c, c)) return -1;
     w->cur[g] = c;
   }
   return 0;
@@ -190,6 +213,9 @@ static int issue(wb_t *w, int32_t l, int ph, int blocking, int32_t *fin, uint64_
     for (int32_t i = 0; i < n; i++) {
       int32_t m = w->mem[i], j = finished(w, m, w->after[i], L->update_ps, what, l);
       if (j < 0) return -1;
+      /* SimAI's pre-bubble counts GPU 0's waits for blocking forward and input-gradient
+       * collectives, from the issue to the end of the update delay */
+      if (blocking && m == 0 && ph != PH_WG && prebubble(w, l, w->cur[m], j)) return -1;
       if (blocking)
         w->cur[m] = j;
       else if (fin)
@@ -414,6 +440,10 @@ int trn_gen_wl(const trn_gen_wl_desc_t *d, trn_graph_t *out, char *err, size_t e
         (int32_t)(server * d->nics_per_server + local * d->nics_per_server / d->gpus_per_server);
     w.cur[g] = w.pend[g] = -1;
     out->gpu_stage[g] = (int32_t)(g / (w.tp * w.dp));
+  }
+  if (w.simai && wl->pp > 1) { /* SimAI's analytical bubble, Layer::report */
+    out->bubble_num = wl->pp - 1;
+    out->bubble_den = (wl->ga > 0 ? wl->ga : 1) * (wl->vpp > 0 ? wl->vpp : 1);
   }
   if (loop(&w)) goto done;
   if (trn_gb_sort_spans(&b)) goto done;

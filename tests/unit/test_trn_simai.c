@@ -4,6 +4,7 @@
  * 2880 Gb/s, 25 ns): the all-reduces are rings of flows over NVLink, ending at the
  * closed form of a ring on a star; the cluster must be the file's; without the file
  * the intra-server model times them (no flow). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "trnexp.h"
 
 static char *text_of(const char *topo, const char *gpu, int gps) {
@@ -60,9 +61,51 @@ static void microallreduce(void) {
   }
 }
 
+/* An all-reduce of 2 GPUs takes 10 us + bytes / (100 GB/s) (as test_trn_import.c). */
+static const char *const toy_model =
+    "{\"models\": [{\"gpu\": \"a100-80gb\", \"collective\": \"allreduce\", \"gpus\": 2,"
+    " \"ranges\": [{\"max_bytes\": null, \"alpha_us\": 10, \"beta_GBps\": 100}]}],"
+    " \"gpus\": {\"a100-80gb\": {\"busbw_GBps\": {\"allreduce\": 200, \"other\": 200}}},"
+    " \"reference\": {\"gpu\": \"a100-80gb\", \"collective\": \"allreduce\", \"gpus\": 2}}";
+
+/* SimAI's pipeline (pp, vpp, ga): its analytical bubble after the pass, (pp - 1) /
+ * (ga vpp) of GPU 0's pass outside the embedding layer (compute and waits for its
+ * blocking collectives; Layer::report). wl_toy_pp.txt is wl_toy.txt (85.74304 us,
+ * test_trn_import.c) with pp 2, vpp 2, ga 4 on 8 GPUs (stages in their servers, so
+ * every GPU runs as there): GPU 0 computes 13.5 us and waits 2 x 20.58576 us for its
+ * TP all-reduces (forward of layer 0, input gradient of layer 0; the update delay
+ * included): 54.67152 us, whose 1/8 is 6.83394 us. */
+static void bubble(void) {
+  char *text[2] = {
+      strdup("{\"workload\": {\"file\": \"wl_toy_pp.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\", "
+             "\"servers\": 2, \"gpus_per_server\": 4, \"nics_per_server\": 4}}"),
+      strdup("{\"workload\": {\"file\": \"wl_toy.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\", "
+             "\"servers\": 1, \"gpus_per_server\": 4, \"nics_per_server\": 4}}")};
+  trn_exp_t x[2];
+  int32_t slot[2];
+  eng_batch_t *b = trnexp_run(2, (const char *const *)text, x, slot, ENG_BACKEND_CPU, 1);
+  CHECK(b != NULL);
+  eng_result_t er;
+  eng_exp_result(b, slot[0], &er);
+  CHECK_EQ_I64(er.end_ps, 85743040); /* the pass itself */
+  trn_result_t r = trnexp_result(x, b, slot, 0), r1 = trnexp_result(x, b, slot, 1);
+  CHECK_EQ_I64(llround(r.v[TRN_R_iteration_time_s] * 1e12), 85743040 + 6833940);
+  CHECK_EQ_I64(llround(r.v[TRN_R_bubble_s] * 1e12) - llround(r1.v[TRN_R_bubble_s] * 1e12), 6833940);
+  CHECK_EQ_I64(llround(r1.v[TRN_R_iteration_time_s] * 1e12), 85743040); /* pp 1: none */
+  eng_batch_destroy(b);
+  for (int i = 0; i < 2; i++) {
+    trn_exp_free(&x[i]);
+    free(text[i]);
+  }
+}
+
 int main(void) {
   if (trnexp_init(NULL)) return 1;
   microallreduce();
+  coll_model_free(&trnexp.cm);
+  trn_presets_free(&trntest_presets);
+  if (trnexp_init(toy_model)) return 1;
+  bubble();
   trn_presets_free(&trntest_presets);
   coll_model_free(&trnexp.cm);
   return mvtest_end();
