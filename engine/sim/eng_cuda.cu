@@ -43,14 +43,22 @@ typedef struct cu_rows_t {
 #undef CU_N
 } cu_rows_t;
 
-#define CU_CALL_node(fn, i) fn(&c, i)
-#define CU_CALL_port(fn, i) fn(&c, i)
+/* The world's column pointers, for every kernel, in constant memory: every
+ * thread reads the same pointer at once (one broadcast), and the compiler
+ * sees where they point. A kernel parameter whose address the systems take
+ * was copied to each thread's stack (1,680 bytes of local memory per
+ * thread), and every column access first loaded its pointer from there. */
+static __constant__ eng_cols_t cu_c;
+#define CU_C ((eng_cols_t *)&cu_c)
+
+#define CU_CALL_node(fn, i) fn(CU_C, i)
+#define CU_CALL_port(fn, i) fn(CU_C, i)
 #define CU_CALL_exp(fn, i)                                                                         \
-  if (fn(&c, i)) *running = 1
+  if (fn(CU_C, i)) *running = 1
 
 /* Systems mode: one kernel per system. */
 #define CU_KERNEL(ph, tab, fn)                                                                     \
-  static __global__ void k_##fn(eng_cols_t c, int32_t n, int *running) {                           \
+  static __global__ void k_##fn(int32_t n, int *running) {                           \
     (void)running;                                                                                 \
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);                                  \
     if (i < n) CU_CALL_##tab(fn, i);                                                               \
@@ -139,12 +147,12 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
  * and all leave together. *done receives the windows run. */
 #define CU_PCALL_node(fn, i)                                                                       \
   if (slots[i] >= 0)                                                                               \
-    fn(&c, slots[i]);                                                                              \
+    fn(CU_C, slots[i]);                                                                            \
   else if (slots[i] < -1)                                                                          \
-  cu_switch_step(&c, -2 - slots[i])
+  cu_switch_step(CU_C, -2 - slots[i])
 #define CU_PCALL_port CU_CALL_port
 #define CU_PCALL_exp CU_CALL_exp
-static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, const int32_t *slots,
+static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const int32_t *slots,
                                     int32_t windows, int *flags, int32_t *done) {
   cg::grid_group g = cg::this_grid();
   const int32_t tid = (int32_t)g.thread_rank(), stride = (int32_t)g.size();
@@ -169,54 +177,93 @@ static __global__ void k_persistent(eng_cols_t c, cu_rows_t n, const int32_t *sl
   if (tid == 0) *done = windows;
 }
 
-/* Experiment mode: blocks take experiments from *next and step each through
- * all its windows; `running[w & 1]` (shared) collects whether the experiment
- * runs on after window w, reset one window ahead once every thread has read
- * it. *finished counts experiments done (progress). */
-static __device__ __forceinline__ void cu_experiments(eng_cols_t c, int32_t n_exps, int32_t *next,
-                                                      int32_t *finished) {
-  __shared__ int32_t e_sh;
+/* Experiment mode: blocks take lane groups from *next and step each through
+ * all its windows. A group is L experiments (lanes, L = 1 << lg, 1 to 32;
+ * `lane_exp[g * L + l]`, -1 for none) stepped side by side: thread t serves
+ * lane t mod L, so with L = 32 a warp steps the same node of 32 experiments
+ * (one branch path where they share a shape), and with L = 1 a block steps
+ * one experiment. Each lane keeps its own windows: super-step w runs window w
+ * of every lane still running, so every experiment computes exactly what it
+ * computes alone (nodes are independent within a window, whatever order
+ * threads take them in). `running[w & 1]` (shared) collects whether a lane
+ * runs on after super-step w, reset one super-step ahead once every thread has
+ * read it. *finished counts experiments done (progress).
+ *
+ * Which rows a thread takes: a warp holds S = 32 / L row positions of its L
+ * lanes; position j of warp w takes, in K rounds (K * S * W >= the group's
+ * most rows, W warps), row j * K * W + k * W + w in round k. So the S rows a
+ * warp steps at once lie far apart (a table's heavy rows, switches, sit
+ * together at its end: now at most one of them per warp and round), and
+ * consecutive rows go to consecutive warps (heavy rows dealt round robin). */
+static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp,
+                                                int32_t *next, int32_t *finished) {
+  __shared__ int32_t g_sh, lanes_sh;
+#define CU_K_SH(ph, tab, fn) __shared__ int32_t rounds_##tab;
+  ENG_SYSTEMS(CU_K_SH)
+#undef CU_K_SH
   __shared__ int running_sh[2];
-  const int32_t tid = (int32_t)threadIdx.x, stride = (int32_t)blockDim.x;
+  const int32_t tid = (int32_t)threadIdx.x, L = 1 << lg, W = (int32_t)blockDim.x >> 5;
+  const int32_t lane = tid & (L - 1), j = (tid & 31) >> lg, w = tid >> 5, S = 32 >> lg;
   for (;;) {
     if (tid == 0) {
-      e_sh = atomicAdd(next, 1);
+      g_sh = atomicAdd(next, 1);
       running_sh[0] = running_sh[1] = 0;
+      if (g_sh < n_groups) { /* rounds for the most rows any lane has, per table */
+        int32_t most;
+        lanes_sh = 0;
+        for (int32_t l = 0; l < L; l++)
+          lanes_sh += lane_exp[g_sh * L + l] >= 0;
+#define CU_ROUNDS(ph, tab, fn)                                                                     \
+  most = 0;                                                                                        \
+  for (int32_t l = 0; l < L; l++) {                                                                \
+    const int32_t e = lane_exp[g_sh * L + l];                                                      \
+    if (e >= 0 && eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e) > most)                           \
+      most = eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e);                                        \
+  }                                                                                                \
+  rounds_##tab = (most + S * W - 1) / (S * W);
+        ENG_SYSTEMS(CU_ROUNDS)
+#undef CU_ROUNDS
+      }
     }
     __syncthreads();
-    const int32_t e = e_sh;
-    if (e >= n_exps) return;
-    for (int32_t w = 0;; w++) {
-      int *running = &running_sh[w & 1];
+    const int32_t g = g_sh;
+    if (g >= n_groups) return;
+    const int32_t e = lane_exp[g * L + lane];
+    for (int32_t wi = 0;; wi++) {
+      int *running = &running_sh[wi & 1];
       for (int phase = 0; phase < ENG_PHASES; phase++) {
-        if (phase == 1 && tid == 0) running_sh[(w + 1) & 1] = 0;
+        if (phase == 1 && tid == 0) running_sh[(wi + 1) & 1] = 0;
 #define CU_EXP(ph, tab, fn)                                                                        \
-  if (ph == phase)                                                                                 \
-    for (int32_t i = eng_lo_##tab(&c, e) + tid; i < eng_hi_##tab(&c, e); i += stride)              \
-      CU_CALL_##tab(fn, i);
+  if (ph == phase && e >= 0) {                                                                     \
+    const int32_t k_ = rounds_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);     \
+    for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                 \
+      CU_CALL_##tab(fn, i);                                                                        \
+  }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
         __syncthreads();
       }
       if (!*(volatile int *)running) break;
     }
-    if (tid == 0) atomicAdd(finished, 1);
+    if (tid == 0) atomicAdd(finished, lanes_sh);
   }
 }
 
-/* The experiment kernel compiled for blocks of 256 threads with 2, 3 or 4
- * resident per SM (more blocks hide more memory latency, fewer registers
- * spill more: MULTIVERSE_CUDA_BLOCKS_PER_SM picks one), and for blocks of 512
- * threads, one per SM (experiments of more than 256 nodes). */
+/* The experiment kernel compiled for blocks of 128 threads with 4 resident per
+ * SM, 256 threads with 2, 3 or 4, 512 threads with 1 or 2 (more blocks hide
+ * more memory latency, fewer registers spill more:
+ * MULTIVERSE_CUDA_BLOCKS_PER_SM picks one). */
 #define CU_EXP_KERNEL(threads, occ)                                                                \
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
-      eng_cols_t c, int32_t n_exps, int32_t *next, int32_t *finished) {                            \
-    cu_experiments(c, n_exps, next, finished);                                                     \
+      int32_t n_groups, int32_t lg, const int32_t *lane_exp, int32_t *next, int32_t *finished) {   \
+    cu_lanes(n_groups, lg, lane_exp, next, finished);                                              \
   }
+CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
 CU_EXP_KERNEL(256, 3)
 CU_EXP_KERNEL(256, 4)
 CU_EXP_KERNEL(512, 1)
+CU_EXP_KERNEL(512, 2)
 #undef CU_EXP_KERNEL
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -323,7 +370,7 @@ static int cu_run_systems(eng_cols_t d, const cu_rows_t *n, int *d_flag, int64_t
     for (int i = 0; i < chunk; i++) {
       if (i == chunk - 1) CUDA_TRY(cudaMemsetAsync(d_flag, 0, sizeof(int)));
 #define CU_LAUNCH(ph, tab, fn)                                                                     \
-  if (n->tab) k_##fn<<<blocks(n->tab, T), T>>>(d, n->tab, d_flag);
+  if (n->tab) k_##fn<<<blocks(n->tab, T), T>>>(n->tab, d_flag);
       ENG_SYSTEMS(CU_LAUNCH)
 #undef CU_LAUNCH
     }
@@ -437,7 +484,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     if (grid < 1) grid = 1;
     for (;;) {
       CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
-      void *args[] = {&d, &n, &d_slots, &chunk, &d_flags, &d_done};
+      void *args[] = {&n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
       CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
       CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
@@ -464,22 +511,79 @@ fail:
   return -1;
 }
 
-/* Experiment mode: as many blocks as fit at once (or as experiments), each of
- * T threads; the host polls the count of finished experiments for progress
- * while the kernel runs. */
-static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags, char *err,
-                              size_t errlen) {
+/* An experiment's shape, to put experiments alike side by side in lanes. */
+typedef struct cu_shape_t {
+  int32_t nodes, ports, tasks, flows, e;
+} cu_shape_t;
+
+static int cu_shape_cmp(const void *a, const void *b) {
+  const cu_shape_t *x = (const cu_shape_t *)a, *y = (const cu_shape_t *)b;
+  if (x->nodes != y->nodes) return x->nodes < y->nodes ? -1 : 1;
+  if (x->ports != y->ports) return x->ports < y->ports ? -1 : 1;
+  if (x->tasks != y->tasks) return x->tasks < y->tasks ? -1 : 1;
+  if (x->flows != y->flows) return x->flows < y->flows ? -1 : 1;
+  return x->e < y->e ? -1 : x->e > y->e;
+}
+
+/* The lane groups of a world (cu_lanes): its experiments ordered by shape
+ * (node, port, task and flow counts, then index), cut into groups of 1 << lg;
+ * the last group's missing lanes hold -1. NULL if out of memory. */
+static int32_t *cu_lane_groups(const eng_world_t *w, int32_t lg, int32_t *n_groups) {
+  const int32_t n = w->n_exps, L = 1 << lg;
+  *n_groups = (n + L - 1) / L;
+  cu_shape_t *sh = (cu_shape_t *)malloc(sizeof(cu_shape_t) * (size_t)(n ? n : 1));
+  const size_t slots = (size_t)*n_groups * (size_t)L;
+  int32_t *g = (int32_t *)malloc(sizeof(int32_t) * (slots ? slots : 1));
+  if (!sh || !g) {
+    free(sh);
+    free(g);
+    return NULL;
+  }
+  for (int32_t e = 0; e < n; e++)
+    sh[e] = (cu_shape_t){w->c.exp_n_nodes[e], w->c.exp_n_ports[e], w->c.exp_n_tasks[e],
+                         w->c.exp_n_flows[e], e};
+  qsort(sh, (size_t)n, sizeof *sh, cu_shape_cmp);
+  for (size_t i = 0; i < slots; i++)
+    g[i] = i < (size_t)n ? sh[i].e : -1;
+  free(sh);
+  return g;
+}
+
+/* A knob's value from the environment: an integer in [lo, hi], else dflt. */
+static int cu_env_int(const char *name, int lo, int hi, int dflt) {
+  const char *v = getenv(name);
+  char *end = NULL;
+  long x = v ? strtol(v, &end, 10) : 0;
+  return v && *v && end && !*end && x >= lo && x <= hi ? (int)x : dflt;
+}
+
+/* Experiment mode: as many blocks as fit at once (or as lane groups), each of
+ * T threads over lane groups of 1 << lg experiments; the host polls the count
+ * of finished experiments for progress while the kernel runs. */
+static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int32_t lg,
+                              int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
-  int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0;
-  const char *occ = getenv("MULTIVERSE_CUDA_BLOCKS_PER_SM");
-  const int o = occ ? atoi(occ) : 2; /* measured best on an H200 (tests/bench/RESULTS.md) */
-  void (*kern)(eng_cols_t, int32_t, int32_t *, int32_t *) = T > 256  ? k_experiments_512_1
-                                                            : o <= 2 ? k_experiments_256_2
-                                                            : o == 3 ? k_experiments_256_3
-                                                                     : k_experiments_256_4;
+  int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
+  int32_t *groups = NULL, *d_groups = NULL;
+  /* 2 measured best on an H200 with blocks of 256 (tests/bench/RESULTS.md) */
+  const int o = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
+  void (*kern)(int32_t, int32_t, const int32_t *, int32_t *, int32_t *) =
+      T > 256 ? (o >= 2 ? k_experiments_512_2 : k_experiments_512_1)
+      : T <= 128 ? k_experiments_128_4
+      : o <= 2   ? k_experiments_256_2
+      : o == 3   ? k_experiments_256_3
+                 : k_experiments_256_4;
   cudaStream_t run = NULL, peek = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);
+  groups = cu_lane_groups(w, lg, &n_groups);
+  if (!groups) {
+    snprintf(err, errlen, "out of memory for the lane groups of %d experiments", n.exp);
+    return -1;
+  }
+  CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
+  CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
+                      cudaMemcpyHostToDevice));
   CUDA_TRY(cudaGetDevice(&dev));
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
@@ -488,8 +592,11 @@ static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags
   CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
   {
     int grid = sms * (per_sm > 0 ? per_sm : 1);
-    if (grid > n.exp) grid = n.exp;
-    kern<<<grid, T, 0, run>>>(d, n.exp, d_next, d_fin);
+    if (grid > n_groups) grid = n_groups;
+    if (getenv("MULTIVERSE_VERBOSE"))
+      fprintf(stderr, "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads\n",
+              n.exp, n_groups, 1 << lg, grid, T);
+    kern<<<grid, T, 0, run>>>(n_groups, lg, d_groups, d_next, d_fin);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
@@ -506,31 +613,48 @@ static int cu_run_experiments(eng_cols_t d, cu_rows_t n, int32_t T, int *d_flags
   }
   CUDA_TRY(cudaStreamDestroy(run));
   CUDA_TRY(cudaStreamDestroy(peek));
+  free(groups);
+  cudaFree(d_groups);
   return 0;
 fail:
   if (run) cudaStreamDestroy(run);
   if (peek) cudaStreamDestroy(peek);
+  free(groups);
+  cudaFree(d_groups);
   return -1;
 }
 
 /* Launch mode of a world: MULTIVERSE_CUDA_LAUNCH, else experiment mode when
  * there are experiments enough to fill the device and each fits a block of
- * at most 512 threads with few nodes per thread; *T its block size. */
+ * at most 512 threads with few nodes per thread; *T its block size
+ * (MULTIVERSE_CUDA_BLOCK: 128, 256 or 512) and *lg the log2 of its lanes
+ * (MULTIVERSE_LANES: 1, 2, 4, 8, 16 or 32). */
 typedef enum cu_mode_t { CU_EXPERIMENTS, CU_PERSISTENT, CU_SYSTEMS } cu_mode_t;
 
-static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T) {
+static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg) {
   int32_t most = 0;
   for (int32_t e = 0; e < w->n_exps; e++)
     if (w->c.exp_n_nodes[e] > most) most = w->c.exp_n_nodes[e];
-  *T = most <= 128 ? 128 : most <= 256 ? 256 : 512;
-  const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
-  if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
-  if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
-  if (m && strcmp(m, "experiment") == 0) return CU_EXPERIMENTS;
   int dev = 0, sms = 132;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     cudaGetLastError();
+  /* Lanes: enough that the groups fit the SMs at once (one wave), at most 32:
+   * a block steps L experiments in about the time of one (tests/bench/RESULTS.md,
+   * the lanes ablation). */
+  int lanes = 1;
+  while (lanes < 32 && (int64_t)lanes * sms < w->n_exps)
+    lanes *= 2;
+  lanes = cu_env_int("MULTIVERSE_LANES", 1, 32, lanes);
+  for (*lg = 0; (2 << *lg) <= lanes; (*lg)++) {
+  }
+  const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
+  const int64_t rows = (int64_t)most << *lg; /* node rows of a group */
+  *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
+  const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
+  if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
+  if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
+  if (m && strcmp(m, "experiment") == 0) return CU_EXPERIMENTS;
   return w->n_exps >= sms && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
 
@@ -539,8 +663,8 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     snprintf(err, errlen, "--backend cuda: no CUDA device is present");
     return -1;
   }
-  int32_t T = 128;
-  const cu_mode_t mode = cu_mode(w, &T);
+  int32_t T = 128, lg = 0;
+  const cu_mode_t mode = cu_mode(w, &T, &lg);
   static const char *const mode_name[] = {"experiment", "persistent", "systems"};
   eng_cols_t d;
   char *arena = NULL;
@@ -564,9 +688,10 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
    * where the run wrote it first: it is never copied. */
   if (cu_move(w, arena, moved, 1, err, errlen)) goto fail;
+  CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
   CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
-  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(d, n, T, d_flags, err, errlen)
+  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, n, T, lg, d_flags, err, errlen)
       : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
                               : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;

@@ -83,15 +83,23 @@ for b in a b c d e; do
       MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o per-$b > /dev/null
       MULTIVERSE_CUDA_LAUNCH=systems "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sys-$b > /dev/null
       MULTIVERSE_CUDA_BYTES=$((3 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o split-$b > /dev/null
+      # SPME lanes: a block steps 4, 8 or 32 experiments side by side (a warp
+      # the same node of each), each in its own windows.
+      for l in 4 8 32; do
+        MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
+          "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null
+      done
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
       sw=(--flows $b-0.txt --flows $b-1.txt --sweep cc=none,dcqcn,dctcp,hpcc --sweep lb=ecmp,spray,adaptive)
       "$mv" net --topology "${topo[$b]}" "${sw[@]}" --backend cpu -o swc-$b > /dev/null
       "$mv" net --topology "${topo[$b]}" "${sw[@]}" --backend cuda -o swg-$b > /dev/null
-      for i in $(seq 0 23); do cmp swc-$b/fct-$i.txt swg-$b/fct-$i.txt; done
+      MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=16 \
+        "$mv" net --topology "${topo[$b]}" "${sw[@]}" --backend cuda -o swl-$b > /dev/null
+      for i in $(seq 0 23); do cmp swc-$b/fct-$i.txt swg-$b/fct-$i.txt; cmp swc-$b/fct-$i.txt swl-$b/fct-$i.txt; done
       # The counters agree too (summary minus wall time and backend).
       strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
       diff <(strip cpu-$b/summary.jsonl) <(strip gpu-$b/summary.jsonl) ;;

@@ -103,25 +103,31 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
          ra.timeouts == rb.timeouts && ra.cnps == rb.cnps;
 }
 
-/* The CUDA backend in each launch mode against the CPU backend. */
+/* The CUDA backend in each launch mode against the CPU backend; the
+ * experiment mode also with lane groups of 8 and 32 (SPME lanes). */
 static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   if (!eng_cuda_available()) {
     printf("skipped: no CUDA device\n");
     return 77;
   }
-  static const char *const modes[] = {"experiment", "persistent", "systems"};
+  static const char *const modes[] = {"experiment", "persistent", "systems", "experiment",
+                                      "experiment"};
+  static const char *const lanes[] = {"1", "1", "1", "8", "32"};
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < 5; m++) {
     setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
+    setenv("MULTIVERSE_LANES", lanes[m], 1);
     eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
     int differ = 0;
     for (int e = 0; e < n; e++)
       differ += !same_exp(cpu, gpu, e, &tgs[e]);
-    printf("cuda, launch mode %s: %d of %d experiments differ from the CPU\n", modes[m], differ, n);
+    printf("cuda, launch mode %s, lanes %s: %d of %d experiments differ from the CPU\n", modes[m],
+           lanes[m], differ, n);
     CHECK_EQ_I64(differ, 0);
     eng_batch_destroy(gpu);
   }
   unsetenv("MULTIVERSE_CUDA_LAUNCH");
+  unsetenv("MULTIVERSE_LANES");
   eng_batch_destroy(cpu);
   return mvtest_end();
 }
