@@ -5,8 +5,10 @@ CMAKE_FLAGS ?=
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
+# ON: compiler warnings are errors (.ci/run; the `dev` preset). Users' builds keep OFF.
+WERROR ?= OFF
 
-.PHONY: all deps build demo test validate asan fuzz bench format clean
+.PHONY: all deps build demo test validate asan fuzz clang bench format clean
 
 all: build
 
@@ -17,6 +19,7 @@ $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DMV_WERROR=$(WERROR) > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -36,7 +39,7 @@ validate: build
 
 # Unit tests under AddressSanitizer and UBSan (a second build tree).
 asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMV_SANITIZE=ON -DMV_CUDA=OFF $(CMAKE_FLAGS)
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMV_SANITIZE=ON -DMV_CUDA=OFF -DMV_WERROR=$(WERROR) $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L unit
 
@@ -45,9 +48,16 @@ asan: deps
 # mutations drawn from FUZZ_SEED (1: the same inputs on every run, as CI sees
 # them; 0: a new seed each run, to explore).
 fuzz: deps
-	cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC)
+	cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DMV_WERROR=$(WERROR)
 	cmake --build build-fuzz -j $(JOBS)
 	MV_FUZZ_SECONDS=$(FUZZ_SECONDS) MV_FUZZ_SEED=$(FUZZ_SEED) ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
+
+# Everything built again with clang (a fourth build tree, no CUDA: nvcc's host
+# compiler is the default one): with WERROR=ON a warning either compiler sees
+# fails (.ci/run builds both).
+clang: deps
+	cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$(FUZZ_CC) -DMV_CUDA=OFF -DMV_WERROR=$(WERROR) $(CMAKE_FLAGS)
+	cmake --build build-clang -j $(JOBS)
 
 # The speed benchmarks: tests/bench/RESULTS.md (tests/bench/README.md; on the
 # GPU machine, tools/gpu_run.sh OUTDIR does the build, the GPU tests and this).
@@ -58,4 +68,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-clang

@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config libopenmpi-dev openmpi-bin libnetcdf-dev libjansson-dev
       python3-xarray python3-netcdf4 python3-matplotlib slurm-wlm munge
-      clang-14 libclang-rt-14-dev # clang: the fuzz targets (libFuzzer)
+      clang-14 libclang-rt-14-dev libomp-14-dev # clang: the fuzz targets (libFuzzer), make clang
       libprotobuf-c-dev protobuf-c-compiler) # Chakra execution traces (docs/chakra.md)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -274,8 +274,8 @@ static void dcqcn_alpha_late(int ns3) {
   if (ns3) CHECK(mvsim_set(&ep, "dcqcn_ns3=true", err, sizeof err) == 0);
   const cc_params_t *p = &ep.ccp;
   const int64_t HALF_US = 500000, END = 100000 * 2 * HALF_US;
-  cc_state_t s[2];
-  cc_alg_t a[2];
+  cc_state_t s[2] = {0}; /* cc_init sets both; GCC 13 cannot see it through the loop */
+  cc_alg_t a[2] = {0};
   long events[2] = {0, 0}, cnps = 0, cuts = 0, same = 0;
   double last_rc = 0;
   for (int v = 0; v < 2; v++)

@@ -22,8 +22,9 @@ static const char *const text[NEXP] = {
     "\"seq_len\": 512, \"experts\": 4, \"top_k\": 2}, \"training\": {\"global_batch\": 8, "
     "\"tp\": 2, \"ep\": 2, \"sequence_parallel\": true}, \"cluster\": {\"gpu\": \"a100-80gb\","
     " \"servers\": 4, \"gpus_per_server\": 2, \"nics_per_server\": 2}}",
-    "{\"workload\": {\"file\": \"wl_simai.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
-    " \"servers\": 4}, \"network\": {\"topology\": {\"kind\": \"fat_tree\", \"tiers\": 2}}}"};
+    /* one element in two pieces (clang's -Wstring-concatenation) */
+    ("{\"workload\": {\"file\": \"wl_simai.txt\"}, \"cluster\": {\"gpu\": \"a100-80gb\","
+     " \"servers\": 4}, \"network\": {\"topology\": {\"kind\": \"fat_tree\", \"tiers\": 2}}}")};
 
 /* Every task's start, end and reception of experiment i in batch b (slot s) against
  * batch c (slot t); returns the number that differ. */
