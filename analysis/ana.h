@@ -95,8 +95,9 @@ void ana_provenance(ana_table_t *t, const ana_prov_t *p);
 void ana_now(char *buf, size_t len);
 
 /* Writes the table as CF-1.11 NetCDF-4 (record dimension `experiment`) to
- * PATH.tmp, then renames it to PATH, so PATH is always complete. Returns 0 or
- * -1 with a message naming the file. */
+ * PATH, created or replaced (removed again on an error). The program writes
+ * through the driver's output rule (drv_out_table: a temporary copy renamed
+ * over PATH). Returns 0 or -1 with a message naming the file. */
 int ana_write(const ana_table_t *t, const char *path, char *err, size_t errlen);
 
 /* Reads a file ana_write wrote. Returns NULL with a message naming the file

@@ -125,15 +125,10 @@ static void put_data(wr_t *w, const ana_table_t *t, const int *vars) {
 }
 
 int ana_write(const ana_table_t *t, const char *path, char *err, size_t errlen) {
-  char tmp[4096];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-    snprintf(err, errlen, "%.100s...: path too long", path);
-    return -1;
-  }
   wr_t w = {.rc = NC_NOERR};
-  int rc = nc_create(tmp, NC_CLOBBER | NC_NETCDF4, &w.nc);
+  int rc = nc_create(path, NC_CLOBBER | NC_NETCDF4, &w.nc);
   if (rc != NC_NOERR) {
-    snprintf(err, errlen, "%s: %s", tmp, nc_strerror(rc));
+    snprintf(err, errlen, "%s: %s", path, nc_strerror(rc));
     return -1;
   }
   int *vars = malloc(((size_t)t->n_cols + 5) * sizeof *vars);
@@ -145,13 +140,8 @@ int ana_write(const ana_table_t *t, const char *path, char *err, size_t errlen) 
   rc = nc_close(w.nc);
   if (w.rc == NC_NOERR && rc != NC_NOERR) step(&w, rc, "close");
   if (w.rc != NC_NOERR) {
-    snprintf(err, errlen, "%s: %s: %s", tmp, w.what, nc_strerror(w.rc));
-    remove(tmp);
-    return -1;
-  }
-  if (rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: cannot rename to %s", tmp, path);
-    remove(tmp);
+    snprintf(err, errlen, "%s: %s: %s", path, w.what, nc_strerror(w.rc));
+    remove(path);
     return -1;
   }
   return 0;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "driver/drv_out.h"
 #include "jobs/job.h"
 #include "sim/eng.h"
 #include "topo/topo.h"
@@ -69,7 +70,6 @@ int drv_opt_keys_once(const char *cmd, const char *what, const char *const *kvs,
 #define DRV_OUT_MARKER ".multiverse-run"  /* the command that wrote the folder */
 #define DRV_OUT_INCOMPLETE "INCOMPLETE"   /* while a run writes; stays if it stopped */
 #define DRV_OUT_STAGE ".multiverse-stage" /* results until they are complete */
-#define DRV_OUT_PATH_MAX 3000
 typedef struct drv_outdir_t {
   const char *cmd, *dir;
   int force;
@@ -96,9 +96,6 @@ int drv_outdir_begin(drv_outdir_t *o, int argc, char **argv);
  * drv_outdir_begin made, the folder too if it made it. Disarms the signals.
  * 0 or 2. */
 int drv_outdir_end(drv_outdir_t *o, int outcome);
-/* A single output file (calibrate -o): not a folder or device, in a folder
- * where files can be made. 0 or 2. */
-int drv_outfile_check(const char *cmd, const char *path);
 
 /* Reads a `--flows` file into g, by its content (trf_detect): an ns-3 HPCC flow
  * file, an htsim connection matrix or a JSON task graph, checked against the
@@ -112,6 +109,7 @@ int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char
 #define DRV_NS3_SETS 64
 typedef struct drv_ns3_config_t {
   char topology[4096], flows[4096], fct[4096]; /* TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE */
+  int topology_line, flows_line, fct_line;     /* their lines (0: absent, the default) */
   char sets[DRV_NS3_SETS][1600];               /* KEY=VALUE, applied in order */
   int n_sets;
   /* DCQCN with HAS_WIN 1 and GLOBAL_T 1: the window is the network's largest
@@ -120,9 +118,17 @@ typedef struct drv_ns3_config_t {
 } drv_ns3_config_t;
 
 /* Reads an ns-3 HPCC configuration (drv_ns3cfg.c): the preset ns3_hpcc and
- * each key as parameters; keys we do not model are named, all in one error.
- * 0 or -1 with a message. */
-int drv_ns3_config(const char *path, drv_ns3_config_t *o, char *err, size_t errlen);
+ * each key as parameters. Every value is read whole in its range (flags
+ * exactly 0 or 1) and, with presets `ps` (NULL: not), applied as `net` will:
+ * a refused one is named by its line and key; keys and values we do not model
+ * are named, all in one error. 0 or -1 with a message. */
+int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *o, char *err,
+                   size_t errlen);
+/* Its files, before anything runs: TOPOLOGY_FILE and FLOW_FILE regular files,
+ * FCT_OUTPUT_FILE by the output rule against them and the configuration
+ * `path` (ns-3's default fct.txt is not replaced). 0 or -1 with a message
+ * naming the configuration's line. */
+int drv_ns3_files(const drv_ns3_config_t *o, const char *path, char *err, size_t errlen);
 
 /* What one experiment of `multiverse net` reports. */
 typedef struct drv_net_report_t {

@@ -147,20 +147,23 @@ static int cal_run(const char *const *logs, int n_logs, const char *out, const c
     printf("%s %s %d GPUs: %d points, %d ranges, max error %.2f%%\n", f.gpu, coll_name(f.kind),
            f.gpus, gs[i].n, f.n_ranges, 100 * f.max_err);
   }
-  char tmp[DRV_OUT_PATH_MAX + 16]; /* written whole, then renamed */
-  snprintf(tmp, sizeof tmp, "%s.tmp", out);
-  if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10))) {
-    drv_fail(2, "multiverse calibrate: cannot write %s\n", tmp);
-    unlink(tmp);
+  drv_out_t o; /* the output rule: written whole, read back, then renamed */
+  if (drv_out_open(&o, out, err, sizeof err)) {
+    drv_fail(2, "multiverse calibrate: %s\n", err);
+    goto done;
+  }
+  if (json_dumpf(root, o.f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) || fflush(o.f)) {
+    drv_fail(2, "multiverse calibrate: cannot write %s: %s\n", out, strerror(errno));
+    drv_out_abort(&o);
     goto done;
   }
   coll_model_t check = {0}; /* what --calibration will read */
-  rc = coll_model_load(&check, tmp, err, sizeof err)
-           ? drv_fail(2, "multiverse calibrate: %s\n", err)
-       : rename(tmp, out)
-           ? drv_fail(2, "multiverse calibrate: cannot write %s: %s\n", out, strerror(errno))
-           : 0;
-  if (rc) unlink(tmp);
+  if (coll_model_load(&check, o.tmp, err, sizeof err)) {
+    rc = drv_fail(2, "multiverse calibrate: %s\n", err);
+    drv_out_abort(&o);
+  } else {
+    rc = drv_out_commit(&o, err, sizeof err) ? drv_fail(2, "multiverse calibrate: %s\n", err) : 0;
+  }
   coll_model_free(&check);
 done:
   for (int i = 0; i < ng; i++) {
@@ -204,6 +207,6 @@ int drv_calibrate(int argc, char **argv) {
   if (gpu && (!*gpu || strlen(gpu) >= COLL_NAME_LEN))
     return drv_fail(2, "multiverse calibrate: --gpu: a name of 1 to %d characters\n",
                     COLL_NAME_LEN - 1);
-  if (drv_outfile_check("calibrate", out)) return 2;
+  if (drv_out_check("calibrate", "-o", out, logs, n_logs)) return 2;
   return cal_run(logs, n_logs, out, gpu, kind, oop);
 }

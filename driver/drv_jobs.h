@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "driver/drv_kind.h"
+#include "driver/drv_out.h"
 #include "jobs/job_sweep.h"
 #include "shd.h"
 
@@ -148,6 +149,10 @@ void drv_missing_values(const drv_kind_t *kind, ana_value_t *v);
  * swept keys and their types), then per experiment its index, id, swept
  * values and canonical JSON. 0 or -1. */
 int drv_manifest_write(const char *run_dir, const drv_job_t *j, char *err, size_t errlen);
+/* The job's name and file (as the run was given it) in RUNDIR/manifest.jsonl's
+ * header; -1 if there is none that reads. */
+int drv_manifest_header(const char *run_dir, char *name, size_t name_len, char *job,
+                        size_t job_len);
 /* The experiments the manifest lists as a results table without results
  * (ana_collect's `want`), the kind and the output file name. NULL with a
  * message. */

@@ -41,14 +41,11 @@ static int man_line(FILE *f, json_t *o) {
 }
 
 int drv_manifest_write(const char *run_dir, const drv_job_t *j, char *err, size_t errlen) {
-  char path[4200], tmp[4300], id[17];
+  char path[4200], id[17];
   snprintf(path, sizeof path, "%s/manifest.jsonl", run_dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-    return -1;
-  }
+  drv_out_t out; /* the output rule: written whole, then renamed */
+  if (drv_out_open(&out, path, err, errlen)) return -1;
+  FILE *f = out.f;
   int rc = man_line(f, man_header(j));
   for (int64_t i = 0; !rc && i < j->count; i++) {
     json_t *vals = json_array();
@@ -60,12 +57,12 @@ int drv_manifest_write(const char *run_dir, const drv_job_t *j, char *err, size_
     rc = man_line(f, json_pack("{s:I,s:s,s:o,s:s}", "index", (json_int_t)i, "id", id, "values",
                                vals, "config", j->canon[j->first[i]]));
   }
-  if (fclose(f) || rc || rename(tmp, path)) {
+  if (rc) {
     snprintf(err, errlen, "%s: cannot write", path);
-    remove(tmp);
+    drv_out_abort(&out);
     return -1;
   }
-  return 0;
+  return drv_out_commit(&out, err, errlen);
 }
 
 /* Swept value v of a column of type t. `text` receives a string to free. */
@@ -131,6 +128,29 @@ static int man_row(ana_table_t *t, const json_t *o, int na, ana_value_t *v) {
     free(texts[a]);
   free(texts);
   return 0;
+}
+
+int drv_manifest_header(const char *run_dir, char *name, size_t name_len, char *job,
+                        size_t job_len) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/manifest.jsonl", run_dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, f);
+  fclose(f);
+  json_t *o = n > 0 ? json_loadb(line, (size_t)n, 0, NULL) : NULL;
+  free(line);
+  const char *s = json_string_value(json_object_get(o, "name"));
+  const char *j = json_string_value(json_object_get(o, "job"));
+  int rc = s && j && json_integer_value(json_object_get(o, "manifest")) == 1 ? 0 : -1;
+  if (!rc) {
+    snprintf(name, name_len, "%s", s);
+    snprintf(job, job_len, "%s", j);
+  }
+  json_decref(o);
+  return rc;
 }
 
 ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, char *output,

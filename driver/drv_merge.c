@@ -1,6 +1,8 @@
 /* `multiverse merge RUNDIR`: the run folder's shards into its one results file,
  * one row per experiment of its manifest (what `multiverse run` does at the
  * end of a run). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +32,63 @@ static void status_counts(const ana_table_t *t, char *buf, size_t len) {
                                used ? ", " : "", (long long)n[s], names[s]);
 }
 
+/* Appends the files of folder `dir` to the list. */
+static void merge_files(const char *dir, char ***list, int *n) {
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    size_t len = strlen(dir) + strlen(e->d_name) + 2;
+    char **l = realloc(*list, ((size_t)*n + 2) * sizeof *l);
+    if (!l || !(l[*n] = malloc(len))) abort();
+    snprintf(l[*n], len, "%s/%s", dir, e->d_name);
+    *list = l;
+    ++*n;
+  }
+  if (d) closedir(d);
+}
+
+/* -o OUT by the output rule (before any shard is read): no file of the run
+ * folder (its manifest, shards, logs, lock, progress) and not the job file
+ * the manifest names; the run's own results file may be the output. */
+static int merge_check(const char *run_dir, const char *out, const char *results) {
+  char name[1024], job[4096], sub[4200];
+  char **in = NULL;
+  int n = 0;
+  merge_files(run_dir, &in, &n);
+  snprintf(sub, sizeof sub, "%s/shards", run_dir);
+  merge_files(sub, &in, &n);
+  snprintf(sub, sizeof sub, "%s/logs", run_dir);
+  merge_files(sub, &in, &n);
+  if (drv_manifest_header(run_dir, name, sizeof name, job, sizeof job) == 0) {
+    char **l = realloc(in, ((size_t)n + 1) * sizeof *l);
+    if (!l || !(l[n] = strdup(job))) abort();
+    in = l;
+    n++;
+  }
+  for (int i = 0; i < n; i++) /* the results file (by its name in the folder) */
+    if (strcmp(in[i], results) == 0) in[i][0] = '\0';
+  int rc = drv_out_check("merge", "-o", out, (const char *const *)in, n);
+  for (int i = 0; i < n; i++)
+    free(in[i]);
+  free(in);
+  return rc;
+}
+
 int drv_merge_dir(const char *run_dir, const char *out, int partial, FILE *msg) {
   const drv_kind_t *kind;
   char output[1024], err[2048], path[4200], counts[256];
   ana_table_t *want = drv_manifest_read(run_dir, &kind, output, sizeof output, err, sizeof err);
   if (!want) return drv_fail(2, "multiverse merge: %s\n", err);
+  if (out)
+    snprintf(path, sizeof path, "%s", out);
+  else
+    snprintf(path, sizeof path, "%s/%s", run_dir, output);
+  char results[4200];
+  snprintf(results, sizeof results, "%s/%s", run_dir, output);
+  if (merge_check(run_dir, path, results)) {
+    ana_table_free(want);
+    return 2;
+  }
   char **paths = drv_shard_paths(run_dir);
   int n = 0, rc = 2;
   for (char **p = paths; *p; p++)
@@ -60,12 +114,8 @@ int drv_merge_dir(const char *run_dir, const char *out, int partial, FILE *msg) 
   } else if (!res) {
     fprintf(stderr, "multiverse merge: %s\n", err);
   } else {
-    if (out)
-      snprintf(path, sizeof path, "%s", out);
-    else
-      snprintf(path, sizeof path, "%s/%s", run_dir, output);
     status_counts(res, counts, sizeof counts);
-    if (ana_write(res, path, err, sizeof err)) {
+    if (drv_out_table(res, path, err, sizeof err)) {
       fprintf(stderr, "multiverse merge: %s\n", err);
     } else {
       rc = missing ? 1 : 0;

@@ -168,8 +168,12 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
 
 /* --ns3-config: its topology, flows and settings (before the --sets). */
 static int net_ns3(net_args_t *a, drv_ns3_config_t *cfg) {
-  char err[1024];
-  if (drv_ns3_config(a->ns3cfg, cfg, err, sizeof err))
+  static job_presets_t ps; /* to name a refused value by its line */
+  char err[2400], def[4096];
+  if (job_presets_load(drv_presets_file(a->presets, def, sizeof def), &ps, err, sizeof err))
+    return drv_fail(2, "multiverse net: %s\n", err);
+  if (drv_ns3_config(a->ns3cfg, &ps, cfg, err, sizeof err) ||
+      drv_ns3_files(cfg, a->ns3cfg, err, sizeof err))
     return drv_fail(2, "multiverse net: %s\n", err);
   if (cfg->n_sets + a->n_sets > DRV_MAX_SETS)
     return drv_fail(2, "multiverse net: too many --set\n");
@@ -245,9 +249,7 @@ int drv_net(int argc, char **argv) {
     goto fail_args;
   }
   if (a.ns3cfg && net_ns3(&a, &cfg)) goto fail_args;
-  if (drv_outdir_check(&od, "net", a.out, a.force) ||
-      (a.ns3cfg && drv_outfile_check("net", cfg.fct)))
-    goto fail_args;
+  if (drv_outdir_check(&od, "net", a.out, a.force)) goto fail_args; /* cfg.fct: drv_ns3_files */
   if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
   if (drv_sweep("net", a.sets, a.n_sets, a.sweeps, a.n_sweeps, ps, &n_combo, &combo, &labels))
     goto fail_args;
@@ -335,16 +337,17 @@ int drv_net(int argc, char **argv) {
   if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
   if (trace.every && a.out && drv_trace_write(b, a.trace_exp, &trace, &topo, outdir)) rc = 2;
   if (drv_outdir_end(&od, rc == 2 ? DRV_OUT_FAILED : DRV_OUT_DONE)) rc = 2;
-  if (a.ns3cfg) { /* the FCT file the configuration names: written whole, then renamed */
+  if (a.ns3cfg) { /* the FCT file the configuration names, by the output rule */
     drv_net_report_t r = {0,        a.flows[0], NULL,   &topo, &tasks[0],
                           graph[0], &combo[0],  ids[0], wall,  a.backend};
-    snprintf(path, sizeof path, "%.4000s.tmp", cfg.fct); /* at most 3000: drv_outfile_check */
-    int bad = drv_net_fct(b, &r, path);
-    if (!bad && rename(path, cfg.fct))
-      bad = drv_fail(2, "multiverse net: cannot write %s: %s\n", cfg.fct, strerror(errno));
-    if (bad) {
-      unlink(path);
+    drv_out_t fo;
+    if (drv_out_open(&fo, cfg.fct, err, sizeof err)) {
+      rc = drv_fail(2, "multiverse net: %s\n", err);
+    } else if (drv_net_fct(b, &r, fo.tmp)) {
+      drv_out_abort(&fo);
       rc = 2;
+    } else if (drv_out_commit(&fo, err, sizeof err)) {
+      rc = drv_fail(2, "multiverse net: %s\n", err);
     }
   }
 fail_run:

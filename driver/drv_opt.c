@@ -1,22 +1,16 @@
-/* Strict option values shared by the driver's commands: numbers fully
- * consumed and range-checked, a backend named, a parameter key given once. */
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
+/* Strict option values shared by the driver's commands: numbers read whole
+ * and range-checked (sim/eng_num.h, the parser of every number outside
+ * JSON), a backend named, a parameter key given once. */
 #include <string.h>
 
 #include "driver/drv.h"
+#include "sim/eng_num.h"
 
 int drv_opt_int(const char *cmd, const char *opt, const char *v, long long lo, long long hi,
                 long long *out) {
-  const char *d = v + (*v == '-');
-  char *end;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (*d < '0' || *d > '9' || *end || errno || x < lo || x > hi)
+  if (eng_num_int(v, lo, hi, out))
     return drv_fail(2, "multiverse %s: %s %s: expected an integer from %lld to %lld\n", cmd, opt, v,
                     lo, hi);
-  *out = x;
   return 0;
 }
 
@@ -33,34 +27,11 @@ int drv_opt_backend(const char *cmd, const char *v, int auto_ok, int *out) {
   return 0;
 }
 
-/* [-]D[.D][(e|E)[+|-]D] or [-].D...: what strtod reads, less spaces, signs
- * '+', hexadecimal, inf and nan. */
-static int opt_decimal(const char *s) {
-  int digits = 0;
-  s += *s == '-';
-  for (; *s >= '0' && *s <= '9'; s++)
-    digits++;
-  if (*s == '.')
-    for (s++; *s >= '0' && *s <= '9'; s++)
-      digits++;
-  if (!digits) return 0;
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    s += *s == '+' || *s == '-';
-    if (*s < '0' || *s > '9') return 0;
-    while (*s >= '0' && *s <= '9')
-      s++;
-  }
-  return *s == '\0';
-}
-
 int drv_opt_real(const char *cmd, const char *opt, const char *v, double lo, double hi,
                  const char *unit, double *out) {
-  double x = opt_decimal(v) ? strtod(v, NULL) : NAN;
-  if (!(x >= lo && x <= hi))
+  if (eng_num_real(v, lo, hi, out))
     return drv_fail(2, "multiverse %s: %s %s: expected a number from %g to %g%s%s\n", cmd, opt, v,
                     lo, hi, *unit ? " " : "", unit);
-  *out = x;
   return 0;
 }
 

@@ -1,7 +1,7 @@
 /* Output folders (-o) that cannot mislead: checked before anything runs,
  * an earlier run refused unless --force (which clears only what this program
  * wrote), results staged and moved in when complete, INCOMPLETE while a run
- * writes. Also the checks of a single output file (calibrate -o). */
+ * writes. Single files: drv_out.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -34,17 +34,6 @@ int drv_out_ours(const char *name) {
       digits++;
     if (digits && strcmp(name + pre + digits, out_numbered[i][1]) == 0) return 1;
   }
-  return 0;
-}
-
-/* A file can be made in folder `dir`: one is made and removed. 0, else errno. */
-static int out_probe(const char *dir) {
-  char path[DRV_OUT_PATH_MAX + 64];
-  snprintf(path, sizeof path, "%s/.multiverse-probe-%ld", dir, (long)getpid());
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return errno;
-  close(fd);
-  unlink(path);
   return 0;
 }
 
@@ -87,7 +76,7 @@ int drv_outdir_check(drv_outdir_t *o, const char *cmd, const char *dir, int forc
     if (!S_ISDIR(st.st_mode))
       return drv_fail(2, "multiverse %s: -o %s: not a folder: give a folder for the results\n", cmd,
                       dir);
-    if ((err = out_probe(dir)) || (err = out_scan(dir, ours, other, sizeof ours)))
+    if ((err = drv_out_probe(dir)) || (err = out_scan(dir, ours, other, sizeof ours)))
       return drv_fail(2, "multiverse %s: -o %s: cannot write in it: %s\n", cmd, dir, strerror(err));
     o->earlier = ours[0] != '\0';
     if (o->earlier && !force)
@@ -106,7 +95,7 @@ int drv_outdir_check(drv_outdir_t *o, const char *cmd, const char *dir, int forc
   char copy[DRV_OUT_PATH_MAX + 1];
   snprintf(copy, sizeof copy, "%s", dir);
   const char *parent = dirname(copy);
-  int err = stat(parent, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : out_probe(parent);
+  int err = stat(parent, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : drv_out_probe(parent);
   if (err)
     return drv_fail(2, "multiverse %s: -o %s: cannot create it in %s: %s\n", cmd, dir, parent,
                     strerror(err));
@@ -142,22 +131,5 @@ int drv_outdir_prepare(drv_outdir_t *o) {
     return drv_fail(2, "multiverse %s: cannot create %s: %s\n", o->cmd, o->dir, strerror(errno));
   if (mkdir(o->stage, 0777) && errno != EEXIST)
     return drv_fail(2, "multiverse %s: cannot create %s: %s\n", o->cmd, o->stage, strerror(errno));
-  return 0;
-}
-
-int drv_outfile_check(const char *cmd, const char *path) {
-  struct stat st;
-  if (!*path || strlen(path) > DRV_OUT_PATH_MAX)
-    return drv_fail(2, "multiverse %s: -o: expected a file's path of 1 to %d characters\n", cmd,
-                    DRV_OUT_PATH_MAX);
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    return drv_fail(2, "multiverse %s: -o %s: not a regular file\n", cmd, path);
-  char copy[DRV_OUT_PATH_MAX + 1];
-  snprintf(copy, sizeof copy, "%s", path);
-  const char *parent = dirname(copy);
-  int err = stat(parent, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : out_probe(parent);
-  if (err)
-    return drv_fail(2, "multiverse %s: -o %s: cannot write in %s: %s\n", cmd, path, parent,
-                    strerror(err));
   return 0;
 }

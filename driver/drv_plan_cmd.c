@@ -77,7 +77,10 @@ int drv_plan(int argc, char **argv) {
   } else {
     drv_run_dir(&o, &j, dir, sizeof dir);
     drv_done_read(dir, &done, stderr);
-    if (drv_plan_make(&j, &done, &o, &m, o.ranks, &p, err, sizeof err)) {
+    if (drv_rundir_check("plan", dir, job_sweep_name(j.sw), job_sweep_output(j.sw), j.path,
+                         o.force)) {
+      rc = 2;
+    } else if (drv_plan_make(&j, &done, &o, &m, o.ranks, &p, err, sizeof err)) {
       rc = drv_fail(2, "multiverse plan: %s\n", err);
     } else {
       plan_print(&j, &p, &m, o.ranks, dir, o.list_batches);

@@ -33,7 +33,7 @@ static void span(double s, char *buf, size_t len) {
 
 static void write_json(const drv_progress_t *p, const char *state, double elapsed, double rate,
                        double eta) {
-  char tmp[4300], now[64];
+  char err[4300], now[64];
   ana_now(now, sizeof now);
   json_t *o =
       json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:f,s:f,s:f,s:s}", "state", state, "job",
@@ -43,12 +43,12 @@ static void write_json(const drv_progress_t *p, const char *state, double elapse
                 "elapsed_s", elapsed, "experiments_per_s", rate, "eta_s", eta, "updated", now);
   char *text = o ? json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
   json_decref(o);
-  snprintf(tmp, sizeof tmp, "%s.tmp", p->json);
-  FILE *f = text ? fopen(tmp, "w") : NULL;
-  if (f) {
-    int bad = fprintf(f, "%s\n", text) < 0;
-    if (fclose(f) == 0 && !bad) rename(tmp, p->json);
+  char *line = text ? malloc(strlen(text) + 2) : NULL;
+  if (line) {
+    sprintf(line, "%s\n", text);
+    drv_out_text(p->json, line, err, sizeof err); /* a later one may succeed */
   }
+  free(line);
   free(text);
 }
 

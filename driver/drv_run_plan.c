@@ -29,24 +29,35 @@ static int mkdirs(const char *path) {
   return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-/* Removes the files of dir whose names end in `tail`. */
-static void remove_files(const char *dir, const char *tail) {
+/* Removes the files of dir that are temporary copies (drv_out_is_tmp; or,
+ * with `tail`, whose names end in it). 0, or -1 with the first that stays in
+ * err. */
+static int remove_files(const char *dir, const char *tail, char *err, size_t errlen) {
   DIR *d = opendir(dir);
   struct dirent *e;
-  size_t m = strlen(tail);
+  size_t m = tail ? strlen(tail) : 0;
   char path[8192];
+  int rc = 0;
   while (d && (e = readdir(d))) {
     size_t n = strlen(e->d_name);
-    if (e->d_name[0] == '.' || n < m || strcmp(e->d_name + n - m, tail) != 0) continue;
+    int tmp = drv_out_is_tmp(e->d_name) || (n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0);
+    if (!tmp && (!tail || e->d_name[0] == '.' || n < m || strcmp(e->d_name + n - m, tail) != 0))
+      continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    remove(path);
+    if (remove(path) && errno != ENOENT && !rc) {
+      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      rc = -1;
+    }
   }
   if (d) closedir(d);
+  return rc;
 }
 
-/* The run folder: created, locked against a second run, cleaned. 0 or 2. */
+/* The run folder: created, locked against a second run, cleaned (with
+ * --force the old shards, then the results file; one that cannot be removed
+ * stops the run before anything is lost). 0 or 2. */
 static int run_folder(drv_run_t *r, const char *dir) {
-  char sub[4200];
+  char sub[4200], err[8400];
   snprintf(sub, sizeof sub, "%s/shards", dir);
   if (mkdirs(sub))
     return drv_fail(2, "multiverse run: cannot create %s: %s\n", sub, strerror(errno));
@@ -58,12 +69,18 @@ static int run_folder(drv_run_t *r, const char *dir) {
   if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX | LOCK_NB))
     return drv_fail(2, "multiverse run: %s is in use by another run (%s)\n", dir,
                     r->lock_fd < 0 ? strerror(errno) : "locked");
+  remove_files(dir, NULL, err, sizeof err); /* copies a crash left half written */
   snprintf(sub, sizeof sub, "%s/shards", dir);
-  remove_files(sub, ".tmp"); /* a shard a crash left half written */
+  if (remove_files(sub, r->o.force ? ".nc" : NULL, err, sizeof err))
+    return drv_fail(2,
+                    "multiverse run: --force: cannot delete the old shard %s; nothing ran (the "
+                    "results file is kept)\n",
+                    err);
   if (r->o.force) {
-    remove_files(sub, ".nc");
     snprintf(sub, sizeof sub, "%s/%s", dir, job_sweep_output(r->job.sw));
-    remove(sub);
+    if (remove(sub) && errno != ENOENT)
+      return drv_fail(2, "multiverse run: --force: cannot delete %s: %s; nothing ran\n", sub,
+                      strerror(errno));
   }
   return 0;
 }
@@ -79,7 +96,10 @@ static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
     return 2;
   }
   drv_run_dir(&r->o, &r->job, dir, len);
-  if (run_folder(r, dir)) return 2;
+  if (drv_rundir_check("run", dir, job_sweep_name(r->job.sw), job_sweep_output(r->job.sw),
+                       r->job.path, r->o.force) ||
+      run_folder(r, dir))
+    return 2;
   drv_done_t done;
   drv_done_read(dir, &done, stderr);
   r->attempt = drv_next_attempt(dir);

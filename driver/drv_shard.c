@@ -160,7 +160,7 @@ int drv_shard_flush(drv_shard_t *s, char *err, size_t errlen) {
   if (ana_table_n_rows(s->t) == 0) return 0;
   char path[4200];
   snprintf(path, sizeof path, "%s/a%04d-r%06d-p%04d.nc", s->dir, s->attempt, s->rank, s->part);
-  if (ana_write(s->t, path, err, errlen)) return -1;
+  if (drv_out_table(s->t, path, err, errlen)) return -1;
   if (ana_table_n_rows(s->t) < DRV_PART_ROWS) return 0;
   ana_table_free(s->t);
   s->part++;

@@ -10,6 +10,10 @@
 
 /* At most this many experiments in one job (grid x zip x samples, before filters). */
 #define JOB_SWEEP_MAX 10000000LL
+/* `name` (the run folder's name) and `output` (a file in it): bytes at most,
+ * within any file system's 255. */
+#define JOB_NAME_MAX 200
+#define JOB_NAME_MAX_TEXT "200"
 
 /* Every problem found in a job file, one line each: "FILE: JSON.PATH: what"
  * (or "FILE:LINE:COLUMN: what" when the file is not JSON). Zero-initialise. */

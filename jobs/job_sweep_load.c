@@ -42,22 +42,35 @@ static char *stem(const char *path) {
   return s;
 }
 
+/* No control characters (they would reach file names and terminals). */
+static int printable(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
+  return 1;
+}
+
 static int top_level(job_sweep_t *sw, job_sweep_errs_t *errs) {
   static const char *const top[] = {"name", "base", "sweep", "output", NULL};
   int bad = unknown_keys(sw, sw->root, "", top, "name, base, sweep, output", errs);
   json_t *name = json_object_get(sw->root, "name"), *out = json_object_get(sw->root, "output");
-  if (name && (!json_is_string(name) || json_string_length(name) == 0)) {
-    job_err(errs, sw->file, "name", "must be a non-empty string");
+  if (name && (!json_is_string(name) || json_string_length(name) == 0 ||
+               json_string_length(name) > JOB_NAME_MAX || !printable(json_string_value(name)))) {
+    job_err(errs, sw->file, "name",
+            "must be a string of 1 to " JOB_NAME_MAX_TEXT " bytes without control characters (it "
+            "names the run folder)");
     bad++;
   }
   sw->name = json_is_string(name) ? strdup(json_string_value(name)) : stem(sw->file);
   const char *o = json_string_value(out);
   size_t n = o ? strlen(o) : 0;
-  if (out && (n < 4 || strcmp(o + n - 3, ".nc") != 0)) {
-    job_err(errs, sw->file, "output", "must be a file name ending in .nc");
+  if (out && (n < 4 || n > JOB_NAME_MAX || strcmp(o + n - 3, ".nc") != 0 || strchr(o, '/') ||
+              o[0] == '.' || !printable(o))) {
+    job_err(errs, sw->file, "output",
+            "must be a file name ending in .nc, in the run folder (no '/', not starting with "
+            "'.', at most " JOB_NAME_MAX_TEXT " bytes, no control characters)");
     bad++;
   }
-  sw->output = strdup(o ? o : "results.nc");
+  sw->output = strdup(o && !bad ? o : "results.nc");
   sw->base = json_object_get(sw->root, "base");
   if (!json_is_object(sw->base)) {
     job_err(errs, sw->file, "base",

@@ -133,7 +133,7 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere
     net --topology topo.txt --flows big -o ro
   chmod 755 ro
 fi
-refused "calibrate -o /dev/null" "multiverse calibrate: -o /dev/null: not a regular file" calibrate x.log -o /dev/null
+refused "calibrate -o /dev/null" "multiverse calibrate: -o /dev/null: a device, not a regular file: give a file's path" calibrate x.log -o /dev/null
 
 # A folder holding an earlier run: old fct-N.txt stayed beside the new ones.
 rm -rf run

@@ -45,7 +45,7 @@ cat > sweep.json <<'JSON'
  "sweep": {"grid": {"network.cc": ["dcqcn", "dcqcn"]}, "colour": 1}, "output": "x.txt"}
 JSON
 cat > want.txt <<'TXT'
-sweep.json: output: must be a file name ending in .nc
+sweep.json: output: must be a file name ending in .nc, in the run folder (no '/', not starting with '.', at most 200 bytes, no control characters)
 sweep.json: sweep.colour: unknown key (expected grid, zip, samples, include, exclude)
 sweep.json: sweep.grid.network.cc[1]: "dcqcn" repeats [0]
 sweep.json: base.network.ring_cap: 3 is out of range: 0 (derived) or a power of two up to 134217728 (2^27) packets

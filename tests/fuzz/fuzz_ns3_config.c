@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static eng_params_t p;
   const char *path = fuzz_file_write(data, size);
   char err[2048] = "";
-  if (drv_ns3_config(path, &cfg, err, sizeof err) != 0) {
+  if (drv_ns3_config(path, size && (data[0] & 1) ? &ps : NULL, &cfg, err, sizeof err) != 0) {
     fuzz_check_error(err, path);
     return 0;
   }

@@ -64,7 +64,7 @@ static void text_att(int nc, int v, const char *name, const char *want) {
 /* The merged file, read with the NetCDF C API alone. */
 static void check_merged(const char *path) {
   int nc, dim, v;
-  size_t n;
+  size_t n = 0;
   CHECK(nc_open(path, NC_NOWRITE, &nc) == NC_NOERR);
   CHECK(nc_inq_dimid(nc, "experiment", &dim) == NC_NOERR && nc_inq_dimlen(nc, dim, &n) == NC_NOERR);
   CHECK_EQ_I64(n, 12);
@@ -208,7 +208,7 @@ int main(void) {
   ana_var_name("network.topology.kind", name, sizeof name);
   CHECK(!strcmp(name, "network_topology_kind"));
   CHECK(ana_write(s0, "/nonexistent/x.nc", err, sizeof err) == -1);
-  CHECK_STR_CONTAINS(err, "/nonexistent/x.nc.tmp");
+  CHECK_STR_CONTAINS(err, "/nonexistent/x.nc: ");
   ana_table_free(s0);
   ana_table_free(s1);
   ana_table_free(s2);

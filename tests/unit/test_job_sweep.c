@@ -263,6 +263,18 @@ static void filters(void) {
   job_sweep_free(sw);
 }
 
+#define OUTPUT_RULE                                                                                \
+  "must be a file name ending in .nc, in the run folder (no '/', not starting with '.', at "       \
+  "most 200 bytes, no control characters)"
+#define NAME_RULE                                                                                  \
+  "must be a string of 1 to 200 bytes without control characters (it names the run folder)"
+
+/* 201 bytes */
+#define LONG_NAME                                                                                  \
+  "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij"     \
+  "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij"     \
+  "abcdefghijabcdefghijx"
+
 static void errors(void) {
   job_sweep_errs_t errs = {0};
   job_sweep_t *sw = NULL;
@@ -273,7 +285,7 @@ static void errors(void) {
   snprintf(
       want, sizeof want,
       "%1$s: nam: unknown key (expected name, base, sweep, output)\n"
-      "%1$s: output: must be a file name ending in .nc\n"
+      "%1$s: output: " OUTPUT_RULE "\n"
       "%1$s: sweep.bogus: unknown key (expected grid, zip, samples, include, exclude)\n"
       "%1$s: sweep.grid.network.cc[2]: \"a\" repeats [0]\n"
       "%1$s: sweep.grid.network.mtu: must be a non-empty list of values\n"
@@ -343,6 +355,15 @@ static void errors(void) {
        " \"p\": [1, 2], \"q\": [1, 2], \"r\": [1, 2], \"s\": [1, 2], \"t\": [1, 2], \"u\": [1, 2],"
        " \"v\": [1, 2], \"w\": [1, 2], \"x\": [1, 2]}}}",
        "job.json: sweep: 1.678e+07 experiments before filters; at most 10000000\n"},
+      /* The results file stays in the run folder; the name reaches the file system. */
+      {"{\"base\": {}, \"output\": \"../other/results.nc\"}",
+       "job.json: output: " OUTPUT_RULE "\n"},
+      {"{\"base\": {}, \"output\": \"/abs/results.nc\"}", "job.json: output: " OUTPUT_RULE "\n"},
+      {"{\"base\": {}, \"output\": \"x/y/z.nc\"}", "job.json: output: " OUTPUT_RULE "\n"},
+      {"{\"base\": {}, \"output\": \".hidden.nc\"}", "job.json: output: " OUTPUT_RULE "\n"},
+      {"{\"base\": {}, \"output\": \"a\\tb.nc\"}", "job.json: output: " OUTPUT_RULE "\n"},
+      {"{\"base\": {}, \"name\": \"a\\nb\\u001b[31mRED\"}", "job.json: name: " NAME_RULE "\n"},
+      {"{\"base\": {}, \"name\": \"" LONG_NAME "\"}", "job.json: name: " NAME_RULE "\n"},
       /* A key holding a newline (fuzz_job_sweep): still one line. */
       {"{\"base\": {}, \"nam\\ne\": 1}",
        "job.json: nam?e: unknown key (expected name, base, sweep, output)\n"},
