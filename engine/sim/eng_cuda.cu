@@ -177,6 +177,20 @@ static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const
   if (tid == 0) *done = windows;
 }
 
+/* Experiment mode with switch warps (sw_rows, one experiment per block):
+ * each warp first steps switches of the experiment together (cu_switch_step,
+ * warp w the switches w, w + W, ...), then its threads the other nodes. */
+#define CU_FIRST_node                                                                              \
+  if (SW)                                                                                          \
+    for (int32_t q = sw_off[e] + w; q < sw_off[e + 1]; q += W)                                     \
+  cu_switch_step(CU_C, sw_rows[q])
+#define CU_FIRST_port
+#define CU_FIRST_exp
+#define CU_LCALL_node(fn, i)                                                                       \
+  if (!SW || !cu_c.node_is_switch[i]) fn(CU_C, i)
+#define CU_LCALL_port CU_CALL_port
+#define CU_LCALL_exp CU_CALL_exp
+
 /* Experiment mode: blocks take lane groups from *next and step each through
  * all its windows. A group is L experiments (lanes, L = 1 << lg, 1 to 32;
  * `lane_exp[g * L + l]`, -1 for none) stepped side by side: thread t serves
@@ -195,7 +209,9 @@ static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const
  * warp steps at once lie far apart (a table's heavy rows, switches, sit
  * together at its end: now at most one of them per warp and round), and
  * consecutive rows go to consecutive warps (heavy rows dealt round robin). */
+template <bool SW>
 static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp,
+                                                const int32_t *sw_rows, const int32_t *sw_off,
                                                 int32_t *next, int32_t *finished) {
   __shared__ int32_t g_sh, lanes_sh;
 #define CU_K_SH(ph, tab, fn) __shared__ int32_t rounds_##tab;
@@ -236,8 +252,9 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
 #define CU_EXP(ph, tab, fn)                                                                        \
   if (ph == phase && e >= 0) {                                                                     \
     const int32_t k_ = rounds_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);     \
+    CU_FIRST_##tab;                                                                                \
     for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                 \
-      CU_CALL_##tab(fn, i);                                                                        \
+      CU_LCALL_##tab(fn, i);                                                                       \
   }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
@@ -255,8 +272,9 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
  * MULTIVERSE_CUDA_BLOCKS_PER_SM picks one). */
 #define CU_EXP_KERNEL(threads, occ)                                                                \
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
-      int32_t n_groups, int32_t lg, const int32_t *lane_exp, int32_t *next, int32_t *finished) {   \
-    cu_lanes(n_groups, lg, lane_exp, next, finished);                                              \
+      int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,               \
+      const int32_t *sw_off, int32_t *next, int32_t *finished) {                                   \
+    cu_lanes<false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);                      \
   }
 CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
@@ -265,6 +283,13 @@ CU_EXP_KERNEL(256, 4)
 CU_EXP_KERNEL(512, 1)
 CU_EXP_KERNEL(512, 2)
 #undef CU_EXP_KERNEL
+
+/* One experiment per block of 512 with switch warps (MULTIVERSE_CUDA_SWITCH_WARPS). */
+static __global__ void __launch_bounds__(512, 1)
+    k_experiments_sw(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
+                     const int32_t *sw_off, int32_t *next, int32_t *finished) {
+  cu_lanes<true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+}
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
   return elem * (size_t)(w->n[t] ? w->n[t] : 1);
@@ -564,10 +589,11 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
                               int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
-  int32_t *groups = NULL, *d_groups = NULL;
+  int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL;
   /* 2 measured best on an H200 with blocks of 256 (tests/bench/RESULTS.md) */
   const int o = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
-  void (*kern)(int32_t, int32_t, const int32_t *, int32_t *, int32_t *) =
+  void (*kern)(int32_t, int32_t, const int32_t *, const int32_t *, const int32_t *, int32_t *,
+               int32_t *) =
       T > 256 ? (o >= 2 ? k_experiments_512_2 : k_experiments_512_1)
       : T <= 128 ? k_experiments_128_4
       : o <= 2   ? k_experiments_256_2
@@ -584,6 +610,29 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
   CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
   CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                       cudaMemcpyHostToDevice));
+  if (lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0)) {
+    /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
+    int32_t n_sw = 0, q = 0;
+    for (int32_t x = 0; x < n.node; x++)
+      n_sw += w->c.node_is_switch[x] != 0;
+    sw = (int32_t *)malloc(sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw));
+    if (!sw) {
+      snprintf(err, errlen, "out of memory for the switch rows of %d nodes", n.node);
+      goto fail;
+    }
+    for (int32_t e = 0; e < n.exp; e++) {
+      sw[e] = q;
+      for (int32_t x = w->c.exp_node_off[e]; x < w->c.exp_node_off[e] + w->c.exp_n_nodes[e]; x++)
+        if (w->c.node_is_switch[x]) sw[n.exp + 1 + q++] = x;
+    }
+    sw[n.exp] = q;
+    CUDA_TRY(cudaMalloc((void **)&d_sw_off, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw)));
+    CUDA_TRY(cudaMemcpy(d_sw_off, sw, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw),
+                        cudaMemcpyHostToDevice));
+    d_sw = d_sw_off + n.exp + 1;
+    kern = k_experiments_sw;
+    T = 512;
+  }
   CUDA_TRY(cudaGetDevice(&dev));
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
@@ -596,7 +645,7 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
     if (getenv("MULTIVERSE_VERBOSE"))
       fprintf(stderr, "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads\n",
               n.exp, n_groups, 1 << lg, grid, T);
-    kern<<<grid, T, 0, run>>>(n_groups, lg, d_groups, d_next, d_fin);
+    kern<<<grid, T, 0, run>>>(n_groups, lg, d_groups, d_sw, d_sw_off, d_next, d_fin);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
@@ -614,13 +663,17 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
   CUDA_TRY(cudaStreamDestroy(run));
   CUDA_TRY(cudaStreamDestroy(peek));
   free(groups);
+  free(sw);
   cudaFree(d_groups);
+  cudaFree(d_sw_off);
   return 0;
 fail:
   if (run) cudaStreamDestroy(run);
   if (peek) cudaStreamDestroy(peek);
   free(groups);
+  free(sw);
   cudaFree(d_groups);
+  cudaFree(d_sw_off);
   return -1;
 }
 

@@ -89,8 +89,11 @@ for b in a b c d e; do
         MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
           "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null
       done
+      # One experiment per block, each switch stepped by a warp (cu_switch_step).
+      MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 swarp; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
