@@ -692,18 +692,29 @@ static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg) {
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     cudaGetLastError();
-  /* Lanes: enough that the groups fit the SMs at once (one wave), at most 32:
-   * a block steps L experiments in about the time of one (tests/bench/RESULTS.md,
-   * the lanes ablation). */
+  /* Block size from a group's node rows (128, 256 or 512 threads; 512 of 128
+   * registers fit an SM), and lanes: the fewest that let every group be
+   * resident at once (one wave), at most 32. A block steps L experiments in
+   * about the time of one (tests/bench/RESULTS.md, the lanes ablation), but
+   * only resident blocks run: 144 experiments of 45 nodes fit at once in
+   * blocks of 128 without lanes. */
+  const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
   int lanes = 1;
-  while (lanes < 32 && (int64_t)lanes * sms < w->n_exps)
+  for (;;) {
+    const int64_t rows = (int64_t)most * lanes;
+    *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
+    const int64_t resident = (int64_t)sms * (512 / *T);
+    if (lanes == 32 || (w->n_exps + lanes - 1) / lanes <= resident) break;
     lanes *= 2;
-  lanes = cu_env_int("MULTIVERSE_LANES", 1, 32, lanes);
+  }
+  const int forced = cu_env_int("MULTIVERSE_LANES", 1, 32, 0);
+  if (forced) {
+    lanes = forced;
+    const int64_t rows = (int64_t)most * lanes;
+    *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
+  }
   for (*lg = 0; (2 << *lg) <= lanes; (*lg)++) {
   }
-  const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
-  const int64_t rows = (int64_t)most << *lg; /* node rows of a group */
-  *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
   const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
   if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
   if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The GPU engine's figures on the GPU machine, CUDA against the same machine's
+# CPU cores, same binary, in one call (docs/engine.md, tests/bench/RESULTS.md
+# "The GPU engine"). Parts, in BENCH_PARTS order (default: all but gpt3):
+#   ws      WebSearch (tests/data/ns3_hpcc, 1,777 flows, 320 hosts) under DCQCN
+#           with the ns3_hpcc preset and 32 MB buffers, 256 variants of
+#           dcqcn_rate_ai_mbps (10..265): CUDA on all of them; the CPU
+#           (--threads NPROC) on the first CPU_N (default 32), scaled linearly
+#           to 256 (each variant runs alone on the CPU: its time adds); the
+#           first CPU_N FCT files compared byte for byte
+#   ws1024  the same with 1,024 variants on CUDA (the CPU's rate of ws)
+#   hpcc    the same trace under HPCC, 256 variants of hpcc_ai_mbps
+#   perm    2,048 permutations of 2 MB per host on a k=8 fat-tree, both backends
+#           whole, every FCT file compared
+#   one     one WebSearch experiment alone: CUDA against one CPU thread
+#   ablate  SPME lanes off (MULTIVERSE_LANES=1) against the default, on perm
+#           and on 256 WebSearch variants of its first 300 flows
+#   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
+#           with `multiverse run --backend cuda`
+#   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train), CUDA
+# Prints one line per measurement and a markdown table at the end.
+# usage: spme_bench.sh MULTIVERSE MV_GENFLOWS WORKDIR
+set -uo pipefail
+mv=$(realpath "$1") gen=$(realpath "$2") work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../data/ns3_hpcc
+parts=${BENCH_PARTS:-ws ws1024 hpcc perm one ablate train}
+cpu_n=${CPU_N:-32}
+threads=$(nproc)
+mkdir -p "$work" && cd "$work" || exit 2
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+BENCH_GEN=$gen
+# shellcheck source=gen.sh
+source "$here/gen.sh"
+rows=()
+
+# run LABEL OUTDIR ARGS...: `multiverse net`, its wall time (s) in $T and the
+# CUDA kernel's windows line in $K.
+run() {
+  local od=$2 s
+  shift 2
+  rm -rf "$od"
+  s=$(bench_now)
+  MULTIVERSE_VERBOSE=1 "$mv" net "$@" -o "$od" > "$od.out" 2> "$od.err"
+  local rc=$?
+  T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+  K=$(grep -o 'windows ([a-z]*) [0-9.]* s' "$od.err" | tail -1)
+  [ $rc = 0 ] || { echo "  run $od failed (rc $rc): $(tail -1 "$od.err")"; T=-; }
+}
+# same A B N: how many of the first N FCT files differ.
+same() {
+  local i bad=0
+  for ((i = 0; i < $3; i++)); do cmp -s "$1/fct-$i.txt" "$2/fct-$i.txt" || bad=$((bad + 1)); done
+  [ $bad = 0 ] && echo identical || echo "$bad of $3 DIFFER"
+}
+seqc() { seq -s, "$1" "$2"; }
+# fm X FORMAT: X printed with FORMAT, or as it is when it is not a number.
+fm() {
+  is_num "$1" && fmt "$1" "$2" || printf '%s' "$1"
+}
+# ratio A B [FORMAT]: A / B, or - when either is not a positive number.
+ratio() {
+  awk -v a="$1" -v b="$2" -v f="${3:-%.2fx}" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf f, a / b; else printf "-" }'
+}
+ws=(--topology "$data/topology_fat.txt" --flows "$data/websearch30.txt" --set preset=ns3_hpcc
+  --set buffer_mb=32)
+
+for part in $parts; do
+  case $part in
+  ws | hpcc)
+    cc=dcqcn key=dcqcn_rate_ai_mbps
+    [ "$part" = hpcc ] && cc=hpcc key=hpcc_ai_mbps
+    run gpu ws-$cc-gpu "${ws[@]}" --set cc=$cc --sweep $key="$(seqc 10 265)" --backend cuda
+    tg=$T kg=$K
+    run cpu ws-$cc-cpu "${ws[@]}" --set cc=$cc --sweep $key="$(seqc 10 $((9 + cpu_n)))" \
+      --backend cpu --threads "$threads"
+    tc=$(ratio "$T" "$cpu_n" %.3f | awk '{ print ($1 == "-") ? "-" : $1 * 256 }')
+    [ "$part" = ws ] && ws_cpu_per=$(ratio "$T" "$cpu_n" %.6f)
+    id=$(same ws-$cc-cpu ws-$cc-gpu "$cpu_n")
+    echo "$part: CUDA 256 variants $tg s ($kg); CPU $cpu_n variants $T s -> 256: $tc s; $id"
+    rows+=("| WebSearch $cc, 256 variants | $(fm "$tg" %.1f) s | $(fm "$tc" %.1f) s ($cpu_n measured) | $(ratio "$tc" "$tg") | $id |")
+    ;;
+  ws1024)
+    run gpu ws1024-gpu "${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 1033)" --backend cuda
+    tc=$(awk -v p="${ws_cpu_per:--}" 'BEGIN { print (p + 0 > 0) ? p * 1024 : "-" }')
+    echo "ws1024: CUDA $T s ($K); CPU (ws's rate) $tc s"
+    rows+=("| WebSearch dcqcn, 1,024 variants | $(fm "$T" %.1f) s | $(fm "$tc" %.1f) s (ws's rate) | $(ratio "$tc" "$T") | - |")
+    ;;
+  perm)
+    gen_fat_tree 8 > k8.json
+    gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
+    run gpu perm-gpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda
+    tg=$T kg=$K
+    run cpu perm-cpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cpu --threads "$threads"
+    id=$(same perm-cpu perm-gpu 2048)
+    echo "perm: CUDA $tg s ($kg); CPU $T s; $id"
+    rows+=("| permutations k=8, 2,048 | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s | $(ratio "$T" "$tg") | $id |")
+    ;;
+  one)
+    run gpu one-gpu "${ws[@]}" --set cc=dcqcn --backend cuda
+    tg=$T kg=$K
+    run cpu one-cpu "${ws[@]}" --set cc=dcqcn --backend cpu --threads 1
+    id=$(same one-cpu one-gpu 1)
+    echo "one: CUDA $tg s ($kg); one CPU thread $T s; $id"
+    rows+=("| one WebSearch experiment (GPU over one core) | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s (1 thread) | $(ratio "$tg" "$T" "%.2fx of one core") | $id |")
+    ;;
+  ablate)
+    [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }
+    gen_flows_prefix "$data/websearch30.txt" 300 > ws300.txt
+    for w in perm ws300; do
+      if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000)
+      else a=(--topology "$data/topology_fat.txt" --flows ws300.txt --set preset=ns3_hpcc --set buffer_mb=32
+        --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"); fi
+      run on ab-$w-on "${a[@]}" --backend cuda
+      ton=$T kon=$K
+      MULTIVERSE_LANES=1 run off ab-$w-off "${a[@]}" --backend cuda
+      n=$([ $w = perm ] && echo 2048 || echo 256)
+      id=$(same ab-$w-on ab-$w-off $n)
+      echo "ablate $w: lanes on $ton s ($kon), off $T s ($K); $id"
+      rows+=("| lanes ablation, $w: on / off | $(fm "$ton" %.2f) s | $(fm "$T" %.2f) s (lanes off) | $(ratio "$T" "$ton") | $id |")
+    done
+    ;;
+  train)
+    rm -rf train && mkdir -p train && cp "$here/train-sweep-144.json" train/
+    s=$(bench_now)
+    (cd train && MULTIVERSE_VERBOSE=1 "$mv" run train-sweep-144.json --backend cuda > run.out 2> run.err)
+    T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+    echo "train: CUDA $T s; $(grep -c 'cuda:' train/run.err) device runs; $(tail -1 train/run.err)"
+    rows+=("| training sweep, 144 experiments (\`multiverse run\`) | $(fm "$T" %.1f) s | - | - | - |")
+    ;;
+  gpt3)
+    s=$(bench_now)
+    "$mv" train "$here/../../examples/train/gpt3_175b_1024.json" --backend cuda --json > gpt3.jsonl 2> gpt3.err
+    T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+    echo "gpt3: CUDA $T s"
+    rows+=("| GPT-3 175B, 1,024 GPUs, one iteration | $(fm "$T" %.1f) s | - | - | - |")
+    ;;
+  esac
+done
+echo
+echo "| workload | CUDA | CPU ($threads threads unless said) | CPU / CUDA | FCT files |"
+echo "|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
