@@ -8,6 +8,9 @@
  *   window-major: every window, each phase over the rows of all experiments in
  *     parallel (few large experiments). */
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
@@ -67,6 +70,47 @@ static void cpu_window_major(eng_world_t *w, int threads) {
   }
 }
 
+/* MULTIVERSE_STATS=1: each experiment alone, its nodes' events counted per
+ * window: the critical path (the sum over windows of the busiest node's
+ * events: what one experiment costs where each node has a thread of its own)
+ * and the parallelism (events over the critical path), on stderr. The same
+ * results as the other ways. */
+static void cpu_stats(eng_world_t *w, int threads) {
+  eng_cols_t *c = &w->c;
+  const int32_t ne = (int32_t)w->n[ENG_T_exp];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int32_t e = 0; e < ne; e++) {
+    const int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
+    int64_t *prev = calloc((size_t)nx + 1, sizeof *prev);
+    int64_t windows = 0, events = 0, cp = 0, sw = 0;
+    int running = 1;
+    while (running) {
+      running = cpu_window(c, e);
+      int64_t most = 0;
+      int32_t busiest = -1;
+      for (int32_t i = 0; i < nx; i++) {
+        int64_t d = c->node_c_events[x0 + i] - (prev ? prev[i] : 0);
+        if (prev) prev[i] = c->node_c_events[x0 + i];
+        events += d;
+        if (d > most) {
+          most = d;
+          busiest = x0 + i;
+        }
+      }
+      cp += most;
+      sw += busiest >= 0 && c->node_is_switch[busiest];
+      windows++;
+    }
+    free(prev);
+    fprintf(stderr,
+            "stats: experiment %d: %lld windows, %lld events, critical path %lld (the busiest "
+            "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f\n",
+            e, (long long)windows, (long long)events, (long long)cp,
+            windows ? 100.0 * (double)sw / (double)windows : 0.0,
+            cp ? (double)events / (double)cp : 0.0);
+  }
+}
+
 int eng_run_cpu(eng_world_t *w) {
   const int32_t nn = (int32_t)w->n[ENG_T_node];
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
@@ -77,7 +121,10 @@ int eng_run_cpu(eng_world_t *w) {
     int by_work = ne > 1 ? ne : 1 + nn / 2048;
     threads = by_work < omp_get_max_threads() ? by_work : omp_get_max_threads();
   }
-  if (ne >= threads)
+  const char *stats = getenv("MULTIVERSE_STATS");
+  if (stats && strcmp(stats, "1") == 0)
+    cpu_stats(w, threads);
+  else if (ne >= threads)
     cpu_experiment_major(w, threads);
   else
     cpu_window_major(w, threads);

@@ -86,7 +86,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
   if (lane == 0) {
     c->node_woken[x] = 0;
     c->node_keys_ok[x] = 1;
@@ -124,6 +124,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
     int pfc = 0;
     if (lane == 0) {
       int32_t out = eng_node_event(&k, cls, idx);
+      k.events++;
       pfc = k.pfc_busy;
       k.pfc_busy = 0;
       if (!pfc && cls != ENG_EV_TIMER && cls != ENG_EV_TASK) {

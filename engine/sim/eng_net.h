@@ -19,6 +19,7 @@ typedef struct eng_ctx_t {
   int64_t now;      /* ps */
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
   int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
+  int32_t events;   /* events this step took (added to node_c_events at its end) */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */

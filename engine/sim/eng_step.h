@@ -320,6 +320,7 @@ ENG_INLINE void eng_node_heap_first(const eng_cols_t *c, int32_t x, int64_t *bes
 ENG_INLINE void eng_node_end(eng_ctx_t *k, int64_t best) {
   eng_cols_t *c = k->c;
   c->node_now[k->x] = k->now;
+  c->node_c_events[k->x] += k->events;
   int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
   c->node_next[k->x] = next;
   if (k->emit_min < next) next = k->emit_min;
@@ -339,7 +340,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
@@ -369,6 +370,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     if (best >= key_end) break;
     k.now = best >> 3;
     int32_t cls = (int32_t)(best & 7), out = eng_node_event(&k, cls, idx);
+    k.events++;
     if (is_host || k.pfc_busy) { /* a host's every port; a frame moved a switch's keys */
       eng_port_keys_all(&k);
       if (tree) eng_tree_build(c, p0, np);

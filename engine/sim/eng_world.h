@@ -141,6 +141,7 @@ enum {
   X(node, int64_t, c_timeouts)                                                                     \
   X(node, int64_t, c_cnps)       /* CNPs sent */                                                   \
   X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                    \
+  X(node, int64_t, c_events)     /* events stepped (a node's work: MULTIVERSE_STATS) */            \
   X(node, uint8_t, tier)         /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */     \
   /* port table (egress ports; port p's peer reads p's rings) */                                   \
   X(port, int32_t, node)                                                                           \
