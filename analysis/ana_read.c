@@ -195,6 +195,13 @@ static void global_atts(rd_t *r, ana_table_t *t) {
 ana_table_t *ana_read(const char *path, char *err, size_t errlen) {
   rd_t r = {.rc = NC_NOERR};
   int rc = nc_open(path, NC_NOWRITE, &r.nc);
+  if (rc == NC_ENOTNC || rc == NC_EHDFERR) {
+    snprintf(err, errlen,
+             "%s: not a NetCDF file that reads (%s): not a results file, or a damaged one "
+             "(multiverse merge writes a run's again)",
+             path, nc_strerror(rc));
+    return NULL;
+  }
   if (rc != NC_NOERR) {
     snprintf(err, errlen, "%s: %s", path, nc_strerror(rc));
     return NULL;

@@ -267,7 +267,19 @@ static void best(FILE *out, const ctx_t *x, int top) {
       if (t->cols[c].col.key) put_cell(&g, t, c, it[k].row);
     put(&g, "%s", t->id[it[k].row]);
   }
-  fprintf(out, "\nbest %lld of %lld ok experiments:\n", (long long)shown, (long long)n);
+  int64_t not_ok = 0;
+  for (int64_t r = 0; r < t->n_rows; r++)
+    not_ok += t->status[r] != ANA_OK;
+  fprintf(out, "\nbest %lld of %lld ok experiments", (long long)shown, (long long)n);
+  if (not_ok || n + not_ok < t->n_rows) { /* what was left out, and why */
+    fprintf(out, " (");
+    if (not_ok) fprintf(out, "%lld not ok", (long long)not_ok);
+    if (n + not_ok < t->n_rows)
+      fprintf(out, "%s%lld without a value", not_ok ? ", " : "",
+              (long long)(t->n_rows - n - not_ok));
+    fprintf(out, ", skipped)");
+  }
+  fprintf(out, ":\n");
   grid_print(out, &g);
   free(it);
   free(right);
@@ -279,6 +291,18 @@ int ana_report(FILE *out, const char *name, const ana_table_t *t, const ana_repo
   if (d->metric) x.metric = ana_table_find(t, d->metric);
   for (int c = 0; !d->metric && c < t->n_cols && x.metric < 0; c++)
     if (!t->cols[c].col.key && t->cols[c].col.type == ANA_DOUBLE) x.metric = c;
+  static const char *const fixed[] = {"experiment_index", "experiment_id", "status", "message",
+                                      "config_json"};
+  for (size_t k = 0; d->metric && k < sizeof fixed / sizeof *fixed; k++)
+    if (strcmp(d->metric, fixed[k]) == 0) {
+      snprintf(err, errlen, "%s: %s: not a result to rank by (give a result column)", name,
+               d->metric);
+      return -1;
+    }
+  if (x.metric >= 0 && t->cols[x.metric].col.key) {
+    snprintf(err, errlen, "%s: %s: a swept parameter, not a result to rank by", name, d->metric);
+    return -1;
+  }
   if (x.metric < 0 || t->cols[x.metric].col.type == ANA_STRING) {
     snprintf(err, errlen, "%s: %s%s", name, d->metric ? d->metric : "no result column",
              x.metric < 0 ? (d->metric ? ": no such column" : " of numbers") : ": not a number");

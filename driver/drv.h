@@ -20,6 +20,10 @@
  * runtime (100,000 crashed it). */
 #define DRV_MAX_THREADS 1024
 
+/* The environment variables (drv_env.c): each value whole and in range,
+ * MULTIVERSE_PRESETS a folder; 0, or 2 after one line naming the variable. */
+int drv_env_check(void);
+
 /* Prints the message to stderr (unless drv_quiet) and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
 extern int drv_quiet;

@@ -1,6 +1,7 @@
 /* driver: a network experiment's results as its columns: FCT statistics over
  * its flows (times in s, exact ps scaled once), slowdowns against each flow's
  * standalone FCT, and the engine's counters. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "driver/drv_kind_net.h"
@@ -50,12 +51,13 @@ static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, a
   v[DRV_NET_flows].i = flows;
   v[DRV_NET_flows_done].i = n;
   v[DRV_NET_bytes].i = bytes;
-  v[DRV_NET_max_fct].d = n ? (double)fct[n - 1] * PS : 0;
-  v[DRV_NET_p99_fct].d = n ? (double)fct[rank_of(n, 99)] * PS : 0;
-  v[DRV_NET_mean_fct].d = n ? sum / n * PS : 0;
-  v[DRV_NET_p50_slowdown].d = n ? slow[rank_of(n, 50)] : 0;
-  v[DRV_NET_p99_slowdown].d = n ? slow[rank_of(n, 99)] : 0;
-  v[DRV_NET_mean_slowdown].d = n ? sum_slow / n : 0;
+  /* statistics of no flow are missing (NaN), not 0 */
+  v[DRV_NET_max_fct].d = n ? (double)fct[n - 1] * PS : NAN;
+  v[DRV_NET_p99_fct].d = n ? (double)fct[rank_of(n, 99)] * PS : NAN;
+  v[DRV_NET_mean_fct].d = n ? sum / n * PS : NAN;
+  v[DRV_NET_p50_slowdown].d = n ? slow[rank_of(n, 50)] : NAN;
+  v[DRV_NET_p99_slowdown].d = n ? slow[rank_of(n, 99)] : NAN;
+  v[DRV_NET_mean_slowdown].d = n ? sum_slow / n : NAN;
   free(fct);
   free(slow);
 }
@@ -74,7 +76,7 @@ void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_va
   v[DRV_NET_retx_bytes].i = r.retx_bytes;
   v[DRV_NET_packet_hops].i = r.packet_hops;
   v[DRV_NET_paused_time].d = (double)r.paused_ps * PS;
-  v[DRV_NET_sim_end].d = (double)r.end_ps * PS;
+  v[DRV_NET_sim_end].d = r.status == ENG_OK ? (double)r.end_ps * PS : NAN; /* the last task's end */
   v[DRV_NET_windows].i = r.windows;
   int64_t q = 0;
   double u = 0;

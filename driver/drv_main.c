@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (strcmp(argv[1], "version") != 0 && drv_env_check()) return 2;
   if (strcmp(argv[1], "net") == 0) return drv_net(argc - 2, argv + 2);
   if (strcmp(argv[1], "train") == 0) return drv_train(argc - 2, argv + 2);
   if (strcmp(argv[1], "calibrate") == 0) return drv_calibrate(argc - 2, argv + 2);

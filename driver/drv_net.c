@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver/drv.h"
+#include "sim/eng_num.h"
 #include "traffic/trf.h"
 
 static const char net_usage[] =
@@ -304,7 +305,7 @@ int drv_net(int argc, char **argv) {
     drv_fail(2, "multiverse net: %s\n", err);
     goto fail_tasks;
   }
-  if (getenv("MULTIVERSE_VERBOSE"))
+  if (eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
             (double)eng_batch_bytes(b) / n_exps);
   eng_run_desc_t run = {a.backend, a.threads};

@@ -135,6 +135,21 @@ int drv_net_fct(const eng_batch_t *b, const drv_net_report_t *r, const char *pat
   return res.status == ENG_INVALID ? 0 : out_fct_file(b, r, path, &st);
 }
 
+/* A statistic of the finished flows: JSON null when none finished. */
+static json_t *out_int(int32_t done, int64_t v) {
+  return done ? json_integer(v) : json_null();
+}
+static json_t *out_real(int32_t done, double v) {
+  return done ? json_real(v) : json_null();
+}
+
+/* The same on the summary line: "-" when none finished. */
+static const char *out_text(int32_t done, const char *fmt, double v, char *buf, size_t len) {
+  if (!done) return "-";
+  snprintf(buf, len, fmt, v);
+  return buf;
+}
+
 int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
                   FILE *summary) {
   eng_result_t res;
@@ -156,27 +171,27 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
              res.status == ENG_OK ? "" : ".partial");
     if (out_tasks_file(b, r, path)) return 2;
   }
-  const char *reason = res.status == ENG_INVALID ? res.message : eng_fail_text(res.fail);
+  const char *reason = eng_result_reason(&res);
   double rate = r->wall_s > 0 ? (double)res.packet_hops / r->wall_s : 0;
   char id[17];
   snprintf(id, sizeof id, "%016" PRIx64, r->id);
   json_t *o = json_pack(
-      "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:f,s:f}",
+      "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:s,s:f,s:f}",
       "experiment", r->index, "flows_file", r->flows_path, "experiment_id", id, "status",
       eng_status_name(res.status), "reason", reason, "flows", flows, "flows_done", st.done, "bytes",
-      (json_int_t)st.bytes, "max_fct_ns", (json_int_t)st.max_fct, "p99_fct_ns",
-      (json_int_t)st.p99_fct, "mean_fct_ns", (json_int_t)st.mean_fct, "drops",
+      (json_int_t)st.bytes, "max_fct_ns", out_int(st.done, st.max_fct), "p99_fct_ns",
+      out_int(st.done, st.p99_fct), "mean_fct_ns", out_int(st.done, st.mean_fct), "drops",
       (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
       (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
       (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
-      (json_int_t)(res.end_ps / 1000), "windows", (json_int_t)res.windows, "backend",
-      r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s, "packet_hops_per_s",
-      rate);
+      out_int(res.status == ENG_OK, res.end_ps / 1000), "windows", (json_int_t)res.windows,
+      "backend", r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s,
+      "packet_hops_per_s", rate);
   if (r->sweep) json_object_set_new(o, "sweep", drv_sweep_json(r->sweep));
   if (r->graph) json_object_set_new(o, "tasks", json_integer(r->tasks->n));
-  json_object_set_new(o, "p50_slowdown", json_real(st.p50_slow));
-  json_object_set_new(o, "p99_slowdown", json_real(st.p99_slow));
-  json_object_set_new(o, "mean_slowdown", json_real(st.mean_slow));
+  json_object_set_new(o, "p50_slowdown", out_real(st.done, st.p50_slow));
+  json_object_set_new(o, "p99_slowdown", out_real(st.done, st.p99_slow));
+  json_object_set_new(o, "mean_slowdown", out_real(st.done, st.mean_slow));
   json_object_set_new(o, "cnps", json_integer(res.cnps));
   json_object_set_new(o, "retx_bytes", json_integer(res.retx_bytes));
   json_object_set_new(o, "paused_ns", json_integer(res.paused_ps / 1000));
@@ -198,13 +213,16 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
     printf("exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
            r->sweep ? r->sweep : "", r->sweep ? "]" : "", reason);
   } else {
-    printf("exp %d %s%s%s%s: %s flows=%d bytes=%" PRIu64 " max_fct=%" PRId64 "ns p99_fct=%" PRId64
-           "ns p99_slowdown=%.2f drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64
-           " hops=%" PRId64 " wall=%.3fs (%.3g hops/s)%s%s\n",
+    char mx[32], p99[32], sl[32]; /* "-" when no flow finished */
+    printf("exp %d %s%s%s%s: %s flows=%d bytes=%" PRIu64 " max_fct=%s p99_fct=%s p99_slowdown=%s"
+           " drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64 " hops=%" PRId64
+           " wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
-           r->sweep ? "]" : "", eng_status_name(res.status), flows, st.bytes, st.max_fct,
-           st.p99_fct, st.p99_slow, res.drops, res.pfc_pauses, res.ecn_marks, res.cnps,
-           res.packet_hops, r->wall_s, rate, *reason ? ": " : "", reason);
+           r->sweep ? "]" : "", eng_status_name(res.status), flows, st.bytes,
+           out_text(st.done, "%.0fns", (double)st.max_fct, mx, sizeof mx),
+           out_text(st.done, "%.0fns", (double)st.p99_fct, p99, sizeof p99),
+           out_text(st.done, "%.2f", st.p99_slow, sl, sizeof sl), res.drops, res.pfc_pauses,
+           res.ecn_marks, res.cnps, res.packet_hops, r->wall_s, rate, *reason ? ": " : "", reason);
   }
   free(line);
   return res.status == ENG_OK ? 0 : 1;

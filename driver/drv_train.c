@@ -3,6 +3,7 @@
  * process; a line (or a JSON object) per experiment, and optionally a Chrome trace of
  * one of them. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,8 +115,9 @@ static void print_json(const run_t *r, int64_t k, const trn_result_t *res, const
   json_object_set_new(o, "status", json_string(trn_res_status_name(res->status)));
   if (res->status != TRN_RES_OK)
     json_object_set_new(o, "message", json_string(res->message ? res->message : ""));
-  for (int i = 0; i < TRN_RESULT_COUNT; i++)
-    json_object_set_new(o, trn_result_name(i), json_real(res->v[i]));
+  for (int i = 0; i < TRN_RESULT_COUNT; i++) /* what is not known: null */
+    json_object_set_new(o, trn_result_name(i),
+                        isnan(res->v[i]) ? json_null() : json_real(res->v[i]));
   json_object_set_new(o, "last_gpu", json_integer(res->last_gpu));
   if (b) { /* engine counters for speed studies */
     eng_result_t er;

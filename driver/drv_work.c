@@ -33,20 +33,11 @@ static void work_row(drv_work_t *w, int32_t k, ana_status_t st, const char *msg,
 }
 
 static ana_status_t work_status(const eng_result_t *r, const char **msg) {
-  switch (r->status) {
-  case ENG_OK:
-    *msg = "";
-    return ANA_OK;
-  case ENG_TIMED_OUT:
-    *msg = "reached its simulated-time limit (max_time_s)";
-    return ANA_TIMED_OUT;
-  case ENG_INVALID:
-    *msg = r->message;
-    return ANA_INVALID;
-  default:
-    *msg = eng_fail_text(r->fail);
-    return ANA_FAILED;
-  }
+  *msg = eng_result_reason(r);
+  return r->status == ENG_OK          ? ANA_OK
+         : r->status == ENG_TIMED_OUT ? ANA_TIMED_OUT
+         : r->status == ENG_INVALID   ? ANA_INVALID
+                                      : ANA_FAILED;
 }
 
 /* Runs experiments which[0..n) of xs as one engine batch; halves it while the

@@ -170,7 +170,10 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
       json_error_t je;
       json_t *root = json_load_file(p, 0, &je);
       if (!root) {
-        snprintf(err, errlen, "%s:%d: %s", p, je.line, je.text);
+        if (je.line > 0) /* jansson's -1: the file did not open */
+          snprintf(err, errlen, "%s:%d: %s", p, je.line, je.text);
+        else
+          snprintf(err, errlen, "%s", je.text);
         return -1;
       }
       const json_t *obj = json_object_get(root, "topology");

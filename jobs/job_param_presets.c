@@ -163,7 +163,10 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
   memset(ps, 0, sizeof *ps);
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
-    snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+    if (je.line > 0) /* jansson's -1: the file did not open */
+      snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+    else
+      snprintf(err, errlen, "%s", je.text);
     return job_oneline(err);
   }
   int rc = -1;

@@ -168,5 +168,8 @@ const char *eng_cuda_unavailable_reason(void);
 
 const char *eng_status_name(eng_status_t s);
 const char *eng_fail_text(eng_fail_t f);
+/* Why an experiment is not ok, for every status but ok (""): the invalid
+ * message, the time limit, the failure. Never empty otherwise. */
+const char *eng_result_reason(const eng_result_t *r);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/eng_standalone.h"
+#include "sim/eng_num.h"
 #include "sim/eng_world.h"
 
 /* A batch is one world, or several where one would address more rows than
@@ -193,7 +194,7 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
     b->wof[e] = k;
     b->widx[e] -= first[k];
   }
-  if (b->n_w > 1 && getenv("MULTIVERSE_VERBOSE"))
+  if (b->n_w > 1 && eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "batch of %d experiments in %d worlds (at most %lld rows per table each)\n", nv,
             b->n_w, (long long)eng_world_row_limit());
   free(first);

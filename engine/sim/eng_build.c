@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cc/cc.h"
+#include "sim/eng_num.h"
 #include "sim/eng_task.h"
 #include "sim/eng_standalone.h"
 #include "sim/eng_world_cols.h"
@@ -189,13 +190,8 @@ static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, siz
 }
 
 int64_t eng_world_row_limit(void) {
-  const char *cap = getenv("MULTIVERSE_WORLD_ROWS");
-  int64_t limit = INT32_MAX / 2;
-  if (cap && *cap) {
-    char *end;
-    long long v = strtoll(cap, &end, 10);
-    if (*end == '\0' && v > 0 && v < limit) limit = v;
-  }
+  long long limit; /* the driver refuses a bad value when it starts (drv_env.c) */
+  eng_env_int("MULTIVERSE_WORLD_ROWS", 1, INT32_MAX / 2, INT32_MAX / 2, &limit);
   return limit;
 }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 extern "C" {
+#include "sim/eng_num.h"
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 }
@@ -373,9 +374,9 @@ extern "C" size_t eng_cuda_free_bytes(void) {
     cudaGetLastError();
     return 0;
   }
-  const char *cap = getenv("MULTIVERSE_CUDA_BYTES");
-  if (cap && strtoull(cap, NULL, 10) > 0 && strtoull(cap, NULL, 10) < free_b)
-    free_b = (size_t)strtoull(cap, NULL, 10);
+  long long cap; /* the driver refuses a bad value when it starts (drv_env.c) */
+  eng_env_int("MULTIVERSE_CUDA_BYTES", 1, 1LL << 62, 0, &cap);
+  if (cap > 0 && (unsigned long long)cap < free_b) free_b = (size_t)cap;
   return free_b;
 }
 
@@ -439,7 +440,8 @@ static int cu_sw_cmp(const void *a, const void *b) {
  * every row one thread (the ablation). NULL if out of memory. */
 static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots) {
   const int32_t n = (int32_t)w->n[ENG_T_node];
-  const char *env = getenv("MULTIVERSE_CUDA_SPREAD");
+  long long spread;
+  eng_env_int("MULTIVERSE_CUDA_SPREAD", 0, 1, 1, &spread);
   int32_t n_sw = 0, alone = 0, s = 0;
   cu_sw_t *sw = (cu_sw_t *)malloc(sizeof(cu_sw_t) * (size_t)(n ? n : 1));
   uint8_t *taken = (uint8_t *)calloc((size_t)(n ? n : 1), 1);
@@ -448,7 +450,7 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
   for (int32_t x = 0; x < n; x++)
     if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
   qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
-  if (!env || strcmp(env, "0") != 0)
+  if (spread)
     while (alone < n_sw && 32 * (int64_t)(alone + 1) + (n - alone - 1) <= budget)
       alone++;
   *n_slots = 32 * alone + n - alone;
@@ -495,7 +497,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
   }
   CUDA_TRY(cudaMalloc((void **)&d_slots, sizeof(int32_t) * (size_t)(n_slots ? n_slots : 1)));
   CUDA_TRY(cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
-  if (getenv("MULTIVERSE_VERBOSE"))
+  if (eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "cuda: %d node rows in %d slots (%d switches alone in a warp)\n", n.node,
             n_slots, (n_slots - n.node) / 31);
   n.node = n_slots;
@@ -575,12 +577,12 @@ static int32_t *cu_lane_groups(const eng_world_t *w, int32_t lg, int32_t *n_grou
   return g;
 }
 
-/* A knob's value from the environment: an integer in [lo, hi], else dflt. */
+/* A knob's value from the environment: an integer in [lo, hi], else dflt
+ * (read whole: eng_env_int; the driver refuses a bad value when it starts). */
 static int cu_env_int(const char *name, int lo, int hi, int dflt) {
-  const char *v = getenv(name);
-  char *end = NULL;
-  long x = v ? strtol(v, &end, 10) : 0;
-  return v && *v && end && !*end && x >= lo && x <= hi ? (int)x : dflt;
+  long long x;
+  eng_env_int(name, lo, hi, dflt, &x);
+  return (int)x;
 }
 
 /* Experiment mode: as many blocks as fit at once (or as lane groups), each of
@@ -643,7 +645,7 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
   {
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (grid > n_groups) grid = n_groups;
-    if (getenv("MULTIVERSE_VERBOSE"))
+    if (eng_env_flag("MULTIVERSE_VERBOSE"))
       fprintf(stderr, "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads\n",
               n.exp, n_groups, 1 << lg, grid, T);
     kern<<<grid, T, 0, run>>>(n_groups, lg, d_groups, d_sw, d_sw_off, d_next, d_fin);
@@ -766,7 +768,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   if (mode == CU_EXPERIMENTS) /* each experiment ran its own windows: report the most */
     for (int32_t e = 0; e < w->n_exps; e++)
       if (w->c.exp_windows[e] > windows) windows = w->c.exp_windows[e];
-  if (getenv("MULTIVERSE_VERBOSE"))
+  if (eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s\n",
             bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2);
   rc = 0;

@@ -6,11 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/eng_num.h"
 #include "sim/eng_progress.h"
 
 void eng_progress_begin(eng_progress_t *pg) {
-  const char *env = getenv("MULTIVERSE_PROGRESS");
-  pg->on = env ? strcmp(env, "0") != 0 : isatty(STDERR_FILENO);
+  long long on;
+  pg->on = getenv("MULTIVERSE_PROGRESS") && eng_env_int("MULTIVERSE_PROGRESS", 0, 1, 0, &on) == 0
+               ? (int)on
+               : isatty(STDERR_FILENO);
   pg->start = pg->last = omp_get_wtime();
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_num.h"
 #include "sim/eng_world.h"
 #include "sim/eng_world_cols.h"
 
@@ -158,6 +159,19 @@ const char *eng_status_name(eng_status_t s) {
   }
 }
 
+const char *eng_result_reason(const eng_result_t *r) {
+  switch (r->status) {
+  case ENG_OK:
+    return "";
+  case ENG_INVALID:
+    return r->message && *r->message ? r->message : "invalid";
+  case ENG_TIMED_OUT:
+    return "reached its simulated-time limit (max_time_s)";
+  default:
+    return *eng_fail_text(r->fail) ? eng_fail_text(r->fail) : "failed";
+  }
+}
+
 const char *eng_fail_text(eng_fail_t f) {
   switch (f) {
   case ENG_FAIL_RING:
@@ -226,7 +240,7 @@ static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     if (eng_ring_overflow(w, e)) which[n++] = e;
-  if (n && getenv("MULTIVERSE_VERBOSE")) {
+  if (n && eng_env_flag("MULTIVERSE_VERBOSE")) {
     fprintf(stderr, "rings overflowed in %d experiment(s), run again with worst-case rings:", n);
     for (int32_t i = 0; i < n && i < 16; i++)
       fprintf(stderr, " %d", which[i]);

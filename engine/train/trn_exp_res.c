@@ -2,6 +2,7 @@
  * GPU whose work ends last and how its time splits into compute, exposed TP, EP, PP
  * and DP communication and bubble (docs/training.md, Results), throughput, MFU,
  * memory, and the network's counters. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,8 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
   r->last_gpu = -1;
   r->message = x->message;
   double *v = r->v;
+  for (int i = 0; i < TRN_RESULT_COUNT; i++) /* what is not known is missing, not 0 */
+    v[i] = NAN;
   if (!x->imported && x->status != TRN_EXP_INVALID) {
     const trn_memory_t *m = &x->memory;
     v[TRN_R_peak_memory_bytes] = m->total;

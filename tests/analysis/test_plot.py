@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """A merged results file opens in xarray as a grid over the swept parameters
 whose every cell equals its row in the shards (the lowest status winning over
-reruns), and analysis/plot.py draws 640 x 480 PNG heat maps and line plots of it.
+reruns), and analysis/plot.py draws 640 x 480 PNG heat maps and line plots of it
+(ok experiments only, saying how many it skipped) and refuses, in one line, what
+it cannot plot.
 
 usage: test_plot.py MV_MKRESULTS JOB.json PLOT.py WORKDIR
 """
@@ -128,6 +130,55 @@ def main(tool, job, plot_py, work):
     bad = subprocess.run([sys.executable, plot_py, results, "iteration_time", "--x", "network.mtu",
                           "-o", line], capture_output=True, text=True)
     check(bad.returncode == 2 and "network.mtu: not a swept parameter" in bad.stderr, "bad axis")
+
+    # What the command refuses (exit 2, one line), and what it skips.
+    def run(*args):
+        r = subprocess.run([sys.executable, plot_py, *args], capture_output=True, text=True)
+        return r.returncode, r.stderr.strip()
+
+    rc, err = run(results, "iteration_time", "--x", "training.tp", "-o", line)
+    check(rc == 0 and err == "plot.py: skipped 4 of 24 experiments that are not ok "
+          "(oom, invalid, failed or timed_out)", f"skipped rows: {rc} {err}")
+    cases = [
+        (("--x", "network.cc", "--y", "training.tp", "--hue", "network.link_gbps"),
+         "plot.py: give --y (a heat map) or --hue (lines), not both"),
+        (("--x", "network.cc", "--y", "network_cc"),
+         f"plot.py: {results}: network.cc: give two different swept parameters"),
+    ]
+    for extra, want in cases:
+        rc, err = run(results, "iteration_time", *extra, "-o", line)
+        check(rc == 2 and err == want, f"{extra}: {rc} {err}")
+    for metric in ("status", "message", "network_cc", "experiment_index"):
+        rc, err = run(results, metric, "--x", "training.tp", "-o", line)
+        check(rc == 2 and err.startswith(f"plot.py: {results}: {metric}: not a result to plot"),
+              f"metric {metric}: {rc} {err}")
+    rc, err = run(results, "iteration_time", "--x", "training.tp", "-o", "nodir/p.png")
+    check(rc == 2 and err == "plot.py: -o nodir/p.png: no folder nodir", f"-o nodir: {err}")
+    rc, err = run(results, "iteration_time", "--x", "training.tp", "-o", results)
+    check(rc == 2 and err == f"plot.py: -o {results}: is the results file: give another file",
+          f"-o the results file: {err}")
+    rc, err = run(results, "iteration_time", "--x", "training.tp", "-o", work)
+    check(rc == 2 and err == f"plot.py: -o {work}: not a regular file: give a file's path",
+          f"-o a folder: {err}")
+    junk = os.path.join(work, "junk.nc")
+    with open(junk, "w") as f:
+        f.write("not netcdf\n")
+    rc, err = run(junk, "iteration_time", "--x", "training.tp", "-o", line)
+    check(rc == 2 and err.startswith(f"plot.py: {junk}: not a results file that reads (")
+          and "\n" not in err, f"not NetCDF: {err}")
+    with xr.open_dataset(results) as ds:
+        bad = ds.copy()
+        bad["status"] = bad["status"] * 0 + 3  # every experiment failed
+        bad.to_netcdf(os.path.join(work, "failed.nc"))
+        empty = ds.isel(experiment=slice(0, 0))  # netCDF4 cannot write 0 strings: numbers only
+        empty.drop_vars([v for v in empty.variables if empty[v].dtype == object]).to_netcdf(
+            os.path.join(work, "empty.nc"))
+    rc, err = run(os.path.join(work, "failed.nc"), "iteration_time", "--x", "training.tp", "-o", line)
+    check(rc == 2 and err.endswith("none of its 24 experiments is ok: nothing to plot"),
+          f"all failed: {err}")
+    rc, err = run(os.path.join(work, "empty.nc"), "iteration_time", "--x", "training.tp", "-o", line)
+    check(rc == 2 and err.endswith("no experiments: nothing to plot"), f"empty: {err}")
+    check(not [f for f in os.listdir(work) if ".mvtmp-" in f], "a temporary copy was left")
 
     print(f"{cells} of {len(rows)} grid cells equal their shard rows; "
           f"heat.png {png_size(heat)}, lines.png {png_size(line)}")

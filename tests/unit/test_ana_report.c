@@ -77,7 +77,7 @@ int main(void) {
          "results.nc: 12 experiments: 10 ok, 1 oom, 1 failed\n"
          "metric: iteration_time (s), lower is better\n"
          "\n"
-         "best 10 of 10 ok experiments:\n"
+         "best 10 of 10 ok experiments (2 not ok, skipped):\n"
          "rank  iteration_time  network.cc  training.tp  experiment_id\n"
          "   1            1.25  dcqcn                 4  000000000000abc2\n"
          "   2             1.5  dcqcn                 2  000000000000abc1\n"
@@ -106,7 +106,7 @@ int main(void) {
          "results.nc: 12 experiments: 10 ok, 1 oom, 1 failed\n"
          "metric: iteration_time (s), lower is better\n"
          "\n"
-         "best 3 of 10 ok experiments:\n"
+         "best 3 of 10 ok experiments (2 not ok, skipped):\n"
          "rank  iteration_time  network.cc  training.tp  experiment_id\n"
          "   1            1.25  dcqcn                 4  000000000000abc2\n"
          "   2             1.5  dcqcn                 2  000000000000abc1\n"
@@ -124,7 +124,7 @@ int main(void) {
       "results.nc: 12 experiments: 10 ok, 1 oom, 1 failed\n"
       "metric: drops (1), higher is better\n"
       "\n"
-      "best 2 of 10 ok experiments:\n"
+      "best 2 of 10 ok experiments (2 not ok, skipped):\n"
       "rank  drops  network.cc  training.tp  experiment_id\n"
       "   1     30  dctcp                 8  000000000000abcb\n"
       "   2     20  dcqcn                 4  000000000000abc2\n"
@@ -135,7 +135,9 @@ int main(void) {
       "hpcc         3    20      10       1\n"
       "dctcp        4    30      15       0\n");
   expect(t, &(ana_report_desc_t){.metric = "network.cc"},
-         "error: results.nc: network.cc: not a number\n");
+         "error: results.nc: network.cc: a swept parameter, not a result to rank by\n");
+  expect(t, &(ana_report_desc_t){.metric = "experiment_index"},
+         "error: results.nc: experiment_index: not a result to rank by (give a result column)\n");
   expect(t, &(ana_report_desc_t){.metric = "nope"}, "error: results.nc: nope: no such column\n");
   expect(t, &(ana_report_desc_t){.by = "drops"},
          "error: results.nc: drops: not a swept parameter\n");
@@ -145,7 +147,7 @@ int main(void) {
          "results.nc: 12 experiments: 9 ok, 1 oom, 2 failed\n"
          "metric: iteration_time (s), lower is better\n"
          "\n"
-         "best 1 of 9 ok experiments:\n"
+         "best 1 of 9 ok experiments (3 not ok, skipped):\n"
          "rank  iteration_time  network.cc  training.tp  experiment_id\n"
          "   1            1.25  dcqcn                 4  000000000000abc2\n"
          "\n"

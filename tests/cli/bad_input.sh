@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Hostile values that were read silently wrong (bad-input trial 2): every
+# number of an option or environment variable read whole by the options'
+# parser, with its range; each refusal one exact line, exit 2, nothing run.
+# Also what `report` says about a run folder and a file it cannot use.
+# usage: bad_input.sh MULTIVERSE SRC_DIR WORK
+set -euo pipefail
+mv=$1 src=$2 work=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect RC WANT CMD...: exit status and stderr exactly.
+expect() {
+  local rc=$1 want=$2 got=0
+  shift 2
+  "$@" > out.txt 2> err.txt || got=$?
+  [ "$got" = "$rc" ] || fail "$*: exit $got, expected $rc; stderr: $(cat err.txt)"
+  [ "$(cat err.txt)" = "$want" ] || fail "$*: stderr: $(cat err.txt); expected: $want"
+}
+
+cp "$src/tests/data/line3.txt" line3.txt
+printf '2\n0 1 3 100 10000 0\n1 0 3 100 20000 0.000001\n' > f2.txt
+cat > j.json <<'JSON'
+{"name": "j", "base": {"kind": "network", "network": {"topology": "line3.txt", "flows": "f2.txt"}},
+ "sweep": {"grid": {"network.mtu": [1000, 2000, 4096], "network.cc": ["none", "dcqcn"]}}}
+JSON
+"$mv" run j.json --run-dir rd > /dev/null 2>&1 || fail "run"
+
+# 9. report --top: read whole (atoi made 1e9 one row, 3x three).
+for v in 1e9 3x 5.5 2e1 " 3" +3 0 -1 1000000000000000000000; do
+  expect 2 "multiverse report: --top $v: expected an integer from 1 to 2147483647" \
+    "$mv" report rd --top "$v"
+done
+"$mv" report rd --top 1000000000 > out.txt || fail "--top 1000000000"
+grep -q "^best 6 of 6 ok experiments:$" out.txt || fail "--top 1e9: $(cat out.txt)"
+# 29. report: one --by, a metric that is a result, a stopped run, a damaged file.
+expect 2 "multiverse report: --by is given twice: give it once" \
+  "$mv" report rd --by network.cc --by network.mtu
+expect 2 "multiverse report: rd/results.nc: experiment_index: not a result to rank by (give a result column)" \
+  "$mv" report rd --metric experiment_index
+expect 2 "multiverse report: rd/results.nc: network.mtu: a swept parameter, not a result to rank by" \
+  "$mv" report rd --metric network.mtu
+cp -r rd stopped && rm stopped/results.nc
+expect 2 "multiverse report: stopped: no results.nc yet (a run that stopped?): rerun \`multiverse run\` to complete it, or \`multiverse merge stopped --partial\`" \
+  "$mv" report stopped
+head -c 5000 rd/results.nc > cut.nc
+expect 2 "multiverse report: cut.nc: not a NetCDF file that reads (NetCDF: HDF error): not a results file, or a damaged one (multiverse merge writes a run's again)" \
+  "$mv" report cut.nc
+
+# 25. Environment variables: whole values in range, or one line naming the variable.
+env_expect() { # VAR=VALUE MESSAGE
+  local got=0
+  env "$1" "$mv" net --topology line3.txt --flows f2.txt -o eo > out.txt 2> err.txt || got=$?
+  [ "$got" = 2 ] || fail "$1: exit $got"
+  [ "$(cat err.txt)" = "multiverse: $1: $2" ] || fail "$1: $(cat err.txt)"
+  [ ! -e eo ] || fail "$1: the command ran"
+}
+presets="expected the folder of the preset files (network.json, gpus.json, models.json, ...)"
+env_expect MULTIVERSE_PRESETS= "empty; $presets"
+env_expect MULTIVERSE_PRESETS=/nonexistent "No such file or directory; $presets"
+env_expect MULTIVERSE_PRESETS=j.json "not a folder; $presets"
+env_expect MULTIVERSE_PRESETS=. "it has no network.json; $presets"
+for v in -1 2 yes; do env_expect MULTIVERSE_VERBOSE=$v "expected 0 or 1"; done
+env_expect MULTIVERSE_PROGRESS=on "expected 0 or 1"
+for v in abc -5 0 99999999999999999999; do
+  env_expect MULTIVERSE_WORLD_ROWS=$v "expected rows, an integer from 1 to 1073741823"
+done
+env_expect MULTIVERSE_CUDA_LAUNCH=bogus "expected experiment, persistent or systems"
+env_expect MULTIVERSE_CUDA_BLOCKS_PER_SM=8 "expected 1, 2, 3 or 4"
+env_expect MULTIVERSE_LANES=3 "expected 1, 2, 4, 8, 16 or 32"
+env_expect SOURCE_DATE_EPOCH=1e9 \
+  "expected seconds since 1970, an integer from 0 to 253402300799 (year 9999)"
+# Good values still run, and MULTIVERSE_VERBOSE=0 is quiet (it used to mean on).
+MULTIVERSE_VERBOSE=0 MULTIVERSE_WORLD_ROWS=50000 SOURCE_DATE_EPOCH=0 \
+  "$mv" net --topology line3.txt --flows f2.txt -o ok > out.txt 2> err.txt || fail "good values"
+[ ! -s err.txt ] || fail "MULTIVERSE_VERBOSE=0 printed: $(cat err.txt)"
+echo "bad_input: every value refused exactly"
