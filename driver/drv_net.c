@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/eng_file.h"
 #include "driver/drv.h"
 #include "sim/eng_num.h"
 #include "traffic/trf.h"
@@ -69,8 +70,9 @@ static int net_add_flows(net_args_t *a, const char *path) {
 /* --flows-from LIST: one flow file per line (relative to LIST's folder unless
  * absolute); blank lines and lines starting with '#' are skipped. */
 static int net_flows_from(net_args_t *a, const char *list) {
-  FILE *f = fopen(list, "r");
-  if (!f) return drv_fail(2, "multiverse net: cannot open %s: %s\n", list, strerror(errno));
+  char why[128];
+  FILE *f = eng_fopen_input(list, "r", why, sizeof why);
+  if (!f) return drv_fail(2, "multiverse net: cannot open %s: %s\n", list, why);
   const char *slash = strrchr(list, '/');
   int dir_len = slash ? (int)(slash - list + 1) : 0;
   char line[4096], path[8192];
@@ -273,8 +275,9 @@ int drv_net(int argc, char **argv) {
     goto fail_topo;
   }
   if (topo.ignored_lines)
-    fprintf(stderr, "multiverse net: %s: %d lines after the %d links announced ignored, as ns-3 "
-                    "ignores them\n",
+    fprintf(stderr,
+            "multiverse net: %s: %d lines after the %d links announced ignored, as ns-3 "
+            "ignores them\n",
             a.topo, topo.ignored_lines, topo.n_links);
   if (cfg.dcqcn_global_window && net_ns3_window(&topo, ps, &combo[0])) goto fail_topo;
   tasks = calloc((size_t)a.n_flows, sizeof *tasks);

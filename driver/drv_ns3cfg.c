@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/eng_file.h"
 #include "driver/drv.h"
 #include "sim/eng_num.h"
 
@@ -167,9 +168,10 @@ static int cfg_pass(drv_ns3_config_t *o, cfg_sets_t *w, cfg_t *c, const char *pa
 }
 
 static int cfg_read(const char *path, cfg_t *c, char *buf, size_t cap, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
+  char why[128];
+  FILE *f = eng_fopen_input(path, "r", why, sizeof why);
   if (!f) {
-    snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot open %s: %s", path, why);
     return -1;
   }
   size_t len = fread(buf, 1, cap - 1, f);

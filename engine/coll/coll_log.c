@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_file.h"
 #include "coll/coll.h"
 
 #define LOG_MAX_TOK 48
@@ -287,9 +288,10 @@ int coll_log_read(const char *path, int kind, int out_of_place, coll_log_t *log,
                   size_t errlen) {
   memset(log, 0, sizeof *log);
   log->kind = kind >= 0 ? kind : -1;
-  FILE *f = fopen(path, "r");
+  char why[128];
+  FILE *f = eng_fopen_input(path, "r", why, sizeof why);
   if (!f) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s: cannot open: %s", path, why);
     return -1;
   }
   if (log->kind < 0) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_file.h"
 #include "tg/tg_json.h"
 #include "traffic/trf.h"
 
@@ -300,6 +301,11 @@ int tg_from_json(const json_t *root, const char *where, tg_t *g, char *err, size
 
 int tg_read_json(const char *path, tg_t *g, char *err, size_t errlen) {
   json_error_t je;
+  char why[128];
+  if (eng_input_regular(path, why, sizeof why)) {
+    snprintf(err, errlen, "%s: %s", path, why);
+    return -1;
+  }
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
     if (je.line > 0)

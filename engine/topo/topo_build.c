@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_file.h"
 #include "topo/topo_int.h"
 
 void topo_errf(char *err, size_t errlen, const char *fmt, ...) {
@@ -99,9 +100,10 @@ void topo_free(topo_t *t) {
 }
 
 int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
+  char why[128];
+  FILE *fp = eng_fopen_input(path, "rb", why, sizeof why);
   if (!fp) {
-    topo_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    topo_errf(err, errlen, "cannot open %s: %s", path, why);
     return -1;
   }
   size_t cap = (size_t)1 << 16, n = 0;

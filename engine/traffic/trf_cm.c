@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_file.h"
 #include "traffic/trf.h"
 
 #define CM_MAX_TOK 32
@@ -204,8 +205,9 @@ static int cm_line(cm_t *c, char **tok, int n, int *body, const topo_t *t) {
 }
 
 static int cm_parse(cm_t *c, const topo_t *t) {
-  FILE *fp = fopen(c->path, "r");
-  if (!fp) return cm_err(c, 0, "cannot open: %s", strerror(errno));
+  char why[128];
+  FILE *fp = eng_fopen_input(c->path, "r", why, sizeof why);
+  if (!fp) return cm_err(c, 0, "cannot open: %s", why);
   char *buf = NULL, *tok[CM_MAX_TOK];
   size_t cap = 0;
   int body = 0, rc = 0;
@@ -409,9 +411,10 @@ int trf_read_cm(const char *path, const topo_t *t, tg_t *g, char *err, size_t er
 }
 
 int trf_detect(const char *path, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "r");
+  char why[128];
+  FILE *fp = eng_fopen_input(path, "r", why, sizeof why);
   if (!fp) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s: cannot open: %s", path, why);
     return -1;
   }
   char buf[4096], word[64] = "";

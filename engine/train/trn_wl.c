@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_file.h"
 #include "train/trn_wl.h"
 
 #define WL_LINE_MAX 65536 /* characters per line */
@@ -293,9 +294,10 @@ int trn_wl_read(const char *path, int64_t unit_ps, trn_wl_t *wl, char *err, size
     snprintf(err, errlen, "%s: time unit must be > 0 ps", path);
     return -1;
   }
-  f.fp = fopen(path, "r");
+  char why[128];
+  f.fp = eng_fopen_input(path, "r", why, sizeof why);
   if (!f.fp) {
-    snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot open %s: %s", path, why);
     return -1;
   }
   f.buf = malloc(WL_LINE_MAX);

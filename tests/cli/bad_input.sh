@@ -75,4 +75,22 @@ env_expect SOURCE_DATE_EPOCH=1e9 \
 MULTIVERSE_VERBOSE=0 MULTIVERSE_WORLD_ROWS=50000 SOURCE_DATE_EPOCH=0 \
   "$mv" net --topology line3.txt --flows f2.txt -o ok > out.txt 2> err.txt || fail "good values"
 [ ! -s err.txt ] || fail "MULTIVERSE_VERBOSE=0 printed: $(cat err.txt)"
+# 12. Inputs that are not regular files: refused at once (a /dev/zero topology grew to
+# GBs, a /dev/zero flow file or list spun forever, a pipe blocked).
+printf '1\n0 1 3 100 1000 0\n' > f1.txt
+echo '{"kind": "file", "path": "/dev/zero"}' > tz.json
+mkfifo fifo
+expect 2 "multiverse net: cannot open /dev/zero: a device, not a regular file" \
+  timeout 20 "$mv" net --topology /dev/zero --flows f1.txt -o o
+expect 2 "multiverse net: cannot open /dev/zero: a device, not a regular file" \
+  timeout 20 "$mv" net --topology tz.json --flows f1.txt -o o
+expect 2 "multiverse net: /dev/zero: cannot open: a device, not a regular file" \
+  timeout 20 "$mv" net --topology line3.txt --flows /dev/zero -o o
+expect 2 "multiverse net: cannot open /dev/zero: a device, not a regular file" \
+  timeout 20 "$mv" net --topology line3.txt --flows-from /dev/zero -o o
+expect 2 "multiverse net: fifo: cannot open: a pipe, not a regular file" \
+  timeout 20 "$mv" net --topology line3.txt --flows fifo -o o
+expect 2 "multiverse net: .: cannot open: a folder, not a regular file" \
+  timeout 20 "$mv" net --topology line3.txt --flows . -o o
+[ ! -e o ] || fail "a refused input made the output folder"
 echo "bad_input: every value refused exactly"

@@ -1,0 +1,37 @@
+/* Input files are regular files (eng_file.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/eng_file.h"
+
+static const char *file_kind(mode_t m) {
+  return S_ISDIR(m)                 ? "a folder, not a regular file"
+         : S_ISCHR(m) || S_ISBLK(m) ? "a device, not a regular file"
+         : S_ISFIFO(m)              ? "a pipe, not a regular file"
+                                    : "not a regular file";
+}
+
+FILE *eng_fopen_input(const char *path, const char *mode, char *why, size_t len) {
+  struct stat st;
+  if (eng_input_regular(path, why, len)) return NULL; /* before fopen: a pipe would block it */
+  FILE *f = fopen(path, mode);
+  if (!f) {
+    snprintf(why, len, "%s", strerror(errno));
+    return NULL;
+  }
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    snprintf(why, len, "%s", file_kind(st.st_mode));
+    fclose(f);
+    return NULL;
+  }
+  return f;
+}
+
+int eng_input_regular(const char *path, char *why, size_t len) {
+  struct stat st;
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+  snprintf(why, len, "%s", file_kind(st.st_mode));
+  return -1;
+}
