@@ -71,6 +71,11 @@ env_expect MULTIVERSE_CUDA_BLOCKS_PER_SM=8 "expected 1, 2, 3 or 4"
 env_expect MULTIVERSE_LANES=3 "expected 1, 2, 4, 8, 16 or 32"
 env_expect SOURCE_DATE_EPOCH=1e9 \
   "expected seconds since 1970, an integer from 0 to 253402300799 (year 9999)"
+# Every variable the sources read is checked (a new knob must be declared in drv_env.c).
+for v in $(grep -rhoE 'MULTIVERSE_[A-Z_]+' "$src/engine" "$src/driver" "$src/analysis" "$src/jobs" | sort -u); do
+  env "$v=garbage!" "$mv" report nothing.nc > out.txt 2> err.txt && fail "$v=garbage! accepted"
+  grep -q "^multiverse: $v=garbage!: " err.txt || fail "$v is not checked: $(cat err.txt)"
+done
 # Good values still run, and MULTIVERSE_VERBOSE=0 is quiet (it used to mean on).
 MULTIVERSE_VERBOSE=0 MULTIVERSE_WORLD_ROWS=50000 SOURCE_DATE_EPOCH=0 \
   "$mv" net --topology line3.txt --flows f2.txt -o ok > out.txt 2> err.txt || fail "good values"
