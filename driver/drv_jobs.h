@@ -86,6 +86,10 @@ void drv_gpu_pick(int local_rank);
  * -1: lets the GPU be picked before MPI_Init starts anything. */
 int drv_env_local_rank(void);
 
+/* The most tasks one generated task graph may have here: what half of the
+ * host's available memory holds (trn_exp_env_t.max_tasks); 0: unknown. */
+int32_t drv_graph_max_tasks(void);
+
 /* Picks this rank's GPU (local_rank among local_size ranks of its node), its
  * backend, threads and memory budget. 0, or 2 with a message. */
 int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine_t *m, char *err,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver/drv.h"
+#include "driver/drv_jobs.h"
 #include "driver/drv_kind.h"
 #include "train/trn_exp.h"
 
@@ -54,7 +55,8 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
                            .defaults = &t->ps.defaults,
                            .apply = train_apply,
                            .apply_ctx = &t->ps,
-                           .base_dir = t->base_dir};
+                           .base_dir = t->base_dir,
+                           .max_tasks = drv_graph_max_tasks()};
   return t;
 }
 

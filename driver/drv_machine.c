@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "driver/drv_jobs.h"
+#include "tg/tg.h"
 
 /* Free device memory (engine/sim, eng_world.h; eng.h does not export it). */
 size_t eng_cuda_free_bytes(void);
@@ -80,6 +81,12 @@ static int64_t host_available(void) {
     if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
   if (f) fclose(f);
   return (int64_t)kb * 1024;
+}
+
+int32_t drv_graph_max_tasks(void) {
+  /* a task and about one edge each; half of what is available */
+  int64_t n = host_available() / 2 / (int64_t)(sizeof(tg_task_t) + sizeof(tg_edge_t));
+  return n <= 0 ? 0 : n > INT32_MAX ? INT32_MAX : (int32_t)n;
 }
 
 int drv_env_local_rank(void) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver/drv.h"
+#include "driver/drv_jobs.h"
 #include "jobs/job_sweep.h"
 #include "train/trn_exp.h"
 
@@ -243,7 +244,8 @@ static int train_run(const train_args_t *a, job_sweep_t *sw) {
                        .defaults = &defaults,
                        .apply = apply_params,
                        .apply_ctx = &ps,
-                       .base_dir = dir_of(a->job, dir, sizeof dir)};
+                       .base_dir = dir_of(a->job, dir, sizeof dir),
+                       .max_tasks = drv_graph_max_tasks()};
   int64_t count = job_sweep_count(sw), lo = a->only >= 0 ? a->only : 0;
   int64_t hi = a->only >= 0 ? a->only + 1 : count;
   if (a->only >= count) {

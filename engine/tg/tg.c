@@ -31,7 +31,9 @@ static int tg_grow(void **p, int32_t *cap, int32_t n, size_t size) {
 }
 
 int32_t tg_add(tg_t *g, const tg_task_t *t) {
-  if (g->n == INT32_MAX || tg_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t)) return -1;
+  if (g->n == INT32_MAX || (g->max > 0 && g->n >= g->max) ||
+      tg_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t))
+    return -1;
   g->t[g->n] = *t;
   return g->n++;
 }

@@ -65,6 +65,7 @@ typedef struct tg_edge_t {
 
 typedef struct tg_t {
   int32_t n, cap;
+  int32_t max;  /* tasks tg_add accepts (a generator's size limit); 0: INT32_MAX */
   tg_task_t *t; /* (n) */
   int32_t n_edges, cap_edges;
   tg_edge_t *e; /* (n_edges) in any order */
@@ -76,7 +77,7 @@ typedef struct tg_t {
  * GPU, no stream, all predecessors needed. */
 tg_task_t tg_task_default(tg_kind_t kind);
 
-/* Appends a task; returns its index, or -1 when out of memory. */
+/* Appends a task; returns its index, or -1 when out of memory or at g->max. */
 int32_t tg_add(tg_t *g, const tg_task_t *t);
 /* Task `task` waits for event `on` of `pred`; 0 or -1 when out of memory. */
 int tg_edge(tg_t *g, int32_t task, int32_t pred, tg_on_t on);

@@ -74,7 +74,7 @@ static int chakra(const trn_exp_env_t *env, const json_t *w, const char *where, 
 static void wl_dims(const json_t *exp, const trn_cluster_t *c, trn_gen_wl_desc_t *d) {
   const json_t *w = json_object_get(exp, "workload");
   const char *fl = json_string_value(json_object_get(w, "flavor"));
-  d->flavor = !fl                       ? TRN_WL_FLAVOR_AUTO
+  d->flavor = !fl                        ? TRN_WL_FLAVOR_AUTO
               : strcmp(fl, "simai") == 0 ? TRN_WL_FLAVOR_SIMAI
                                          : TRN_WL_FLAVOR_ASTRA;
   const json_t *topo = json_object_get(json_object_get(exp, "network"), "topology");
@@ -153,8 +153,10 @@ static int imported(const trn_exp_env_t *env, const json_t *exp, const char *whe
     rc = chakra(env, w, where, prefix, n_ranks, x);
   } else {
     if (json_object_get(w, "comm_groups"))
-      return invalid(x, "%s.workload.comm_groups: only for a Chakra trace set (%s is a text "
-                        "workload)", where, file);
+      return invalid(x,
+                     "%s.workload.comm_groups: only for a Chakra trace set (%s is a text "
+                     "workload)",
+                     where, file);
     trn_gen_wl_desc_t d = {0};
     wl_dims(exp, &x->setup.cluster, &d);
     trn_wl_t wl;
@@ -203,10 +205,26 @@ static int generated(const trn_exp_env_t *env, const json_t *exp, const char *wh
     x->status = TRN_EXP_OOM;
     return 0;
   }
-  trn_gen_desc_t d = {
-      .setup = &x->setup, .costs = &x->costs, .model = env->coll, .sync_ps = x->params.sync};
-  char e[TRN_ERR_LEN];
-  if (trn_gen(&d, &x->graph, e, sizeof e)) return invalid(x, "%s: %s", where, e);
+  /* The topology first: a cluster past its limits (ports, nodes, links) is refused
+   * before its task graph, which grows with the square of the GPUs, is generated. */
+  char e[TRN_ERR_LEN], at[TRN_ERR_LEN];
+  snprintf(at, sizeof at, "%s.network", where);
+  if (trn_exp_topology(json_object_get(exp, "network"), &x->setup.cluster, at, env->base_dir,
+                       &x->topo, e, sizeof e))
+    return invalid(x, "%s", e);
+  x->topo_built = 1;
+  trn_gen_desc_t d = {.setup = &x->setup,
+                      .costs = &x->costs,
+                      .model = env->coll,
+                      .sync_ps = x->params.sync,
+                      .max_tasks = env->max_tasks};
+  int rc = trn_gen(&d, &x->graph, e, sizeof e);
+  if (rc == -2) { /* too large to build here: as for memory, not a mistake of the job */
+    snprintf(x->message, sizeof x->message, "%s", e);
+    x->status = TRN_EXP_OOM;
+    return 0;
+  }
+  if (rc) return invalid(x, "%s: %s", where, e);
   return 0;
 }
 

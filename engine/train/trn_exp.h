@@ -30,6 +30,9 @@ typedef struct trn_exp_env_t {
                const char *where, char *err, size_t errlen);
   const void *apply_ctx;
   const char *base_dir; /* workload files are relative to it (the job file's folder) */
+  /* The most tasks a generated graph may have (what the memory of the process
+   * building it holds, trn_max_tasks); past it the experiment is `oom`. 0: none. */
+  int32_t max_tasks;
 } trn_exp_env_t;
 
 /* Members of `network` the kind reads itself: the topology and its link rate and

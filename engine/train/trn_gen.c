@@ -117,7 +117,8 @@ int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const 
      * the span starts then. */
     int64_t lead = 0;
     for (int32_t j = 0; j < n && !lead; j++)
-      if (!b->nvlink && gpus[j] / b->gps == gpus[i] / b->gps && b->host[gpus[j]] != b->host[gpus[i]])
+      if (!b->nvlink && gpus[j] / b->gps == gpus[i] / b->gps &&
+          b->host[gpus[j]] != b->host[gpus[i]])
         lead = b->d->sync_ps;
     if (trn_gb_span(b, (trn_span_t){.gpu = gpus[i],
                                     .cat = (uint8_t)cat,
@@ -277,10 +278,19 @@ static void builder_free(trn_gb_t *b) {
 int trn_gen(const trn_gen_desc_t *d, trn_graph_t *out, char *err, size_t errlen) {
   trn_gb_t b = {.o = out, .d = d, .s = d->setup, .err = err, .errlen = errlen};
   memset(out, 0, sizeof *out);
+  out->g.max = d->max_tasks;
   int rc = -1;
   if (setup(&b) || trn_gen_costs(&b) || trn_gen_passes(&b) || trn_gen_p2p(&b) || trn_gen_dp(&b) ||
-      trn_gb_sort_spans(&b))
+      trn_gb_sort_spans(&b)) {
+    if (d->max_tasks > 0 && out->g.n >= d->max_tasks) {
+      snprintf(err, errlen,
+               "its task graph passed %d tasks (%.3g GB) before it was complete: more than "
+               "this process may build",
+               d->max_tasks, (double)d->max_tasks * (sizeof(tg_task_t) + sizeof(tg_edge_t)) / 1e9);
+      rc = -2;
+    }
     goto done;
+  }
   tg_assign_ports(&out->g);
   rc = 0;
 done:

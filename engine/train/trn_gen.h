@@ -97,9 +97,11 @@ typedef struct trn_gen_desc_t {
   const coll_model_t *model; /* intra-server collective model */
   int64_t sync_ps;           /* the experiment's sync_us in ps */
   int32_t channels;          /* rings per inter-server collective (coll_desc_t.channels), 0: 1 */
+  int32_t max_tasks;         /* the most tasks it may build (memory); 0: no limit */
 } trn_gen_desc_t;
 
-/* Builds the iteration's task graph. 0, or -1 with a message (out is then freed). */
+/* Builds the iteration's task graph. 0; -1 with a message; -2 when it passed
+ * max_tasks before it was complete (out is then freed). */
 int trn_gen(const trn_gen_desc_t *d, trn_graph_t *out, char *err, size_t errlen);
 
 /* An imported workload on a cluster of `gpus` GPUs (its all_gpus; tp, pp, ep from its
@@ -107,9 +109,9 @@ int trn_gen(const trn_gen_desc_t *d, trn_graph_t *out, char *err, size_t errlen)
 typedef struct trn_gen_wl_desc_t {
   const trn_wl_t *wl;
   int64_t gpus, gpus_per_server, nics_per_server;
-  int32_t flavor;                   /* trn_wl_flavor_t */
+  int32_t flavor; /* trn_wl_flavor_t */
   int32_t nvlink; /* the topology has NVSwitches: collectives inside a server are flows */
-  int32_t n_dims;                   /* ASTRA-sim 1.0's network dimensions (product: gpus) */
+  int32_t n_dims; /* ASTRA-sim 1.0's network dimensions (product: gpus) */
   int64_t dims[TRN_WL_MAX_DIMS];
   const char *gpu;           /* GPU type of the intra-server model */
   const coll_model_t *model; /* intra-server collective model */
@@ -123,9 +125,9 @@ int trn_gen_wl(const trn_gen_wl_desc_t *d, trn_graph_t *out, char *err, size_t e
 typedef struct trn_gen_et_desc_t {
   const trn_et_t *et;
   int64_t gpus, gpus_per_server, nics_per_server;
-  const char *gpu;             /* GPU type of the intra-server model */
-  const trn_gpu_t *gpu_spec;   /* its roofline, for compute nodes with FLOPs and no duration */
-  const coll_model_t *model;   /* intra-server collective model */
+  const char *gpu;           /* GPU type of the intra-server model */
+  const trn_gpu_t *gpu_spec; /* its roofline, for compute nodes with FLOPs and no duration */
+  const coll_model_t *model; /* intra-server collective model */
   int64_t sync_ps;
   int32_t channels;
   int32_t nvlink; /* the topology has NVSwitches: collectives inside a server are flows */

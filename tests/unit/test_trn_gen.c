@@ -5,7 +5,9 @@
  * With the A100's overlap slowdown (77922/2^16) the backward's compute grows by
  * exactly (1 - 1/s) of the overlapped collectives' time; ZeRO 0, 1 and 3 give
  * their counts of all-reduces, reduce-scatters and all-gathers; experts their
- * all-to-alls. */
+ * all-to-alls. Sizes before work: a cluster past its topology's port limit is
+ * refused before the graph is generated (it took minutes and GBs for 1e6 GPUs),
+ * and a graph that passes the tasks this process may build stops there, `oom`. */
 #include <math.h>
 
 #include "train/trn_gen.h"
@@ -283,8 +285,48 @@ static void test_experts(void) {
     trn_exp_free(&x[i]);
 }
 
+/* One experiment of `text` built with env.max_tasks = max. */
+static void build(const char *text, int32_t max, trn_exp_t *x) {
+  json_t *o = json_loads(text, 0, NULL);
+  CHECK(o != NULL);
+  trn_exp_env_t env = trnexp.env;
+  env.max_tasks = max;
+  CHECK(trn_exp_build(&env, o, "test", 1, x) == 0);
+  json_decref(o);
+}
+
+static void test_sizes_first(void) {
+  trn_exp_t x;
+  /* 1e6 GPUs on a rail-optimized fabric: a rail switch would need 125008 ports. */
+  build("{" SMALL_MODEL ", \"training\": {\"global_batch\": 1000000}, \"cluster\": {\"gpu\": "
+        "\"h200\", \"servers\": 125000}}",
+        0, &x);
+  CHECK(x.status == TRN_EXP_INVALID && x.graph.g.n == 0);
+  CHECK_STR_CONTAINS(x.message, "has 125008 ports, more than the limit of 65535");
+  trn_exp_free(&x);
+  /* 32 GPUs in DP: n tasks without a limit; with a limit of n / 2 it stops there, oom. */
+  const char *dp32 = "{" SMALL_MODEL ", \"training\": {\"global_batch\": 32}, \"cluster\": "
+                     "{\"gpu\": \"h200\", \"servers\": 4}}";
+  build(dp32, 0, &x);
+  int32_t n = x.graph.g.n;
+  CHECK(x.status == TRN_EXP_RUN && n > 100);
+  trn_exp_free(&x);
+  build(dp32, n / 2, &x);
+  char want[64];
+  snprintf(want, sizeof want, "its task graph passed %d tasks", n / 2);
+  CHECK(x.status == TRN_EXP_OOM);
+  CHECK_STR_CONTAINS(x.message, want);
+  trn_exp_free(&x);
+  build(dp32, n, &x); /* exactly enough */
+  CHECK(x.status == TRN_EXP_RUN && x.graph.g.n == n);
+  trn_exp_free(&x);
+  printf("sizes first: the 1e6-GPU cluster refused by its topology; %d tasks built, %d refused\n",
+         n, n / 2);
+}
+
 int main(void) {
   if (trnexp_init(NULL)) return 1;
+  test_sizes_first();
   test_tp_closed_form();
   test_grains();
   test_dp_exposed();
