@@ -56,6 +56,31 @@ static int sweep_split(const char *cmd, const char *sw, sweep_axis_t *ax) {
   return rc;
 }
 
+/* Values of one axis written differently with one meaning (1000, 1e3, 1000.0:
+ * one experiment, one id) are given twice: each applied alone to the
+ * defaults, their canonical parameters compared. Values the key refuses are
+ * left to the expansion's message. 0 or 2. */
+static int sweep_same(const char *cmd, const char *sw, const sweep_axis_t *ax,
+                      const job_presets_t *ps) {
+  char **canon = calloc((size_t)ax->n + 1, sizeof *canon), err[1024], kv[4200];
+  static eng_params_t p; /* large: not on the stack */
+  int rc = canon ? 0 : drv_fail(2, "multiverse %s: out of memory\n", cmd);
+  for (int i = 0; !rc && i < ax->n; i++) {
+    snprintf(kv, sizeof kv, "%.*s=%s", ax->key_len, sw, ax->val[i]);
+    p = ps->defaults;
+    if (job_param_set(ps, &p, kv, err, sizeof err)) continue;
+    canon[i] = job_params_canonical(&p);
+    for (int j = 0; canon[i] && j < i; j++)
+      if (canon[j] && strcmp(canon[i], canon[j]) == 0)
+        rc = drv_fail(2, "multiverse %s: --sweep %.*s: the value %s is given twice (as %s)\n", cmd,
+                      ax->key_len, sw, ax->val[i], ax->val[j]);
+  }
+  for (int i = 0; canon && i < ax->n; i++)
+    free(canon[i]);
+  free(canon);
+  return rc;
+}
+
 /* "--set KEY: why" of job_param_set, less its "--set KEY: " (for a swept value). */
 static const char *sweep_why(const char *err) {
   const char *c = strncmp(err, "--set ", 6) == 0 ? strstr(err, ": ") : NULL;
@@ -119,7 +144,8 @@ int drv_sweep(const char *cmd, const char *const *sets, int n_sets, const char *
   long total = 1;
   int rc = drv_opt_keys_once(cmd, "--sweep", sweeps, n_sweeps);
   for (int s = 0; s < n_sweeps && !rc; s++) {
-    if ((rc = sweep_split(cmd, sweeps[s], &ax[s]))) break;
+    if ((rc = sweep_split(cmd, sweeps[s], &ax[s])) || (rc = sweep_same(cmd, sweeps[s], &ax[s], ps)))
+      break;
     total *= ax[s].n;
     if (total > DRV_MAX_EXPS)
       rc = drv_fail(2, "multiverse %s: --sweep: more than %d combinations\n", cmd, DRV_MAX_EXPS);

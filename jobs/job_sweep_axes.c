@@ -16,6 +16,36 @@ static const char *show(const json_t *v, char *buf, size_t len) {
   return buf;
 }
 
+int job_same(const json_t *a, const json_t *b) {
+  if (json_is_number(a) && json_is_number(b)) {
+    if (json_is_integer(a) && json_is_integer(b))
+      return json_integer_value(a) == json_integer_value(b);
+    const json_t *i = json_is_integer(a) ? a : json_is_integer(b) ? b : NULL;
+    const json_t *r = i == a ? b : a;
+    if (!i) return json_real_value(a) == json_real_value(b);
+    double x = json_real_value(r); /* an integer equals a real only exactly */
+    return x >= -9223372036854775808.0 && x < 9223372036854775808.0 &&
+           (json_int_t)x == json_integer_value(i) && (double)(json_int_t)x == x;
+  }
+  if (json_is_array(a) && json_is_array(b)) {
+    if (json_array_size(a) != json_array_size(b)) return 0;
+    for (size_t k = 0; k < json_array_size(a); k++)
+      if (!job_same(json_array_get(a, k), json_array_get(b, k))) return 0;
+    return 1;
+  }
+  if (json_is_object(a) && json_is_object(b)) {
+    const char *key;
+    const json_t *v;
+    if (json_object_size(a) != json_object_size(b)) return 0;
+    json_object_foreach((json_t *)a, key, v) {
+      const json_t *w = json_object_get(b, key);
+      if (!w || !job_same(v, w)) return 0;
+    }
+    return 1;
+  }
+  return json_equal(a, b);
+}
+
 /* Reports every value of a list equal to an earlier one; returns how many. */
 static int repeats(const job_sweep_t *sw, const char *where, const json_t *list,
                    job_sweep_errs_t *errs) {
@@ -23,7 +53,7 @@ static int repeats(const job_sweep_t *sw, const char *where, const json_t *list,
   char buf[80], w[512];
   for (size_t j = 1; j < json_array_size(list); j++)
     for (size_t i = 0; i < j; i++)
-      if (json_equal(json_array_get(list, i), json_array_get(list, j))) {
+      if (job_same(json_array_get(list, i), json_array_get(list, j))) {
         snprintf(w, sizeof w, "%s[%zu]", where, j);
         job_err(errs, sw->file, w, "%s repeats [%zu]",
                 show(json_array_get(list, j), buf, sizeof buf), i);
@@ -134,7 +164,7 @@ static int zip_group(job_sweep_t *sw, json_t *g, const char *gwhere, job_sweep_e
     for (size_t r = 0; r < s; r++) {
       int eq = 1;
       json_object_foreach(g, key, list) eq &=
-          json_equal(json_array_get(list, r), json_array_get(list, s));
+          job_same(json_array_get(list, r), json_array_get(list, s));
       if (eq) {
         job_err(errs, sw->file, gwhere, "rows %zu and %zu are the same", r, s);
         return 1;
@@ -184,8 +214,12 @@ static int range(job_sweep_t *sw, job_axis_t *ax, const char *where, json_t *r,
     ok = ok && json_is_integer(lo) && json_is_integer(hi);
     ax->ilo = ok ? json_integer_value(lo) : 0;
     ax->ihi = ok ? json_integer_value(hi) : 0;
-    if (ok && ax->ilo <= ax->ihi && ax->ihi - ax->ilo < INT64_MAX) return 0;
-    job_err(errs, sw->file, where, "needs [low, high], integers with low <= high");
+    /* the width in uint64_t: exact for any low <= high (hi - lo overflowed int64) */
+    if (ok && ax->ilo <= ax->ihi && (uint64_t)ax->ihi - (uint64_t)ax->ilo < UINT64_MAX) return 0;
+    job_err(errs, sw->file, where,
+            ok && ax->ilo <= ax->ihi
+                ? "needs [low, high], at most 2^64 - 1 integers (not every int64)"
+                : "needs [low, high], integers with low <= high");
     return 1;
   }
   ok = ok && json_is_number(lo) && json_is_number(hi);
@@ -291,7 +325,7 @@ int job_parse_samples(job_sweep_t *sw, json_t *s, job_sweep_errs_t *errs) {
     if (ax->dist == JOB_DIST_CHOICE)
       space *= (double)json_array_size(ax->values);
     else if (ax->dist == JOB_DIST_INT)
-      space *= (double)(ax->ihi - ax->ilo) + 1;
+      space *= (double)((uint64_t)ax->ihi - (uint64_t)ax->ilo) + 1;
     else
       space = INFINITY;
   }

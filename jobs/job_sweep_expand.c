@@ -37,7 +37,7 @@ static void exclude_tables(job_sweep_t *sw) {
         memset(*m, 1, (size_t)sw->factors[f].size);
       }
       for (int64_t i = 0; i < sw->factors[f].size; i++)
-        (*m)[i] &= json_equal(job_axis_at(sw, a, i), v) ? 1 : 0;
+        (*m)[i] &= job_same(job_axis_at(sw, a, i), v) ? 1 : 0;
     }
   }
 }
@@ -72,7 +72,7 @@ static int is_point(const job_sweep_t *sw, const json_t *cfg) {
       int all = 1;
       for (int a = 0; a < sw->n_axes && all; a++)
         if (sw->axes[a].factor == f)
-          all = json_equal(job_sweep_get(cfg, sw->axes[a].path), job_axis_at(sw, a, i));
+          all = job_same(job_sweep_get(cfg, sw->axes[a].path), job_axis_at(sw, a, i));
       if (all) idx[f] = i;
     }
     if (idx[f] < 0) return 0;
@@ -80,7 +80,7 @@ static int is_point(const job_sweep_t *sw, const json_t *cfg) {
   }
   if (excluded(sw, idx)) return 0;
   json_t *p = combo_config(sw, c);
-  int eq = json_equal(p, cfg);
+  int eq = job_same(p, cfg);
   json_decref(p);
   return eq;
 }
@@ -95,7 +95,7 @@ static void include_configs(job_sweep_t *sw) {
     json_object_foreach(json_array_get(sw->incl_in, k), key, v) job_path_set(cfg, key, v);
     int dup = is_point(sw, cfg);
     for (size_t j = 0; j < json_array_size(sw->incl) && !dup; j++)
-      dup = json_equal(json_array_get(sw->incl, j), cfg);
+      dup = job_same(json_array_get(sw->incl, j), cfg);
     if (dup) {
       sw->dropped++;
       json_decref(cfg);

@@ -47,7 +47,7 @@ static int axis_has(const job_sweep_t *sw, const job_axis_t *ax, const json_t *v
     return json_is_integer(v) && json_integer_value(v) >= ax->ilo &&
            json_integer_value(v) <= ax->ihi;
   for (size_t j = 0; j < json_array_size(ax->values); j++)
-    if (json_equal(json_array_get(ax->values, j), v)) return 1;
+    if (job_same(json_array_get(ax->values, j), v)) return 1;
   return 0;
 }
 

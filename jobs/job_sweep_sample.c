@@ -53,7 +53,8 @@ static json_t *draw_value(const job_sweep_t *sw, const job_axis_t *ax, uint64_t 
     return json_real(v < ax->lo ? ax->lo : v > ax->hi ? ax->hi : v);
   }
   case JOB_DIST_INT:
-    return json_integer(ax->ilo + (int64_t)below(bits, (uint64_t)(ax->ihi - ax->ilo) + 1));
+    return json_integer(
+        (int64_t)((uint64_t)ax->ilo + below(bits, (uint64_t)ax->ihi - (uint64_t)ax->ilo + 1)));
   case JOB_DIST_CHOICE:
     return json_deep_copy(json_array_get(ax->values, below(bits, json_array_size(ax->values))));
   default:

@@ -48,6 +48,12 @@ head -c 5000 rd/results.nc > cut.nc
 expect 2 "multiverse report: cut.nc: not a NetCDF file that reads (NetCDF: HDF error): not a results file, or a damaged one (multiverse merge writes a run's again)" \
   "$mv" report cut.nc
 
+# 19. A value written twice in different ways is given twice (3 runs of one id before).
+expect 2 "multiverse net: --sweep mtu: the value 1e3 is given twice (as 1000)" \
+  "$mv" net --topology line3.txt --flows f2.txt --sweep mtu=1000,1e3,1000.0 -o o
+expect 2 "multiverse net: --sweep buffer_mb: the value 32.0 is given twice (as 32)" \
+  "$mv" net --topology line3.txt --flows f2.txt --sweep buffer_mb=16,32,32.0 -o o
+
 # 25. Environment variables: whole values in range, or one line naming the variable.
 env_expect() { # VAR=VALUE MESSAGE
   local got=0

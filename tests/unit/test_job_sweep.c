@@ -355,6 +355,19 @@ static void errors(void) {
        " \"p\": [1, 2], \"q\": [1, 2], \"r\": [1, 2], \"s\": [1, 2], \"t\": [1, 2], \"u\": [1, 2],"
        " \"v\": [1, 2], \"w\": [1, 2], \"x\": [1, 2]}}}",
        "job.json: sweep: 1.678e+07 experiments before filters; at most 10000000\n"},
+      /* Every int64: a count of 2^64 does not fit (it overflowed, and said "only 0"). */
+      {"{\"base\": {}, \"sweep\": {\"samples\": {\"n\": 3, \"axes\": {\"a\": {\"int\": "
+       "[-9223372036854775808, 9223372036854775807]}}}}}",
+       "job.json: sweep.samples.axes.a.int: needs [low, high], at most 2^64 - 1 integers (not "
+       "every int64)\n"},
+      /* Numbers by value: 1000 and 1000.0 are one experiment (one canonical form, one id). */
+      {"{\"base\": {}, \"sweep\": {\"grid\": {\"network.mtu\": [1000, 1000.0]}}}",
+       "job.json: sweep.grid.network.mtu[1]: 1000.0 repeats [0]\n"},
+      {"{\"base\": {}, \"sweep\": {\"zip\": {\"a\": [1, 1.0], \"b\": [[2], [2.0]]}}}",
+       "job.json: sweep.zip: rows 0 and 1 are the same\n"},
+      {"{\"base\": {}, \"sweep\": {\"grid\": {\"a\": [1, 2]}, \"exclude\": [{\"a\": 1.0}, "
+       "{\"a\": 2e0}]}}",
+       "job.json: sweep.exclude: excludes every experiment\n"},
       /* The results file stays in the run folder; the name reaches the file system. */
       {"{\"base\": {}, \"output\": \"../other/results.nc\"}",
        "job.json: output: " OUTPUT_RULE "\n"},
@@ -377,7 +390,36 @@ static void errors(void) {
   }
 }
 
+/* int axes as wide as int64 allows: counted and drawn without overflow (the
+ * count hi - lo + 1 overflowed: "the axes give only -9223372036854775808"). */
+static void wide_int_axes(void) {
+  static const char *const ranges[] = {"[-9223372036854775808, 0]", "[0, 9223372036854775807]",
+                                       "[-4611686018427387904, 4611686018427387904]",
+                                       "[-9223372036854775808, 9223372036854775806]"};
+  static const long long lo[] = {INT64_MIN, 0, -4611686018427387904LL, INT64_MIN};
+  static const long long hi[] = {0, INT64_MAX, 4611686018427387904LL, INT64_MAX - 1};
+  for (int r = 0; r < 4; r++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"base\": {}, \"sweep\": {\"samples\": {\"n\": 50, \"axes\": {\"a\": "
+             "{\"int\": %s}}}}}",
+             ranges[r]);
+    job_sweep_t *sw = parse(text);
+    if (!sw) continue;
+    CHECK_EQ_I64(job_sweep_count(sw), 50);
+    int inside = 1, spread = 0;
+    for (int64_t i = 0; i < 50; i++) {
+      json_int_t v = json_integer_value(job_sweep_value(sw, i, 0));
+      inside &= v >= lo[r] && v <= hi[r];
+      spread |= i && v != json_integer_value(job_sweep_value(sw, 0, 0));
+    }
+    CHECK(inside && spread);
+    job_sweep_free(sw);
+  }
+}
+
 int main(void) {
+  wide_int_axes();
   example();
   counts();
   samples();
