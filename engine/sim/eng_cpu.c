@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/eng_num.h"
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 
@@ -121,8 +122,7 @@ int eng_run_cpu(eng_world_t *w) {
     int by_work = ne > 1 ? ne : 1 + nn / 2048;
     threads = by_work < omp_get_max_threads() ? by_work : omp_get_max_threads();
   }
-  const char *stats = getenv("MULTIVERSE_STATS");
-  if (stats && strcmp(stats, "1") == 0)
+  if (eng_env_flag("MULTIVERSE_STATS")) /* 0 or 1: the driver checks it when it starts */
     cpu_stats(w, threads);
   else if (ne >= threads)
     cpu_experiment_major(w, threads);
