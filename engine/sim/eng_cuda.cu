@@ -3,10 +3,11 @@
  * arena; the columns are copied up once, stepped there until every
  * experiment ends, and copied back. Three launch modes, chosen by the batch's
  * shape or MULTIVERSE_CUDA_LAUNCH:
- *   experiment: one kernel in which each thread block takes experiments from a
- *     shared counter and steps each alone through all its windows, with block
- *     barriers only: experiments never wait for one another, and a block that
- *     finishes one takes the next (many experiments of moderate size);
+ *   experiment: one kernel in which each thread block (or cluster of blocks
+ *     on several SMs) takes experiments from a shared counter and steps each
+ *     alone through all its windows, with block (cluster) barriers only:
+ *     experiments never wait for one another, and a block that finishes one
+ *     takes the next (many experiments of moderate size);
  *   persistent: one cooperative kernel runs every phase of many windows of all
  *     experiments, with a grid-wide barrier between phases (a few large
  *     experiments);
@@ -211,7 +212,27 @@ static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const
  * warp steps at once lie far apart (a table's heavy rows, switches, sit
  * together at its end: now at most one of them per warp and round), and
  * consecutive rows go to consecutive warps (heavy rows dealt round robin). */
-template <bool SW>
+/* A barrier of the threads that step a lane group: the block's, or the
+ * cluster's (CL: a group stepped by a cluster of blocks on as many SMs). The
+ * cluster barrier orders the cluster's memory operations (release, acquire),
+ * as the block barrier does the block's. */
+template <bool CL> static __device__ __forceinline__ void cu_group_sync() {
+  if constexpr (CL)
+    cg::this_cluster().sync();
+  else
+    __syncthreads();
+}
+
+/* Where the group's shared state lives: the first block of the cluster holds
+ * it, the others reach it through distributed shared memory. */
+template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
+  if constexpr (CL)
+    return cg::this_cluster().map_shared_rank(p, 0);
+  else
+    return p;
+}
+
+template <bool SW, bool CL>
 static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp,
                                                 const int32_t *sw_rows, const int32_t *sw_off,
                                                 int32_t *next, int32_t *finished) {
@@ -220,10 +241,19 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
   ENG_SYSTEMS(CU_K_SH)
 #undef CU_K_SH
   __shared__ int running_sh[2];
-  const int32_t tid = (int32_t)threadIdx.x, L = 1 << lg, W = (int32_t)blockDim.x >> 5;
-  const int32_t lane = tid & (L - 1), j = (tid & 31) >> lg, w = tid >> 5, S = 32 >> lg;
+  int32_t rank = 0, C = 1;
+  if constexpr (CL) {
+    rank = (int32_t)cg::this_cluster().block_rank();
+    C = (int32_t)cg::this_cluster().num_blocks();
+  }
+  /* Warps are numbered across the cluster: warp w of W steps rows as in a block. */
+  const int32_t tid = (int32_t)threadIdx.x, L = 1 << lg, W = C * ((int32_t)blockDim.x >> 5);
+  const int32_t lane = tid & (L - 1), j = (tid & 31) >> lg, S = 32 >> lg;
+  const int32_t w = rank * ((int32_t)blockDim.x >> 5) + (tid >> 5);
+  const bool lead = rank == 0 && tid == 0;
+  int *const run_p = cu_lead<CL>(running_sh);
   for (;;) {
-    if (tid == 0) {
+    if (lead) {
       g_sh = atomicAdd(next, 1);
       running_sh[0] = running_sh[1] = 0;
       if (g_sh < n_groups) { /* rounds for the most rows any lane has, per table */
@@ -243,28 +273,33 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
 #undef CU_ROUNDS
       }
     }
-    __syncthreads();
-    const int32_t g = g_sh;
+    cu_group_sync<CL>();
+    const int32_t g = *cu_lead<CL>(&g_sh);
+#define CU_K_LOCAL(ph, tab, fn) const int32_t rk_##tab = *cu_lead<CL>(&rounds_##tab);
+    ENG_SYSTEMS(CU_K_LOCAL)
+#undef CU_K_LOCAL
+    if constexpr (CL) /* the lead block neither moves on nor leaves while others read */
+      cu_group_sync<CL>();
     if (g >= n_groups) return;
     const int32_t e = lane_exp[g * L + lane];
     for (int32_t wi = 0;; wi++) {
-      int *running = &running_sh[wi & 1];
+      int *running = &run_p[wi & 1];
       for (int phase = 0; phase < ENG_PHASES; phase++) {
-        if (phase == 1 && tid == 0) running_sh[(wi + 1) & 1] = 0;
+        if (phase == 1 && lead) running_sh[(wi + 1) & 1] = 0;
 #define CU_EXP(ph, tab, fn)                                                                        \
   if (ph == phase && e >= 0) {                                                                     \
-    const int32_t k_ = rounds_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);     \
+    const int32_t k_ = rk_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);         \
     CU_FIRST_##tab;                                                                                \
     for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                 \
       CU_LCALL_##tab(fn, i);                                                                       \
   }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
-        __syncthreads();
+        cu_group_sync<CL>();
       }
       if (!*(volatile int *)running) break;
     }
-    if (tid == 0) atomicAdd(finished, lanes_sh);
+    if (lead) atomicAdd(finished, lanes_sh);
   }
 }
 
@@ -276,7 +311,7 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
       int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,               \
       const int32_t *sw_off, int32_t *next, int32_t *finished) {                                   \
-    cu_lanes<false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);                      \
+    cu_lanes<false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);                      \
   }
 CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
@@ -290,7 +325,16 @@ CU_EXP_KERNEL(512, 2)
 static __global__ void __launch_bounds__(512, 1)
     k_experiments_sw(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<true, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+}
+
+/* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
+ * without switch warps. */
+template <bool SW>
+static __global__ void __launch_bounds__(512, 1)
+    k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
+                     const int32_t *sw_off, int32_t *next, int32_t *finished) {
+  cu_lanes<SW, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -585,24 +629,59 @@ static int cu_env_int(const char *name, int lo, int hi, int dflt) {
   return (int)x;
 }
 
+typedef void (*cu_exp_kern_t)(int32_t, int32_t, const int32_t *, const int32_t *, const int32_t *,
+                              int32_t *, int32_t *);
+
+/* The experiment kernel for blocks of T threads, o of them per SM, with switch
+ * warps (sw) or not, one lane group per cluster of C blocks. */
+static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
+  if (C > 1) return sw ? k_experiments_cl<true> : k_experiments_cl<false>;
+  if (sw) return k_experiments_sw;
+  return T > 256 ? (o >= 2 ? k_experiments_512_2 : k_experiments_512_1)
+       : T <= 128 ? k_experiments_128_4
+       : o <= 2   ? k_experiments_256_2
+       : o == 3   ? k_experiments_256_3
+                  : k_experiments_256_4;
+}
+
+/* *C: the most blocks of 512 per lane group (8, 4 or 2) with which all
+ * n_groups groups are resident at once (clusters sit within a GPC, so fewer
+ * fit than SMs / C: 15 of 8 blocks and 30 of 4 on an H200), else 1. On an H200
+ * 16 WebSearch experiments ran in 2.1 s on clusters of 4, 2.8 s of 2, 3.8 s
+ * alone, 3.9 s on clusters of 8 (two waves). */
+static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size_t errlen) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
+  cfg.blockDim = dim3(512);
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  for (*C = 8; *C > 1; *C /= 2) {
+    int clusters = 0;
+    at[0].val.clusterDim.x = (unsigned)*C;
+    cfg.gridDim = dim3((unsigned)(*C * n_groups));
+    CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)cu_exp_kernel(512, 1, sw, *C), &cfg));
+    if (clusters >= n_groups) break;
+  }
+  return 0;
+fail:
+  return -1;
+}
+
 /* Experiment mode: as many blocks as fit at once (or as lane groups), each of
  * T threads over lane groups of 1 << lg experiments; the host polls the count
  * of finished experiments for progress while the kernel runs. */
-static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int32_t lg,
+static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int32_t lg, int32_t C,
                               int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL;
   /* 2 measured best on an H200 with blocks of 256 (tests/bench/RESULTS.md) */
   const int o = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
-  void (*kern)(int32_t, int32_t, const int32_t *, const int32_t *, const int32_t *, int32_t *,
-               int32_t *) =
-      T > 256 ? (o >= 2 ? k_experiments_512_2 : k_experiments_512_1)
-      : T <= 128 ? k_experiments_128_4
-      : o <= 2   ? k_experiments_256_2
-      : o == 3   ? k_experiments_256_3
-                 : k_experiments_256_4;
+  cu_exp_kern_t kern;
   cudaStream_t run = NULL, peek = NULL;
+  const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   eng_progress_t pg;
   eng_progress_begin(&pg);
   groups = cu_lane_groups(w, lg, &n_groups);
@@ -613,7 +692,10 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
   CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
   CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                       cudaMemcpyHostToDevice));
-  if (lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0)) {
+  if (sw_warps || C != 1) T = 512;
+  if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
+  kern = cu_exp_kernel(T, o, sw_warps, C);
+  if (sw_warps) {
     /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
     int32_t n_sw = 0, q = 0;
     for (int32_t x = 0; x < n.node; x++)
@@ -633,8 +715,6 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
     CUDA_TRY(cudaMemcpy(d_sw_off, sw, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw),
                         cudaMemcpyHostToDevice));
     d_sw = d_sw_off + n.exp + 1;
-    kern = k_experiments_sw;
-    T = 512;
   }
   CUDA_TRY(cudaGetDevice(&dev));
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -643,12 +723,36 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
   CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
   {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)C;
+    at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
+    cfg.blockDim = dim3((unsigned)T);
+    cfg.stream = run;
+    cfg.attrs = at;
+    cfg.numAttrs = C > 1 ? 1 : 0;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
-    if (grid > n_groups) grid = n_groups;
+    if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
+      int clusters = 0;
+      cfg.gridDim = dim3((unsigned)(C * n_groups));
+      CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg));
+      if (clusters < 1) {
+        snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU "
+                 "(MULTIVERSE_CUDA_CLUSTER)", C, T);
+        goto fail;
+      }
+      grid = C * clusters;
+    }
+    if (grid > C * n_groups) grid = C * n_groups;
+    cfg.gridDim = dim3((unsigned)grid);
     if (eng_env_flag("MULTIVERSE_VERBOSE"))
-      fprintf(stderr, "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads\n",
-              n.exp, n_groups, 1 << lg, grid, T);
-    kern<<<grid, T, 0, run>>>(n_groups, lg, d_groups, d_sw, d_sw_off, d_next, d_fin);
+      fprintf(stderr,
+              "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads, "
+              "clusters of %d%s\n",
+              n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "");
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
+                                (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next, d_fin));
     CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
@@ -687,7 +791,7 @@ fail:
  * (MULTIVERSE_LANES: 1, 2, 4, 8, 16 or 32). */
 typedef enum cu_mode_t { CU_EXPERIMENTS, CU_PERSISTENT, CU_SYSTEMS } cu_mode_t;
 
-static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg) {
+static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg, int32_t *C) {
   int32_t most = 0;
   for (int32_t e = 0; e < w->n_exps; e++)
     if (w->c.exp_n_nodes[e] > most) most = w->c.exp_n_nodes[e];
@@ -718,11 +822,20 @@ static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg) {
   }
   for (*lg = 0; (2 << *lg) <= lanes; (*lg)++) {
   }
+  /* Clusters: 0 asks cu_run_experiments for the most blocks per group (up to
+   * 8) that still let every group be resident at once, when there is one
+   * experiment per group of 512 threads. */
+  *C = cu_env_int("MULTIVERSE_CUDA_CLUSTER", 1, 8, lanes == 1 && *T == 512 ? 0 : 1);
   const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
   if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
   if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
   if (m && strcmp(m, "experiment") == 0) return CU_EXPERIMENTS;
-  return w->n_exps >= sms && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
+  /* Persistent mode for a few experiments: on an H200 one or 8 WebSearch
+   * experiments (400 nodes) ran in 1.6 s there, 2.0 s on clusters of 8 SMs;
+   * 16 of them in 5.2 s there, 2.1 s on clusters of 4 (tests/bench/RESULTS.md,
+   * the GPU engine). */
+  const int enough = w->n_exps >= sms || (*T == 512 && *C != 1 && w->n_exps > 8);
+  return enough && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
 
 extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
@@ -730,8 +843,8 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     snprintf(err, errlen, "--backend cuda: no CUDA device is present");
     return -1;
   }
-  int32_t T = 128, lg = 0;
-  const cu_mode_t mode = cu_mode(w, &T, &lg);
+  int32_t T = 128, lg = 0, C = 1;
+  const cu_mode_t mode = cu_mode(w, &T, &lg, &C);
   static const char *const mode_name[] = {"experiment", "persistent", "systems"};
   eng_cols_t d;
   char *arena = NULL;
@@ -758,7 +871,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
   CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
-  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, n, T, lg, d_flags, err, errlen)
+  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, n, T, lg, C, d_flags, err, errlen)
       : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
                               : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;

@@ -9,6 +9,9 @@
 #           to 256 (each variant runs alone on the CPU: its time adds); the
 #           first CPU_N FCT files compared byte for byte
 #   ws1024  the same with 1,024 variants on CUDA (the CPU's rate of ws)
+#   ws64    64 variants (issue 17's first row), CUDA and the CPU each on all
+#           64, FCT files compared
+#   hpcc64  the same under HPCC, 64 variants of hpcc_ai_mbps
 #   hpcc    the same trace under HPCC, 256 variants of hpcc_ai_mbps
 #   perm    2,048 permutations of 2 MB per host on a k=8 fat-tree, both backends
 #           whole, every FCT file compared
@@ -81,6 +84,16 @@ for part in $parts; do
     echo "$part: CUDA 256 variants $tg s ($kg); CPU $cpu_n variants $T s -> 256: $tc s; $id"
     rows+=("| WebSearch $cc, 256 variants | $(fm "$tg" %.1f) s | $(fm "$tc" %.1f) s ($cpu_n measured) | $(ratio "$tc" "$tg") | $id |")
     ;;
+  ws64 | hpcc64)
+    cc=dcqcn key=dcqcn_rate_ai_mbps
+    [ "$part" = hpcc64 ] && cc=hpcc key=hpcc_ai_mbps
+    run gpu $part-gpu "${ws[@]}" --set cc=$cc --sweep $key="$(seqc 10 73)" --backend cuda
+    tg=$T kg=$K
+    run cpu $part-cpu "${ws[@]}" --set cc=$cc --sweep $key="$(seqc 10 73)" --backend cpu --threads "$threads"
+    id=$(same $part-cpu $part-gpu 64)
+    echo "$part: CUDA $tg s ($kg); CPU $T s; $id"
+    rows+=("| WebSearch $cc, 64 variants | $(fm "$tg" %.1f) s | $(fm "$T" %.1f) s | $(ratio "$T" "$tg") | $id |")
+    ;;
   ws1024)
     run gpu ws1024-gpu "${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 1033)" --backend cuda
     tc=$(awk -v p="${ws_cpu_per:--}" 'BEGIN { print (p + 0 > 0) ? p * 1024 : "-" }')
@@ -89,7 +102,7 @@ for part in $parts; do
     ;;
   perm)
     gen_fat_tree 8 > k8.json
-    gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
+    mkdir -p perm && gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
     run gpu perm-gpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda
     tg=$T kg=$K
     run cpu perm-cpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cpu --threads "$threads"
@@ -106,7 +119,7 @@ for part in $parts; do
     rows+=("| one WebSearch experiment (GPU over one core) | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s (1 thread) | $(ratio "$tg" "$T" "%.2fx of one core") | $id |")
     ;;
   ablate)
-    [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }
+    [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; mkdir -p perm; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }
     gen_flows_prefix "$data/websearch30.txt" 300 > ws300.txt
     for w in perm ws300; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000)

@@ -111,27 +111,30 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     return 77;
   }
   static const char *const modes[] = {"experiment", "persistent", "systems", "experiment",
-                                      "experiment", "experiment"};
-  static const char *const lanes[] = {"1", "1", "1", "8", "32", "1"};
-  static const char *const swarps[] = {"0", "0", "0", "0", "0", "1"};
+                                      "experiment", "experiment", "experiment", "experiment"};
+  static const char *const lanes[] = {"1", "1", "1", "8", "32", "1", "1", "1"};
+  static const char *const swarps[] = {"0", "0", "0", "0", "0", "1", "0", "1"};
+  static const char *const clusters[] = {"1", "1", "1", "1", "1", "1", "2", "8"};
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
-  for (int m = 0; m < 6; m++) {
+  for (int m = 0; m < 8; m++) {
     setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
+    setenv("MULTIVERSE_CUDA_CLUSTER", clusters[m], 1);
     setenv("MULTIVERSE_LANES", lanes[m], 1);
     setenv("MULTIVERSE_CUDA_SWITCH_WARPS", swarps[m], 1);
     eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
     int differ = 0;
     for (int e = 0; e < n; e++)
       differ += !same_exp(cpu, gpu, e, &tgs[e]);
-    printf("cuda, launch mode %s, lanes %s, switch warps %s: %d of %d experiments differ from the "
-           "CPU\n",
-           modes[m], lanes[m], swarps[m], differ, n);
+    printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s: %d of %d experiments "
+           "differ from the CPU\n",
+           modes[m], lanes[m], swarps[m], clusters[m], differ, n);
     CHECK_EQ_I64(differ, 0);
     eng_batch_destroy(gpu);
   }
   unsetenv("MULTIVERSE_CUDA_LAUNCH");
   unsetenv("MULTIVERSE_LANES");
   unsetenv("MULTIVERSE_CUDA_SWITCH_WARPS");
+  unsetenv("MULTIVERSE_CUDA_CLUSTER");
   eng_batch_destroy(cpu);
   return mvtest_end();
 }
