@@ -172,11 +172,5 @@ int drv_net(int argc, char **argv);
 int drv_calibrate(int argc, char **argv);
 int drv_collective(int argc, char **argv);
 int drv_train(int argc, char **argv);
-/* A training experiment's canonical text (with "kind": "training", sorted keys,
- * compact, full precision; malloc'd) and id (that text and the digest of the
- * workload file it names, relative to base_dir). 0; 1 when the workload cannot be
- * read (the id hashes the text alone); -1 out of memory. */
-int drv_train_canon(const json_t *exp, const char *base_dir, char **canon, uint64_t *id, char *err,
-                    size_t errlen);
 
 #endif

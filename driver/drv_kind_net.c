@@ -116,6 +116,12 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
   if (!(json_is_string(topo) && *json_string_value(topo)) && !json_is_object(topo)) {
     snprintf(line, sizeof line, "%s.topology: expected a file name or a topology object", at);
     net_more(err, errlen, line);
+  } else if (json_is_object(topo)) {
+    topo_spec_t *s = malloc(sizeof *s);
+    char tat[600];
+    snprintf(tat, sizeof tat, "%s.topology", at);
+    if (s && topo_spec_parse(topo, tat, s, line, sizeof line)) net_more(err, errlen, line);
+    free(s);
   }
   if (!json_is_string(flows) || !*json_string_value(flows)) {
     snprintf(line, sizeof line, "%s.flows: expected a flow file name", at);
@@ -171,7 +177,7 @@ static net_topo_t *net_topo(net_t *n, const job_exp_t *x, const char *key) {
     net_path(n, x->topology_file, path, sizeof path);
     rc = topo_load(path, &t->t, err, sizeof err);
   } else {
-    rc = topo_from_json_at(x->topology, "network.topology", n->base_dir, &t->t, err, sizeof err);
+    rc = topo_spec_build(x->topology, "network.topology", n->base_dir, &t->t, err, sizeof err);
   }
   if (rc && !(t->error = strdup(err))) rc = 0, t->error = NULL;
   if (drv_map_put(n->topos, key, t)) {
@@ -230,7 +236,9 @@ static void net_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
     return;
   }
   json_decref(obj);
-  char *tkey = x.topology ? json_dumps(x.topology, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+  json_t *tj = x.topology ? topo_spec_json(x.topology) : NULL;
+  char *tkey = tj ? json_dumps(tj, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+  json_decref(tj);
   const char *key = tkey ? tkey : x.topology_file;
   net_topo_t *t = key ? net_topo(n, &x, key) : NULL;
   net_work_t *w = t && !t->error ? net_work(n, &x, key, &t->t) : NULL;

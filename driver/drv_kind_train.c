@@ -12,26 +12,24 @@
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_kind.h"
-#include "train/trn_exp.h"
+#include "jobs/job_train.h"
 
 typedef struct train_t {
   trn_presets_t tp;
   coll_model_t cm;
   job_presets_t ps;
+  job_train_env_t jenv;
   trn_exp_env_t env;
+  job_digests_t *digests;
   char *base_dir;
 } train_t;
-
-static int train_apply(const void *ctx, eng_params_t *p, const json_t *net, const char *const *skip,
-                       const char *where, char *err, size_t errlen) {
-  return job_params_apply((const job_presets_t *)ctx, p, net, skip, where, err, errlen);
-}
 
 static void train_close(void *k) {
   train_t *t = k;
   if (!t) return;
   trn_presets_free(&t->tp);
   coll_model_free(&t->cm);
+  job_digests_free(t->digests);
   free(t->base_dir);
   free(t);
 }
@@ -39,7 +37,8 @@ static void train_close(void *k) {
 static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
   train_t *t = calloc(1, sizeof *t);
   char def[4096];
-  if (!t || !(t->base_dir = strdup(o->base_dir ? o->base_dir : "."))) {
+  if (!t || !(t->base_dir = strdup(o->base_dir ? o->base_dir : ".")) ||
+      !(t->digests = job_digests_new())) {
     snprintf(err, errlen, "out of memory");
     train_close(t);
     return NULL;
@@ -50,68 +49,16 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
     train_close(t);
     return NULL;
   }
-  t->env = (trn_exp_env_t){.presets = &t->tp,
-                           .coll = &t->cm,
-                           .defaults = &t->ps.defaults,
-                           .apply = train_apply,
-                           .apply_ctx = &t->ps,
-                           .base_dir = t->base_dir,
-                           .max_tasks = drv_graph_max_tasks()};
+  t->jenv = (job_train_env_t){.presets = &t->tp, .network = &t->ps, .base_dir = t->base_dir};
+  t->env = (trn_exp_env_t){
+      .coll = &t->cm, .base_dir = t->base_dir, .max_tasks = drv_graph_max_tasks()};
   return t;
-}
-
-/* Digests of the workload's files: the text workload, or every rank file of a Chakra
- * trace set and its communicator groups file. 0, 1 (a file cannot be read), -1 (out of
- * memory); *dig malloc'd. */
-static int wl_digests(const json_t *w, const char *base_dir, uint64_t **dig, int *n, char *err,
-                      size_t errlen) {
-  const char *wl = json_string_value(json_object_get(w, "file"));
-  const char *groups = json_string_value(json_object_get(w, "comm_groups"));
-  char path[8192], prefix[4096], f[4200];
-  *dig = NULL;
-  *n = 0;
-  if (!wl) return 0;
-  snprintf(path, sizeof path, "%s%s%s", wl[0] == '/' ? "" : base_dir, wl[0] == '/' ? "" : "/", wl);
-  int ranks = trn_et_find(path, prefix, sizeof prefix, err, errlen);
-  if (ranks < 0) return 1;
-  if (!(*dig = malloc(((size_t)ranks + 2) * sizeof **dig))) return -1;
-  if (ranks == 0) return job_file_digest(path, &(*dig)[(*n)++], err, errlen) ? 1 : 0;
-  for (int r = 0; r < ranks; r++) {
-    snprintf(f, sizeof f, "%s.%d.et", prefix, r);
-    if (job_file_digest(f, &(*dig)[(*n)++], err, errlen)) return 1;
-  }
-  if (groups) {
-    snprintf(path, sizeof path, "%s%s%s", groups[0] == '/' ? "" : base_dir,
-             groups[0] == '/' ? "" : "/", groups);
-    if (job_file_digest(path, &(*dig)[(*n)++], err, errlen)) return 1;
-  }
-  return 0;
-}
-
-int drv_train_canon(const json_t *exp, const char *base_dir, char **canon, uint64_t *id, char *err,
-                    size_t errlen) {
-  json_t *c = json_copy((json_t *)exp);
-  *canon = NULL;
-  if (c && !json_object_get(c, "kind")) json_object_set_new(c, "kind", json_string("training"));
-  *canon = c ? json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-  uint64_t *digest = NULL;
-  int rc = 0, n = 0;
-  if (!*canon)
-    rc = -1;
-  else
-    rc = wl_digests(json_object_get(c, "workload"), base_dir, &digest, &n, err, errlen);
-  if (rc < 0) snprintf(err, errlen, "out of memory");
-  if (*canon && rc == 0) *id = job_id_hash(*canon, digest, n);
-  if (*canon && rc > 0) *id = job_id_hash(*canon, NULL, 0); /* the experiment fails */
-  free(digest);
-  json_decref(c);
-  return rc;
 }
 
 static int train_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
                        char *err, size_t errlen) {
   train_t *t = k;
-  int rc = drv_train_canon(exp, t->base_dir, canon, id, err, errlen);
+  int rc = job_train_ident(&t->jenv, exp, t->base_dir, t->digests, canon, id, err, errlen);
   if (rc < 0) snprintf(err, errlen, "%s: out of memory", where);
   return rc;
 }
@@ -143,7 +90,7 @@ static void train_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) 
     free(x);
     return;
   }
-  int rc = trn_exp_build(&t->env, obj, "experiment", id, x);
+  int rc = job_train_build(&t->jenv, &t->env, obj, "experiment", id, x);
   json_decref(obj);
   if (rc) {
     snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");

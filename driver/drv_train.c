@@ -12,7 +12,7 @@
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "jobs/job_sweep.h"
-#include "train/trn_exp.h"
+#include "jobs/job_train.h"
 
 static const char train_usage[] =
     "usage: multiverse train JOB.json [--experiment N] [--trace FILE.json] [--json]\n"
@@ -80,11 +80,6 @@ static int train_parse(int argc, char **argv, train_args_t *a) {
   }
   if (!a->job) return drv_fail(2, "%s", train_usage);
   return 0;
-}
-
-static int apply_params(const void *ctx, eng_params_t *p, const json_t *net,
-                        const char *const *skip, const char *where, char *err, size_t errlen) {
-  return job_params_apply((const job_presets_t *)ctx, p, net, skip, where, err, errlen);
 }
 
 /* The folder of a path ("." when it has none), into buf. */
@@ -216,11 +211,11 @@ static int run_batch(run_t *r, int64_t lo, int64_t hi) {
   return rc;
 }
 
-/* The experiment's id, as `multiverse run` gives it (drv_train_canon). */
-static uint64_t exp_id(const json_t *exp, const char *base_dir) {
+/* The experiment's id, as `multiverse run` gives it (job_train_ident). */
+static uint64_t exp_id(const job_train_env_t *env, const json_t *exp, const char *base_dir) {
   char *canon = NULL, err[512];
   uint64_t id = 0;
-  drv_train_canon(exp, base_dir, &canon, &id, err, sizeof err);
+  job_train_ident(env, exp, base_dir, NULL, &canon, &id, err, sizeof err);
   free(canon);
   return id;
 }
@@ -239,13 +234,9 @@ static int train_run(const train_args_t *a, job_sweep_t *sw) {
     return drv_fail(2, "multiverse train: %s\n", err);
   }
   if (drv_load_params(NULL, NULL, 0, &ps, &defaults)) goto out_models;
-  trn_exp_env_t env = {.presets = &tp,
-                       .coll = &cm,
-                       .defaults = &defaults,
-                       .apply = apply_params,
-                       .apply_ctx = &ps,
-                       .base_dir = dir_of(a->job, dir, sizeof dir),
-                       .max_tasks = drv_graph_max_tasks()};
+  trn_exp_env_t env = {
+      .coll = &cm, .base_dir = dir_of(a->job, dir, sizeof dir), .max_tasks = drv_graph_max_tasks()};
+  job_train_env_t jenv = {.presets = &tp, .network = &ps, .base_dir = env.base_dir};
   int64_t count = job_sweep_count(sw), lo = a->only >= 0 ? a->only : 0;
   int64_t hi = a->only >= 0 ? a->only + 1 : count;
   if (a->only >= count) {
@@ -277,8 +268,8 @@ static int train_run(const train_args_t *a, job_sweep_t *sw) {
       break;
     }
     snprintf(where, sizeof where, "%s: experiments[%lld]", a->job, (long long)i);
-    r.ids[k] = exp_id(exp, env.base_dir);
-    if (trn_exp_build(&env, exp, where, r.ids[k], &r.x[k])) {
+    r.ids[k] = exp_id(&jenv, exp, env.base_dir);
+    if (job_train_build(&jenv, &env, exp, where, r.ids[k], &r.x[k])) {
       json_decref(exp);
       rc = drv_fail(2, "multiverse train: out of memory building experiment %lld\n", (long long)i);
       break;

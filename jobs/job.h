@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "sim/eng_params.h"
+#include "topo/topo.h"
 
 /* A named congestion-control preset (jobs/presets/network.json cc_presets):
  * its parameters and, where it names them, the switches' ECN thresholds. */
@@ -104,8 +105,8 @@ int job_params_equal(const eng_params_t *a, const eng_params_t *b);
  * {"kind":"network","network":{"topology":"FILE" or {...},"flows":"FILE",
  *  "cc":"dcqcn",...}}. Paths are as written (relative to the job file). */
 typedef struct job_exp_t {
-  char *topology_file; /* a topology file (ns-3, or .json), or NULL */
-  json_t *topology;    /* an inline topology object, or NULL */
+  char *topology_file;  /* a topology file (ns-3, or .json), or NULL */
+  topo_spec_t *topology; /* an inline topology object, read (malloc'd), or NULL */
   char *flows_file;    /* an ns-3 flow file */
   eng_params_t params;
 } job_exp_t;
@@ -115,10 +116,16 @@ typedef struct job_exp_t {
 int job_exp_parse(const job_presets_t *ps, const json_t *obj, const char *where, job_exp_t *x,
                   char *err, size_t errlen);
 /* The canonical JSON of the experiment (every parameter key, sorted keys,
- * compact; an inline topology in canonical form too); job_exp_parse of it
- * gives the same experiment. malloc'd; NULL when out of memory. */
+ * compact; an inline topology as topo_spec_json prints it: every key of its
+ * kind, sizes resolved); job_exp_parse of it gives the same experiment.
+ * malloc'd; NULL when out of memory. */
 char *job_exp_canonical(const job_exp_t *x);
 void job_exp_free(job_exp_t *x);
+
+/* v as canonical JSON text (sorted keys, compact, numbers as the shortest
+ * decimal that reads back: 1 and 1.0 print alike). malloc'd; NULL when out of
+ * memory. */
+char *job_json_canonical(const json_t *v);
 
 /* File digests, remembered by path (an experiment id reads each file once). */
 typedef struct job_digests_t job_digests_t;
@@ -136,6 +143,11 @@ int job_exp_id(const job_exp_t *x, const char *base_dir, job_digests_t *cache, u
 /* The same, given x's canonical text (job_exp_canonical) already made. */
 int job_exp_id_canon(const job_exp_t *x, const char *canon, const char *base_dir,
                      job_digests_t *cache, uint64_t *id, char *err, size_t errlen);
+/* The id of canonical text `canon` and the files it references, in order
+ * (relative to base_dir unless absolute), for any experiment kind. 0 or -1
+ * with a message naming a file that cannot be read. */
+int job_id_files(const char *canon, const char *const *files, int n, const char *base_dir,
+                 job_digests_t *cache, uint64_t *id, char *err, size_t errlen);
 /* The hash itself: canonical text `canon` and the digests of its files in
  * order of reference (docs/engine.md, Experiment ids). */
 uint64_t job_id_hash(const char *canon, const uint64_t *digests, int n_files);

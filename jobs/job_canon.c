@@ -258,3 +258,9 @@ char *job_params_canonical(const eng_params_t *p) {
   free(m);
   return s;
 }
+
+char *job_json_canonical(const json_t *v) {
+  job_buf_t b = {0};
+  job_buf_json(&b, v);
+  return job_buf_take(&b);
+}

@@ -40,11 +40,17 @@ static int exp_parse(const job_presets_t *ps, const json_t *obj, const char *whe
   snprintf(at, sizeof at, "%s.network", where);
   const json_t *topo = json_object_get(net, "topology");
   const char *flows = json_string_value(json_object_get(net, "flows"));
-  if (json_is_string(topo) && *json_string_value(topo))
+  if (json_is_string(topo) && *json_string_value(topo)) {
     x->topology_file = strdup(json_string_value(topo));
-  else if (json_is_object(topo))
-    x->topology = json_deep_copy(topo);
-  else {
+  } else if (json_is_object(topo)) {
+    char tat[1200];
+    snprintf(tat, sizeof tat, "%s.topology", at);
+    if (!(x->topology = malloc(sizeof *x->topology))) {
+      snprintf(err, errlen, "%s: out of memory", tat);
+      return -1;
+    }
+    if (topo_spec_parse(topo, tat, x->topology, err, errlen)) goto fail;
+  } else {
     snprintf(err, errlen, "%s.topology: expected a file name or a topology object", at);
     return -1;
   }
@@ -81,10 +87,14 @@ char *job_exp_canonical(const job_exp_t *x) {
   }
   job_buf_json_string(&b, x->flows_file);
   m[n++] = (job_member_t){"flows", job_buf_take(&b)};
-  if (x->topology)
-    job_buf_json(&b, x->topology);
+  json_t *topo = x->topology ? topo_spec_json(x->topology) : NULL;
+  if (x->topology && !topo)
+    b.oom = 1;
+  else if (topo)
+    job_buf_json(&b, topo);
   else
     job_buf_json_string(&b, x->topology_file);
+  json_decref(topo);
   m[n++] = (job_member_t){"topology", job_buf_take(&b)};
   char *net = NULL;
   if (m[n - 1].value && m[n - 2].value)
@@ -104,7 +114,7 @@ char *job_exp_canonical(const job_exp_t *x) {
 void job_exp_free(job_exp_t *x) {
   free(x->topology_file);
   free(x->flows_file);
-  json_decref(x->topology);
+  free(x->topology);
   x->topology_file = x->flows_file = NULL;
   x->topology = NULL;
 }

@@ -188,8 +188,8 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
       }
       json_decref(root);
     }
-  } else if (id_topo_file(x->topology)) {
-    paths[(*n)++] = id_join(base_dir, id_topo_file(x->topology));
+  } else if (x->topology && x->topology->shape == TOPO_SHAPE_FILE) {
+    paths[(*n)++] = id_join(base_dir, x->topology->path);
   }
   paths[(*n)++] = id_join(base_dir, x->flows_file);
   for (int i = 0; i < *n; i++)
@@ -200,17 +200,51 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
   return 0;
 }
 
-int job_exp_id_canon(const job_exp_t *x, const char *canon, const char *base_dir,
-                     job_digests_t *cache, uint64_t *id, char *err, size_t errlen) {
-  char *paths[3] = {NULL, NULL, NULL};
-  uint64_t digests[3];
-  int n = 0, rc = -1;
-  if (id_files(x, base_dir, paths, &n, err, errlen)) goto done;
+/* The id of canon and the files at paths[0..n) (opened as they are). */
+static int id_of(const char *canon, char *const *paths, int n, job_digests_t *cache, uint64_t *id,
+                 char *err, size_t errlen) {
+  uint64_t *digests = malloc(((size_t)n + 1) * sizeof *digests);
+  int rc = -1;
+  if (!digests) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   for (int i = 0; i < n; i++)
     if (id_digest(cache, paths[i], &digests[i], err, errlen)) goto done;
   *id = job_id_hash(canon, digests, n);
   rc = 0;
 done:
+  free(digests);
+  return rc;
+}
+
+int job_id_files(const char *canon, const char *const *files, int n, const char *base_dir,
+                 job_digests_t *cache, uint64_t *id, char *err, size_t errlen) {
+  char **paths = calloc((size_t)n + 1, sizeof *paths);
+  int rc = -1, made = 0;
+  if (!paths) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (; made < n; made++)
+    if (!(paths[made] = id_join(base_dir, files[made]))) {
+      snprintf(err, errlen, "out of memory");
+      goto done;
+    }
+  rc = id_of(canon, paths, n, cache, id, err, errlen);
+done:
+  for (int i = 0; i < made; i++)
+    free(paths[i]);
+  free(paths);
+  return rc;
+}
+
+int job_exp_id_canon(const job_exp_t *x, const char *canon, const char *base_dir,
+                     job_digests_t *cache, uint64_t *id, char *err, size_t errlen) {
+  char *paths[3] = {NULL, NULL, NULL};
+  int n = 0, rc = -1;
+  if (id_files(x, base_dir, paths, &n, err, errlen) == 0)
+    rc = id_of(canon, paths, n, cache, id, err, errlen);
   for (int i = 0; i < 3; i++)
     free(paths[i]);
   return rc;

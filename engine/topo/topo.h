@@ -91,6 +91,42 @@ int topo_read_ns3(const char *path, topo_t *t, char *err, size_t errlen);
 int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,
                    size_t errlen);
 
+/* A topology as its JSON object ({"kind": ...}) describes it, every default
+ * resolved: what builds it (topo_spec_build) and what its canonical object
+ * prints (topo_spec_json). Two objects that build the same topology (a radix
+ * `k` or the sizes it implies; 100 or 100.0 Gb/s) have one spec. */
+typedef enum topo_shape_t {
+  TOPO_SHAPE_FILE = 0,       /* an ns-3 topology file: path */
+  TOPO_SHAPE_LEAF_SPINE = 1, /* fat_tree, 2 tiers */
+  TOPO_SHAPE_FAT_TREE = 2,   /* fat_tree, 3 tiers */
+  TOPO_SHAPE_RAIL = 3,       /* rail_optimized */
+  TOPO_SHAPE_TORUS = 4,
+} topo_shape_t;
+
+typedef struct topo_spec_t {
+  int32_t shape;                                                   /* topo_shape_t */
+  int64_t leaves, spines, hosts_per_leaf;                          /* leaf-spine */
+  int64_t pods, tors_per_pod, aggs_per_pod, cores, hosts_per_tor;  /* 3 tiers */
+  int64_t servers, nics_per_server, servers_per_group, rail_spines; /* rail_optimized */
+  int64_t dims[3];                                                 /* torus; 1 where absent */
+  int64_t link_bps, host_bps;                                      /* bit/s */
+  int64_t link_ps, host_ps;                                        /* ps */
+  char path[4096];                                                 /* file, as written */
+} topo_spec_t;
+
+/* Reads a topology object into s (every key checked, defaults resolved); `where`
+ * names it in messages. 0 or -1. */
+int topo_spec_parse(const json_t *obj, const char *where, topo_spec_t *s, char *err,
+                    size_t errlen);
+/* Builds the topology s describes; a relative file path is found in base_dir
+ * (NULL: the current directory). 0 or -1 with a message after `where`. */
+int topo_spec_build(const topo_spec_t *s, const char *where, const char *base_dir, topo_t *t,
+                    char *err, size_t errlen);
+/* The canonical object of s: every key of its kind, sizes resolved (no `k` or
+ * `oversubscription`), rates in Gb/s and delays in ns; topo_spec_parse of it
+ * gives s again. NULL when out of memory. */
+json_t *topo_spec_json(const topo_spec_t *s);
+
 /* Builds a topology from its JSON object ({"kind":"fat_tree",...}); `where` names
  * the file (and JSON path prefix) for error messages. Returns 0 or -1. */
 int topo_from_json(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);

@@ -88,9 +88,12 @@ typedef struct topo_jlinks_t {
 int topo_jlinks(const json_t *obj, int with_host, topo_jlinks_t *out, const char *where, char *err,
                 size_t errlen);
 
-/* Generators: fill t (nodes and links, not yet finished) from obj. */
-int topo_gen_fat_tree(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);
-int topo_gen_rail(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);
-int topo_gen_torus(const json_t *obj, const char *where, topo_t *t, char *err, size_t errlen);
+/* Generators: fill t (nodes and links, not yet finished) from a spec of their shape. */
+int topo_gen_leaf_spine(const topo_spec_t *s, const char *where, topo_t *t, char *err,
+                        size_t errlen);
+int topo_gen_fat_tree(const topo_spec_t *s, const char *where, topo_t *t, char *err,
+                      size_t errlen);
+int topo_gen_rail(const topo_spec_t *s, const char *where, topo_t *t, char *err, size_t errlen);
+int topo_gen_torus(const topo_spec_t *s, const char *where, topo_t *t, char *err, size_t errlen);
 
 #endif

@@ -6,17 +6,9 @@
 
 #include "topo/topo_int.h"
 
-static const char *const file_keys[] = {"kind", "path", NULL};
-
-/* {"kind":"file","path":...}: a relative path is found in base_dir. */
-static int from_file(const json_t *o, const char *where, const char *base_dir, topo_t *t, char *err,
-                     size_t errlen) {
-  if (topo_jkeys(o, file_keys, where, err, errlen) < 0) return -1;
-  const char *path = json_string_value(json_object_get(o, "path"));
-  if (!path || !*path) {
-    topo_jerr(err, errlen, where, "path", "is required: the ns-3 topology file");
-    return -1;
-  }
+/* An ns-3 file named by {"kind":"file"}: a relative path is found in base_dir. */
+static int from_file(const char *path, const char *where, const char *base_dir, topo_t *t,
+                     char *err, size_t errlen) {
   if (!base_dir || path[0] == '/') return topo_read_ns3(path, t, err, errlen);
   size_t len = strlen(base_dir) + strlen(path) + 2;
   char *full = malloc(len);
@@ -30,31 +22,24 @@ static int from_file(const json_t *o, const char *where, const char *base_dir, t
   return rc;
 }
 
-int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir, topo_t *t,
-                      char *err, size_t errlen) {
+int topo_spec_build(const topo_spec_t *s, const char *where, const char *base_dir, topo_t *t,
+                    char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
-  if (!json_is_object(obj)) {
-    topo_jerr(err, errlen, where, NULL, "the topology must be an object {\"kind\": ...}");
-    return -1;
-  }
-  const char *kind = json_string_value(json_object_get(obj, "kind"));
   int rc;
-  if (!kind) {
-    topo_jerr(err, errlen, where, "kind", "%s: fat_tree, rail_optimized, torus or file",
-              json_object_get(obj, "kind") ? "must be a string" : "is required");
-    return -1;
-  } else if (strcmp(kind, "file") == 0) {
-    return from_file(obj, where, base_dir, t, err, errlen); /* finished by the reader */
-  } else if (strcmp(kind, "fat_tree") == 0) {
-    rc = topo_gen_fat_tree(obj, where, t, err, errlen);
-  } else if (strcmp(kind, "rail_optimized") == 0) {
-    rc = topo_gen_rail(obj, where, t, err, errlen);
-  } else if (strcmp(kind, "torus") == 0) {
-    rc = topo_gen_torus(obj, where, t, err, errlen);
-  } else {
-    topo_jerr(err, errlen, where, "kind",
-              "unknown kind '%s' (fat_tree, rail_optimized, torus or file)", kind);
-    return -1;
+  switch (s->shape) {
+  case TOPO_SHAPE_FILE:
+    return from_file(s->path, where, base_dir, t, err, errlen); /* finished by the reader */
+  case TOPO_SHAPE_LEAF_SPINE:
+    rc = topo_gen_leaf_spine(s, where, t, err, errlen);
+    break;
+  case TOPO_SHAPE_FAT_TREE:
+    rc = topo_gen_fat_tree(s, where, t, err, errlen);
+    break;
+  case TOPO_SHAPE_RAIL:
+    rc = topo_gen_rail(s, where, t, err, errlen);
+    break;
+  default:
+    rc = topo_gen_torus(s, where, t, err, errlen);
   }
   char msg[TOPO_ERR_LEN];
   if (rc == 0 && topo_finish(t, msg, sizeof msg) < 0) {
@@ -62,6 +47,19 @@ int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir
     rc = -1;
   }
   if (rc < 0) topo_free(t);
+  return rc;
+}
+
+int topo_from_json_at(const json_t *obj, const char *where, const char *base_dir, topo_t *t,
+                      char *err, size_t errlen) {
+  topo_spec_t *s = malloc(sizeof *s);
+  int rc = -1;
+  memset(t, 0, sizeof *t);
+  if (!s)
+    topo_jerr(err, errlen, where, NULL, "out of memory");
+  else if (topo_spec_parse(obj, where, s, err, errlen) == 0)
+    rc = topo_spec_build(s, where, base_dir, t, err, errlen);
+  free(s);
   return rc;
 }
 

@@ -23,6 +23,34 @@ typedef struct trn_problems_t {
 
 void trn_problem(trn_problems_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Checked access to a job file's JSON objects (trn_json.c): a bad key adds one
+ * problem naming its path and parsing goes on. trn_jproblem adds "WHERE.KEY:
+ * message" (or "WHERE: message" when key is NULL). */
+void trn_jproblem(trn_problems_t *pr, const char *where, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* One problem per key of obj not in the NULL-terminated list `allowed`. */
+void trn_jkeys(const json_t *obj, const char *const *allowed, const char *where,
+               trn_problems_t *pr);
+
+/* Each reader leaves *out unchanged when the key is absent and returns 0; 1 when it
+ * read a good value; -1 (and a problem) when the value is bad. */
+int trn_jint(const json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out,
+             const char *where, trn_problems_t *pr);
+int trn_jnum(const json_t *obj, const char *key, double min, double max, double *out,
+             const char *where, trn_problems_t *pr);
+int trn_jbool(const json_t *obj, const char *key, int32_t *out, const char *where,
+              trn_problems_t *pr);
+/* A string among the NULL-terminated `names`; *out is its index. */
+int trn_jenum(const json_t *obj, const char *key, const char *const *names, int32_t *out,
+              const char *where, trn_problems_t *pr);
+/* A string of at most len - 1 characters. */
+int trn_jstr(const json_t *obj, const char *key, char *out, size_t len, const char *where,
+             trn_problems_t *pr);
+
+/* "WHERE.KEY" into buf. */
+const char *trn_path(char *buf, size_t len, const char *where, const char *key);
+
 /* ---- descriptions ---- */
 
 typedef enum trn_act_t { TRN_GELU = 0, TRN_SWIGLU = 1 } trn_act_t;
@@ -195,6 +223,14 @@ int trn_cluster_parse(const json_t *o, const trn_presets_t *p, const char *where
 /* Whether model, plan and cluster fit together (divisibility, GPU counts, ...); fills
  * the derived fields. `where` names the parent ("job.json: base"). */
 int trn_setup_check(trn_setup_t *s, const char *where, trn_problems_t *pr);
+/* The canonical objects of a set-up that trn_setup_check accepted: every key with
+ * its value, defaults and derived values filled (dp, bucket_params,
+ * memory_reserve_gb), the model's shape rather than its preset's name, the GPU by
+ * its preset's name; parsing them back gives the same set-up. NULL when out of
+ * memory. */
+json_t *trn_model_json(const trn_model_t *m);
+json_t *trn_plan_json(const trn_plan_t *pl);
+json_t *trn_cluster_json(const trn_cluster_t *c);
 /* All of the above: the objects model, training and cluster of parent `where`. */
 int trn_setup_parse(const json_t *model, const json_t *training, const json_t *cluster,
                     const trn_presets_t *p, const char *where, trn_setup_t *s, trn_problems_t *pr);

@@ -87,12 +87,22 @@ static void check_batch(trn_setup_t *s, const char *tr, trn_problems_t *pr) {
                  (long long)pl->pp, (long long)pl->micro_batches);
 }
 
+/* Values the plan leaves to be derived, written out: one set-up, one spelling. */
+static void derive(trn_setup_t *s) {
+  trn_plan_t *pl = &s->plan;
+  if (pl->bucket_params == 0 && pl->dp > 0) /* Megatron-Core's DDP */
+    pl->bucket_params = 40000000 > 1000000 * pl->dp ? 40000000 : 1000000 * pl->dp;
+  if (pl->memory_reserve_gb < 0 && s->cluster.gpu.name[0])
+    pl->memory_reserve_gb = s->cluster.gpu.memory_reserve_gb;
+}
+
 static void check_all(trn_setup_t *s, const char *where, trn_problems_t *pr, int derive_dp) {
   char tr[TRN_ERR_LEN];
   trn_path(tr, sizeof tr, where, "training");
   check_plan(s, tr, "model", pr);
   check_cluster(s, tr, "cluster", pr, !derive_dp);
   check_batch(s, tr, pr);
+  derive(s);
 }
 
 int trn_setup_check(trn_setup_t *s, const char *where, trn_problems_t *pr) {

@@ -1,7 +1,7 @@
-/* trn_exp: the training experiment kind. One experiment of a job file ({"model",
- * "training", "cluster", "network", "workload"}) becomes what the engine runs (a
- * topology sized to the cluster, the iteration's task graph, network parameters)
- * and its memory verdict; after the batch ran, its result values. The entry points
+/* trn_exp: the training experiment kind. One experiment of a job file, read by
+ * jobs/job_train.h into a trn_exp_spec_t, becomes what the engine runs (its
+ * topology, the iteration's task graph, network parameters) and its memory
+ * verdict; after the batch ran, its result values. The entry points
  * a driver needs to run training experiments: build, describe, results, and the
  * names and units of the result columns. */
 #ifndef TRN_EXP_H
@@ -16,28 +16,36 @@
 #include "topo/topo.h"
 #include "train/trn.h"
 #include "train/trn_gen.h"
+#include "train/trn_wl.h"
 
 /* What every experiment shares, loaded once by the caller. */
 typedef struct trn_exp_env_t {
-  const trn_presets_t *presets; /* models.json, gpus.json */
-  const coll_model_t *coll;     /* intra-server collective model */
-  const eng_params_t *defaults; /* network defaults (jobs/presets/network.json) */
-  /* Applies the members of the experiment's `network` object that are engine
-   * parameters to *p (job_params_apply with the presets): every member except those
-   * named in `skip` (trn_exp_network_keys), unknown ones rejected. 0 or -1 with a
-   * message naming `where`.KEY. */
-  int (*apply)(const void *ctx, eng_params_t *p, const json_t *network, const char *const *skip,
-               const char *where, char *err, size_t errlen);
-  const void *apply_ctx;
-  const char *base_dir; /* workload files are relative to it (the job file's folder) */
+  const coll_model_t *coll; /* intra-server collective model */
+  const char *base_dir;     /* workload and topology files are relative to it (the job's folder) */
   /* The most tasks a generated graph may have (what the memory of the process
    * building it holds, trn_max_tasks); past it the experiment is `oom`. 0: none. */
   int32_t max_tasks;
 } trn_exp_env_t;
 
-/* Members of `network` the kind reads itself: the topology and its link rate and
- * delay (NULL-terminated). */
-extern const char *const trn_exp_network_keys[];
+/* A training experiment read from a job file (jobs/job_train.h): typed values,
+ * defaults filled, what trn_exp_build makes the engine's experiment from. */
+typedef struct trn_exp_spec_t {
+  int32_t imported;    /* workload.file gives the task graph (no model, no training) */
+  trn_setup_t setup;   /* the model and plan (generated), the cluster (both) */
+  char workload[4096]; /* imported: a text workload or a Chakra trace set, as written */
+  int32_t chakra;      /* imported: the workload is a Chakra trace set */
+  int64_t unit_ps;     /* text workload: its time unit */
+  int32_t flavor;      /* text workload: trn_wl_flavor_t */
+  int32_t n_dims;      /* text workload: ASTRA-sim 1.0's network dimensions */
+  int64_t dims[TRN_WL_MAX_DIMS];
+  char comm_groups[4096]; /* Chakra: ASTRA-sim's communicator groups file ("": none) */
+  /* overlap_slowdown given by the network (its value in params), by the cluster:
+   * otherwise the build decides (the cluster's; 1 for an imported workload's
+   * measured times) */
+  int32_t overlap_net, overlap_cluster;
+  eng_params_t params;  /* network parameters */
+  topo_spec_t topology; /* sized to the cluster */
+} trn_exp_spec_t;
 
 typedef enum trn_exp_status_t {
   TRN_EXP_RUN = 0,     /* built: simulate it */
@@ -60,12 +68,15 @@ typedef struct trn_exp_t {
   int32_t gpus;
 } trn_exp_t;
 
-/* Builds experiment `exp` (a job-file experiment; `where` names it in messages,
- * "job.json: experiment 3"); `seed` is its id. Problems of the experiment make it
- * TRN_EXP_INVALID with a message (every problem of the training set-up, one per
- * line); returns -1 only when out of memory. */
-int trn_exp_build(const trn_exp_env_t *env, const json_t *exp, const char *where, uint64_t seed,
-                  trn_exp_t *x);
+/* Builds the experiment spec s describes (`where` names it in messages, "job.json:
+ * experiment 3"); `seed` is its id. What cannot be built (a workload file that
+ * does not read, a topology too small for the cluster, what the engine rejects)
+ * makes it TRN_EXP_INVALID with a message; returns -1 only when out of memory. */
+int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char *where,
+                  uint64_t seed, trn_exp_t *x);
+/* An experiment whose spec has problems: TRN_EXP_INVALID, the problems one per
+ * line. */
+void trn_exp_problems(trn_exp_t *x, const trn_problems_t *pr);
 /* The engine's description of a built experiment (status TRN_EXP_RUN). */
 eng_exp_desc_t trn_exp_desc(const trn_exp_t *x);
 void trn_exp_free(trn_exp_t *x);

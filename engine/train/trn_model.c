@@ -127,3 +127,14 @@ int trn_model_parse(const json_t *o, const trn_presets_t *p, const char *where, 
   finish(o, where, m, pr);
   return pr->n - before;
 }
+
+json_t *trn_model_json(const trn_model_t *m) {
+  return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:b,s:b}", "layers",
+                   (json_int_t)m->layers, "hidden", (json_int_t)m->hidden, "heads",
+                   (json_int_t)m->heads, "kv_heads", (json_int_t)m->kv_heads, "ffn_hidden",
+                   (json_int_t)m->ffn_hidden, "vocab", (json_int_t)m->vocab, "seq_len",
+                   (json_int_t)m->seq_len, "experts", (json_int_t)m->experts, "top_k",
+                   (json_int_t)m->top_k, "activation", act_names[m->activation], "norm",
+                   norm_names[m->norm], "positions", pos_names[m->positions], "bias", m->bias,
+                   "tied_embeddings", m->tied_embeddings);
+}

@@ -179,3 +179,42 @@ int trn_cluster_parse(const json_t *o, const trn_presets_t *p, const char *where
     c->overlap_slowdown = 0;
   return pr->n - before;
 }
+
+/* op_time_us of the ops the job timed: {"qkv": {"fwd": US, "bwd": US}, ...}. */
+static json_t *op_times_json(const trn_plan_t *pl) {
+  json_t *o = json_object();
+  for (int i = 0; o && i < TRN_OP_COUNT; i++) {
+    const trn_op_time_t *t = &pl->op_time[i];
+    if (t->fwd_ps < 0) continue;
+    json_t *v = json_pack("{s:f,s:f}", "fwd", (double)t->fwd_ps / 1e6, "bwd",
+                          (double)t->bwd_ps / 1e6);
+    if (!v || json_object_set_new(o, trn_op_name(i), v)) {
+      json_decref(o);
+      return NULL;
+    }
+  }
+  return o;
+}
+
+json_t *trn_plan_json(const trn_plan_t *pl) {
+  json_t *ops = op_times_json(pl);
+  if (!ops) return NULL;
+  return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:s,s:i,s:s,s:f,s:b,s:I,s:s,s:s,s:o}",
+                   "global_batch", (json_int_t)pl->global_batch, "micro_batch",
+                   (json_int_t)pl->micro_batch, "tp", (json_int_t)pl->tp, "pp", (json_int_t)pl->pp,
+                   "dp", (json_int_t)pl->dp, "ep", (json_int_t)pl->ep, "virtual_stages",
+                   (json_int_t)pl->virtual_stages, "sequence_parallel", pl->sequence_parallel,
+                   "recompute", recompute_names[pl->recompute], "zero", pl->zero, "dtype",
+                   dtype_names[pl->dtype], "memory_reserve_gb", pl->memory_reserve_gb,
+                   "overlap_grad_reduce", pl->overlap_grad_reduce, "bucket_params",
+                   (json_int_t)pl->bucket_params, "grad_reduce_dtype",
+                   grad_dtype_names[pl->grad_reduce_dtype], "task_grain",
+                   grain_names[pl->task_grain], "op_time_us", ops);
+}
+
+json_t *trn_cluster_json(const trn_cluster_t *c) {
+  return json_pack("{s:s,s:I,s:I,s:I,s:f,s:f}", "gpu", c->gpu.name, "servers",
+                   (json_int_t)c->servers, "gpus_per_server", (json_int_t)c->gpus_per_server,
+                   "nics_per_server", (json_int_t)c->nics_per_server, "nic_gbps", c->nic_gbps,
+                   "overlap_slowdown", c->overlap_slowdown);
+}

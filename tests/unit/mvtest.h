@@ -28,6 +28,15 @@ static int mvtest_failures;
     }                                                                                              \
   } while (0)
 
+#define CHECK_STR_EQ(a, b)                                                                         \
+  do {                                                                                             \
+    const char *a_ = (a), *b_ = (b);                                                               \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                       \
+      fprintf(stderr, "%s:%d: strings differ:\n  %s\n  %s\n", __FILE__, __LINE__,                  \
+              a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                             \
+      mvtest_failures++;                                                                           \
+    }                                                                                              \
+  } while (0)
 #define CHECK_STR_CONTAINS(hay, needle)                                                            \
   do {                                                                                             \
     if (!strstr((hay), (needle))) {                                                                \

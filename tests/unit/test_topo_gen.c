@@ -1,5 +1,8 @@
 /* Generated topologies: node, link and host counts, numbering and link order of each
- * kind, and the `where.key: problem` messages for bad JSON. */
+ * kind, and the `where.key: problem` messages for bad JSON. Specs: objects that build
+ * the same topology (a radix k or the sizes it implies, 100 or 100.0 Gb/s, defaults
+ * left out or written) give one spec, and every spec's canonical object reads back
+ * to the same spec. */
 #include "mvtest.h"
 #include "topo/topo.h"
 
@@ -210,7 +213,57 @@ static void test_errors(void) {
   json_decref(o);
 }
 
+static void spec_of(const char *text, topo_spec_t *s) {
+  json_t *o = json_loads(text, 0, NULL);
+  CHECK(o != NULL);
+  CHECK_EQ_I64(topo_spec_parse(o, "t.json: topology", s, err, sizeof err), 0);
+  json_decref(o);
+}
+
+/* Pairs that must give one spec, and every spec read back from its canonical
+ * object (memcmp: topo_spec_parse zeroes the spec first). */
+static void test_spec(void) {
+  static const char *const same[][2] = {
+      {"{\"kind\":\"fat_tree\",\"tiers\":2}",
+       "{\"kind\":\"fat_tree\",\"tiers\":2,\"leaves\":8,\"spines\":4,\"hosts_per_leaf\":4,"
+       "\"link_gbps\":100.0,\"host_gbps\":100,\"link_delay_ns\":1000,\"host_delay_ns\":1e3}"},
+      {"{\"kind\":\"fat_tree\",\"k\":4}",
+       "{\"kind\":\"fat_tree\",\"tiers\":3,\"pods\":4,\"tors_per_pod\":2,\"aggs_per_pod\":2,"
+       "\"cores\":4,\"hosts_per_tor\":2,\"oversubscription\":1.0}"},
+      {"{\"kind\":\"rail_optimized\",\"servers\":4}",
+       "{\"kind\":\"rail_optimized\",\"servers\":4,\"nics_per_server\":8,"
+       "\"servers_per_group\":4,\"spines\":8}"},
+      {"{\"kind\":\"torus\",\"dims\":[4,4]}", "{\"kind\":\"torus\",\"dims\":[4,4,1]}"},
+      {"{\"kind\":\"file\",\"path\":\"a.txt\"}", "{\"path\":\"a.txt\",\"kind\":\"file\"}"},
+  };
+  for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+    topo_spec_t a, b, c;
+    spec_of(same[i][0], &a);
+    spec_of(same[i][1], &b);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    json_t *o = topo_spec_json(&a);
+    CHECK(o != NULL);
+    CHECK_EQ_I64(topo_spec_parse(o, "canonical", &c, err, sizeof err), 0);
+    CHECK(memcmp(&a, &c, sizeof a) == 0);
+    CHECK(json_object_get(o, "k") == NULL && json_object_get(o, "oversubscription") == NULL);
+    json_decref(o);
+  }
+  /* Rates and delays that are not whole Gb/s or ns read back to the same bit/s and ps. */
+  topo_spec_t a, c;
+  spec_of("{\"kind\":\"fat_tree\",\"tiers\":2,\"link_gbps\":12.345678901,"
+          "\"host_delay_ns\":0.001,\"link_delay_ns\":999999999.999}",
+          &a);
+  CHECK_EQ_I64(a.link_bps, 12345678901LL);
+  CHECK_EQ_I64(a.host_ps, 1);
+  CHECK_EQ_I64(a.link_ps, 999999999999LL);
+  json_t *o = topo_spec_json(&a);
+  CHECK_EQ_I64(topo_spec_parse(o, "canonical", &c, err, sizeof err), 0);
+  CHECK(memcmp(&a, &c, sizeof a) == 0);
+  json_decref(o);
+}
+
 int main(void) {
+  test_spec();
   test_fat3();
   test_leaf_spine();
   test_rail();

@@ -291,7 +291,7 @@ static void build(const char *text, int32_t max, trn_exp_t *x) {
   CHECK(o != NULL);
   trn_exp_env_t env = trnexp.env;
   env.max_tasks = max;
-  CHECK(trn_exp_build(&env, o, "test", 1, x) == 0);
+  CHECK(job_train_build(&trnexp.jenv, &env, o, "test", 1, x) == 0);
   json_decref(o);
 }
 

@@ -56,7 +56,9 @@ static void test_defaults(void) {
   CHECK_EQ_I64(s.plan.recompute, TRN_RECOMPUTE_NONE);
   CHECK_EQ_I64(s.plan.sequence_parallel, 0);
   CHECK_EQ_I64(s.plan.dtype, TRN_BF16);
-  CHECK(s.plan.memory_reserve_gb < 0);
+  /* derived values written out: the GPU's reserve, Megatron-Core's max(4e7, 1e6 dp) */
+  CHECK(s.plan.memory_reserve_gb == s.cluster.gpu.memory_reserve_gb);
+  CHECK_EQ_I64(s.plan.bucket_params, 40000000);
   CHECK_EQ_I64(s.plan.op_time[TRN_OP_QKV].fwd_ps, -1);
   CHECK_EQ_I64(s.cluster.gpus_per_server, 8);
   CHECK_EQ_I64(s.cluster.nics_per_server, 8);

@@ -7,22 +7,17 @@
 #include <jansson.h>
 #include <math.h>
 
-#include "jobs/job.h"
-#include "train/trn_exp.h"
+#include "jobs/job_train.h"
 #include "trntest.h"
 
 typedef struct trnexp_t {
   coll_model_t cm;
   job_presets_t ps;
+  job_train_env_t jenv;
   trn_exp_env_t env;
 } trnexp_t;
 
 static trnexp_t trnexp;
-
-static int trnexp_apply(const void *ctx, eng_params_t *p, const json_t *net,
-                        const char *const *skip, const char *where, char *err, size_t errlen) {
-  return job_params_apply((const job_presets_t *)ctx, p, net, skip, where, err, errlen);
-}
 
 /* coll_json: an intra-server model file's text, or NULL for the presets'. */
 static inline int trnexp_init(const char *coll_json) {
@@ -42,12 +37,9 @@ static inline int trnexp_init(const char *coll_json) {
     snprintf(path, sizeof path, "%s/nccl_intra.json", dir ? dir : "jobs/presets");
     if (coll_model_load_default(&trnexp.cm, path, NULL, err, sizeof err)) goto fail;
   }
-  trnexp.env = (trn_exp_env_t){.presets = &trntest_presets,
-                               .coll = &trnexp.cm,
-                               .defaults = &trnexp.ps.defaults,
-                               .apply = trnexp_apply,
-                               .apply_ctx = &trnexp.ps,
-                               .base_dir = getenv("MV_TEST_DATA")};
+  trnexp.jenv = (job_train_env_t){
+      .presets = &trntest_presets, .network = &trnexp.ps, .base_dir = getenv("MV_TEST_DATA")};
+  trnexp.env = (trn_exp_env_t){.coll = &trnexp.cm, .base_dir = getenv("MV_TEST_DATA")};
   return 0;
 fail:
   fprintf(stderr, "%s\n", err);
@@ -66,7 +58,7 @@ static inline eng_batch_t *trnexp_run(int n, const char *const *text, trn_exp_t 
     json_t *o = json_loads(text[i], 0, &je);
     if (!o) fprintf(stderr, "test experiment %d: %s\n", i, je.text);
     CHECK(o != NULL);
-    CHECK(trn_exp_build(&trnexp.env, o, "test", (uint64_t)i + 1, &x[i]) == 0);
+    CHECK(job_train_build(&trnexp.jenv, &trnexp.env, o, "test", (uint64_t)i + 1, &x[i]) == 0);
     json_decref(o);
     if (x[i].status == TRN_EXP_INVALID) fprintf(stderr, "experiment %d: %s\n", i, x[i].message);
     slot[i] = x[i].status == TRN_EXP_RUN ? k : -1;

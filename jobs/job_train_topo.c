@@ -1,4 +1,4 @@
-/* trn: the experiment's network topology, sized to its cluster: servers x
+/* jobs: a training experiment's topology, sized to its cluster: servers x
  * nics_per_server hosts numbered server by server (coll's placement), NICs at the
  * cluster's rate, switch links at network.link_gbps (default: the NIC rate) with
  * network.link_delay_ns. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "train/trn_exp_int.h"
+#include "jobs/job_train.h"
 
 /* Sets obj.key to x unless present. */
 static int fill(json_t *obj, const char *key, json_t *x) {
@@ -33,7 +33,7 @@ static int size_fat_tree(json_t *o, int64_t hosts, const char *where, char *err,
   const json_t *jt = json_object_get(o, "tiers"), *jo = json_object_get(o, "oversubscription");
   int64_t tiers = json_is_integer(jt) ? json_integer_value(jt) : 3;
   double over = json_is_number(jo) ? json_number_value(jo) : 1;
-  if ((tiers != 2 && tiers != 3) || !(over >= 1)) return 0; /* topo_from_json says why */
+  if ((tiers != 2 && tiers != 3) || !(over >= 1)) return 0; /* topo_spec_parse says why */
   for (int64_t k = 2; k <= 4096; k += 2) {
     int64_t down = (int64_t)floor((double)k * over / (over + 1) + 1e-9), per;
     if (tiers == 2) {
@@ -50,37 +50,8 @@ static int size_fat_tree(json_t *o, int64_t hosts, const char *where, char *err,
   return -1;
 }
 
-/* A SimAI topology file describes the cluster: each GPU a host of its own (its NIC), as
- * many per server as its gpus_per_server, and its gpu_type (one SimAI knows: A100, A800,
- * H100, H800; it ignores others) the cluster's. */
-static int simai_check(const topo_t *t, const trn_cluster_t *c, const char *at, char *err,
-                       size_t errlen) {
-  static const char *const known[] = {"A100", "A800", "H100", "H800"};
-  if (c->gpus_per_server != t->gpus_per_server || c->nics_per_server != c->gpus_per_server) {
-    snprintf(err, errlen,
-             "%s: a SimAI topology of %d GPUs per server, each its own NIC: give "
-             "cluster.gpus_per_server and nics_per_server %d (got %lld and %lld)",
-             at, t->gpus_per_server, t->gpus_per_server, (long long)c->gpus_per_server,
-             (long long)c->nics_per_server);
-    return -1;
-  }
-  for (int i = 0; i < 4; i++) {
-    if (strcmp(t->gpu_type, known[i]) != 0) continue;
-    char low[8];
-    for (int k = 0; k < 5; k++)
-      low[k] = (char)(known[i][k] >= 'A' && known[i][k] <= 'Z' ? known[i][k] - 'A' + 'a'
-                                                                : known[i][k]);
-    if (strncmp(c->gpu.name, low, 4) != 0) {
-      snprintf(err, errlen, "%s: the SimAI topology is for %s GPUs, cluster.gpu is %s", at,
-               t->gpu_type, c->gpu.name);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-int trn_exp_topology(const json_t *net, const trn_cluster_t *c, const char *where,
-                     const char *base_dir, topo_t *t, char *err, size_t errlen) {
+int job_train_topology(const json_t *net, const trn_cluster_t *c, const char *where,
+                       topo_spec_t *s, char *err, size_t errlen) {
   char at[TRN_ERR_LEN];
   const json_t *src = net ? json_object_get(net, "topology") : NULL;
   const json_t *gbps = net ? json_object_get(net, "link_gbps") : NULL;
@@ -120,19 +91,7 @@ int trn_exp_topology(const json_t *net, const trn_cluster_t *c, const char *wher
   } else if (kind && strcmp(kind, "fat_tree") == 0 && !sized(o)) {
     if (size_fat_tree(o, hosts, at, err, errlen)) goto done;
   }
-  if (topo_from_json_at(o, at, base_dir, t, err, errlen)) goto done;
-  if (t->gpus_per_server && simai_check(t, c, at, err, errlen)) { /* a SimAI topology file */
-    topo_free(t);
-    goto done;
-  }
-  if (t->n_hosts < hosts) {
-    snprintf(err, errlen,
-             "%s: has %d hosts, the cluster needs %lld (servers x nics_per_server = %lld x %lld)",
-             at, t->n_hosts, (long long)hosts, (long long)c->servers,
-             (long long)c->nics_per_server);
-    topo_free(t);
-    goto done;
-  }
+  if (topo_spec_parse(o, at, s, err, errlen)) goto done;
   rc = 0;
   goto done;
 oom:
