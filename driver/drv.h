@@ -1,8 +1,16 @@
 /* driver: the `multiverse` program's commands and their shared helpers. The
  * driver sees the engine through eng.h and parameters through jobs/job.h.
- * Exit codes: 0 every experiment ok; 1 some experiment failed, timed out or
- * was invalid (its summary row says why; the others ran); 2 bad usage or
- * input, or the batch could not be built or run (nothing was written). */
+ * One exit status for every command that runs experiments (net, collective,
+ * train, run: the pipeline of drv_run.h, docs/cli.md):
+ *   0       every experiment has its result, each ok or oom;
+ *   1       every experiment has its result, some invalid, failed or timed
+ *           out (each row says why; the others ran), or run --only-failed
+ *           left some without;
+ *   2       bad usage or input (one line naming the file and line, the JSON
+ *           path or the option; nothing runs), a run folder in use, or
+ *           results that could not be written;
+ *   128+N   stopped by signal N: every finished batch is kept, rerunning
+ *           continues. */
 #ifndef DRV_H
 #define DRV_H
 
@@ -40,15 +48,23 @@ const char *drv_presets_file(const char *path, char *buf, size_t len);
 int drv_load_params(const char *path, const char *const *sets, int n_sets, job_presets_t *ps,
                     eng_params_t *p);
 
-/* The parameter sets of `--sweep KEY=V1,V2,...` (n_sweeps of them, lists of
- * any length): every combination of the swept values with the `--set`s, each
- * from the presets' defaults with `cc` first (job_params_set_list), then the
- * --sets, then the swept values; the first --sweep varies slowest. A key
- * swept twice, an empty or repeated value is an error. Fills *n, *out (n parameter sets) and
- * *labels (n strings "cc=dcqcn lb=spray", "" without sweeps; the caller frees the arrays and the
- * non-NULL labels, also after an error). 0, or 2 with a message naming the command `cmd`. */
+/* The `--set`s (each key once, already applied to p by drv_load_params) as the
+ * members of a job's `network` object: a preset's name as given (cc, preset),
+ * else the key's canonical value in p. 0, or -1 when out of memory. */
+int drv_sets_json(const char *const *sets, int n_sets, const eng_params_t *p, json_t *obj);
+
+/* `--sweep KEY=V1,V2,...` (n_sweeps of them, lists of any length) as the axes
+ * of a job's grid: grid["network.KEY"] = [values as a job writes them], every
+ * value checked as a `--set` (with the --sets, cc first; a swept value replaces
+ * a --set of its key). A key swept twice, an empty value, a value given twice
+ * (or two texts of one value: 4096 and 4096.0) is an error. *combos: the
+ * combinations (the first --sweep varies slowest). 0, or 2 with a message
+ * naming the command `cmd`. */
 int drv_sweep(const char *cmd, const char *const *sets, int n_sets, const char *const *sweeps,
-              int n_sweeps, const job_presets_t *ps, int *n, eng_params_t **out, char ***labels);
+              int n_sweeps, const job_presets_t *ps, json_t *grid, long *combos);
+/* "cc=dcqcn lb=spray": the values of combination c, as given (malloc'd; "" without
+ * sweeps; NULL when out of memory). */
+char *drv_sweep_label(const char *const *sweeps, int n_sweeps, long c);
 
 /* The `sweep` object of a summary: {"KEY": "VALUE", ...} of a label "KEY=VALUE
  * ..." (the values as given); NULL when out of memory. */
@@ -79,6 +95,7 @@ typedef struct drv_outdir_t {
   int force;
   int earlier; /* it holds an earlier run (cleared by drv_outdir_begin: --force) */
   int created; /* drv_outdir_begin made the folder */
+  int no_signals; /* the caller handles SIGINT and SIGTERM (drv_outdir_stopped) */
   char stage[DRV_OUT_PATH_MAX + 32]; /* DIR/.multiverse-stage */
 } drv_outdir_t;
 enum { DRV_OUT_DONE = 0, DRV_OUT_FAILED = 1, DRV_OUT_NOTHING = 2 };
@@ -100,6 +117,9 @@ int drv_outdir_begin(drv_outdir_t *o, int argc, char **argv);
  * drv_outdir_begin made, the folder too if it made it. Disarms the signals.
  * 0 or 2. */
 int drv_outdir_end(drv_outdir_t *o, int outcome);
+/* After the run stopped on signal `sig`: INCOMPLETE notes it, one line on
+ * stderr says so; returns 128 + sig (2 if the folder cannot be finished). */
+int drv_outdir_stopped(drv_outdir_t *o, int sig);
 
 /* Reads a `--flows` file into g, by its content (trf_detect): an ns-3 HPCC flow
  * file, an htsim connection matrix or a JSON task graph, checked against the
@@ -109,6 +129,10 @@ int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, 
 /* The same, the message ("FILE:LINE: ...") in err: 0 or -1. */
 int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char *err,
                    size_t errlen);
+/* The same; *ignored: lines after an ns-3 flow file's announced flows (ns-3
+ * ignores them). drv_read_flows says how many on stderr. */
+int drv_load_flows_counted(const char *path, const topo_t *t, tg_t *g, int *format,
+                           int32_t *ignored, char *err, size_t errlen);
 /* An ns-3 HPCC simulator configuration as `multiverse net` runs it. */
 #define DRV_NS3_SETS 64
 typedef struct drv_ns3_config_t {
@@ -134,39 +158,11 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
  * naming the configuration's line. */
 int drv_ns3_files(const drv_ns3_config_t *o, const char *path, char *err, size_t errlen);
 
-/* What one experiment of `multiverse net` reports. */
-typedef struct drv_net_report_t {
-  int index;
-  const char *flows_path;
-  const char *sweep; /* "cc=dcqcn lb=spray" of --sweep, or NULL */
-  const topo_t *topo;
-  const tg_t *tasks; /* its tasks, in file order */
-  int graph;         /* 1: a task graph (.cm, JSON): flows in task order, tasks-N.txt */
-  const eng_params_t *params;
-  uint64_t id;
-  double wall_s; /* the batch's wall time */
-  eng_backend_t backend;
-} drv_net_report_t;
-
-/* Writes the experiment's FCT file (ns-3 HPCC format: the flows that
- * finished, in finish order) to `path`; none if it was invalid. 0 or 2. */
-int drv_net_fct(const eng_batch_t *b, const drv_net_report_t *r, const char *path);
-
-/* Writes OUTDIR/fct-N.txt (fct-N.partial.txt unless ok; none if invalid), one
- * JSON line to `summary` and the summary line to stdout. Returns 1 unless the
- * experiment is ok, 2 if a file cannot be written. Without OUTDIR (NULL) and
- * `summary` (NULL) only the line is printed. */
-int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
-                  FILE *summary);
-
 /* --trace-rates "0,3" (file-order flows) and --trace-queues "5:12" (port of
  * node 5 towards node 12; NULL: none; every element digits only) into a trace
  * description sampled every `every_ps` (0: 10 us); 0 or 2 with a message. */
 int drv_trace_parse(const char *rates, const char *queues, int64_t every_ps, const topo_t *t,
                     int32_t n_flows, eng_trace_desc_t *out);
-/* Writes OUTDIR/trace-E.csv. */
-int drv_trace_write(const eng_batch_t *b, int e, const eng_trace_desc_t *tr, const topo_t *t,
-                    const char *outdir);
 
 int drv_net(int argc, char **argv);
 int drv_calibrate(int argc, char **argv);

@@ -29,8 +29,11 @@ static const char coll_usage[] =
     "  NAME    GPU type of the intra-server model and server shape (default h200)\n"
     "  TOPO    as `multiverse net`; default: a non-blocking rail-optimized fabric of the\n"
     "          servers' NICs (docs/collectives.md)\n"
+    "                             [--results FILE.nc] [--run-dir DIR] [--memory GB]\n"
     "prints, per size (and variant), the time of one collective and its algbw and busbw\n"
-    "(GB/s, nccl-tests' conventions); --json: one object per line with the network counters\n";
+    "(GB/s, nccl-tests' conventions); --json: one object per line with the network counters\n"
+    "--results FILE.nc: every experiment's row in a NetCDF file; its run folder (FILE.run, or\n"
+    "--run-dir DIR) keeps the finished batches, and rerunning the command continues there\n";
 
 /* "1M" -> 1048576; 0 on error or past TG_MAX_BYTES (1 TiB, a flow's most). */
 static uint64_t parse_size(const char *s, const char **end) {
@@ -170,8 +173,11 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
       if (parse_count(o, v, 1, DRV_MAX_THREADS, &x)) return 2;
       a->threads = (int32_t)x;
     } else {
-      return drv_fail(
-          2, "multiverse collective: unknown option %s (multiverse collective --help)\n", o);
+      int used = drv_pipe_opt(a->pipe, o, v);
+      if (used == 2) return 2;
+      if (!used)
+        return drv_fail(
+            2, "multiverse collective: unknown option %s (multiverse collective --help)\n", o);
     }
     i++;
   }
@@ -250,155 +256,147 @@ static int coll_topology(drv_coll_args_t *a, topo_t *t) {
   return 0;
 }
 
-/* Experiment id: the hash of the experiment's canonical text and of the
- * files it reads (docs/engine.md, Experiment ids). */
-static int coll_id(const drv_coll_args_t *a, uint64_t bytes, const eng_params_t *p, uint64_t *id) {
+/* Every size makes a graph (not kept): a size the collective cannot take is a
+ * mistake of the command line, before anything runs. */
+static int coll_sizes_check(const drv_coll_args_t *a, const coll_model_t *m, int64_t sync_ps) {
   char err[1024];
-  uint64_t dig[2];
-  int nd = 0;
-  if (a->topo && job_file_digest(a->topo, &dig[nd++], err, sizeof err))
-    return drv_fail(2, "multiverse collective: %s\n", err);
-  if (a->calibration && job_file_digest(a->calibration, &dig[nd++], err, sizeof err))
-    return drv_fail(2, "multiverse collective: %s\n", err);
-  char *params = job_params_canonical(p);
-  json_t *topo = a->topo ? json_string(a->topo) : json_loads(a->topo_json, 0, NULL);
-  json_t *o = json_pack(
-      "{s:s,s:{s:s,s:I,s:i,s:s,s:i,s:i,s:f,s:s,s:i,s:I,s:s?},s:{s:o}}", "kind", "collective",
-      "collective", "op", coll_name(a->kind), "bytes", (json_int_t)bytes, "gpus", a->gpus, "gpu",
-      a->gpu, "gpus_per_server", a->gps, "nics_per_server", a->nics, "nic_gbps", a->nic_gbps,
-      "algo", a->algo == COLL_TREE ? "tree" : "ring", "channels", a->channels, "chunk_bytes",
-      (json_int_t)a->chunk, "calibration", a->calibration, "network", "topology", topo);
-  json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
-  char *text = NULL;
-  if (o && pj) { /* set_new takes pj, also when it fails */
-    int bad = json_object_set_new(json_object_get(o, "network"), "params", pj);
-    pj = NULL;
-    if (!bad) text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-  }
-  json_decref(pj);
-  json_decref(o);
-  free(params);
-  if (!text) return drv_fail(2, "multiverse collective: out of memory\n");
-  *id = job_id_hash(text, dig, nd);
-  free(text);
-  return 0;
-}
-
-/* Experiment e = combination e / n_sizes, size e % n_sizes: its task graph
- * (one collective of all GPUs from time 0) and the done join of each member. */
-static int coll_build(const drv_coll_args_t *a, const coll_model_t *m, uint64_t bytes,
-                      const eng_params_t *p, tg_t *g, int32_t *done) {
-  char err[1024];
-  int32_t *gpus = malloc((size_t)a->gpus * sizeof *gpus);
-  if (!gpus) return drv_fail(2, "multiverse collective: out of memory\n");
-  for (int32_t i = 0; i < a->gpus; i++)
+  int32_t *gpus = malloc((size_t)a->gpus * sizeof *gpus), *done = malloc((size_t)a->gpus * sizeof *done);
+  int rc = gpus && done ? 0 : drv_fail(2, "multiverse collective: out of memory\n");
+  for (int32_t i = 0; !rc && i < a->gpus; i++)
     gpus[i] = i;
   coll_cluster_t cl = {.gpus_per_server = a->gps,
                        .nics_per_server = a->nics,
                        .gpu = a->gpu,
                        .model = m,
-                       .sync_ps = p->sync};
-  coll_desc_t d = {.kind = a->kind,
-                   .algo = a->algo,
-                   .bytes = bytes,
-                   .channels = a->channels,
-                   .chunk_bytes = a->chunk};
-  int rc = coll_append(g, &cl, &d, a->gpus, gpus, NULL, done, err, sizeof err);
+                       .sync_ps = sync_ps};
+  for (int s = 0; !rc && s < a->n_sizes; s++) {
+    for (int k = 0; k < s && !rc; k++)
+      if (a->sizes[k] == a->sizes[s])
+        rc = drv_fail(2, "multiverse collective: --bytes: %llu is given twice\n",
+                      (unsigned long long)a->sizes[s]);
+    tg_t g = {0};
+    coll_desc_t d = {.kind = a->kind,
+                     .algo = a->algo,
+                     .bytes = a->sizes[s],
+                     .channels = a->channels,
+                     .chunk_bytes = a->chunk};
+    if (!rc && coll_append(&g, &cl, &d, a->gpus, gpus, NULL, done, err, sizeof err))
+      rc = drv_fail(2, "multiverse collective: --bytes %llu: %s\n",
+                    (unsigned long long)a->sizes[s], err);
+    tg_free(&g);
+  }
   free(gpus);
-  if (rc)
-    return drv_fail(2, "multiverse collective: --bytes %llu: %s\n", (unsigned long long)bytes, err);
-  tg_assign_ports(g);
-  return 0;
+  free(done);
+  return rc;
+}
+
+/* The job of the command line: base = the collective, its servers and the
+ * network; a grid over the --sweeps (in their order) and the sizes (fastest). */
+static char *coll_job(const drv_coll_args_t *a, const eng_params_t *params,
+                      const job_presets_t *ps) {
+  json_t *net = json_object(), *grid = json_object(), *sizes = json_array();
+  json_t *job = json_pack(
+      "{s:s,s:{s:s,s:{s:s,s:i,s:s,s:i,s:I},s:{s:s,s:i,s:i,s:f},s:o},s:{s:o}}", "name",
+      "collective", "base", "kind", "collective", "collective", "op", coll_name(a->kind), "gpus",
+      a->gpus, "algo", a->algo == COLL_TREE ? "tree" : "ring", "channels", a->channels,
+      "chunk_bytes", (json_int_t)a->chunk, "cluster", "gpu", a->gpu, "gpus_per_server", a->gps,
+      "nics_per_server", a->nics, "nic_gbps", a->nic_gbps, "network", net, "sweep", "grid", grid);
+  char *text = NULL;
+  long combos;
+  if (!job || !sizes || (a->topo && json_object_set_new(net, "topology", json_string(a->topo))) ||
+      drv_sets_json(a->sets, a->n_sets, params, net) ||
+      (a->calibration && json_object_set_new(json_object_get(job, "base"), "calibration",
+                                             json_string(a->calibration)))) {
+    drv_fail(2, "multiverse collective: out of memory\n");
+    goto done;
+  }
+  if (drv_sweep("collective", a->sets, a->n_sets, a->sweeps, a->n_sweeps, ps, grid, &combos))
+    goto done;
+  if (combos * a->n_sizes > DRV_MAX_EXPS) {
+    drv_fail(2, "multiverse collective: over %d experiments\n", DRV_MAX_EXPS);
+    goto done;
+  }
+  for (int s = 0; s < a->n_sizes; s++)
+    json_array_append_new(sizes, json_integer((json_int_t)a->sizes[s]));
+  json_object_set(grid, "collective.bytes", sizes);
+  if (!(text = json_dumps(job, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+    drv_fail(2, "multiverse collective: out of memory\n");
+done:
+  json_decref(sizes);
+  json_decref(job);
+  return text;
+}
+
+typedef struct coll_run_t {
+  drv_coll_args_t *a;
+  coll_model_t model;
+} coll_run_t;
+
+static int coll_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen) {
+  (void)ctx;
+  return drv_coll_sink(ev, err, errlen);
+}
+
+static int coll_finish(void *ctx, const drv_end_t *end) {
+  coll_run_t *c = ctx;
+  char out[4300];
+  if (end->stopped) return end->status;
+  snprintf(out, sizeof out, "%s/out", end->run_dir);
+  drv_coll_report_t r = {.a = c->a, .model = &c->model, .job = end->job, .out = out};
+  int rc = drv_coll_print(&r);
+  fflush(stdout);
+  return rc > end->status ? rc : end->status;
 }
 
 int drv_collective(int argc, char **argv) {
-  drv_coll_args_t a = {.kind = -1};
+  static drv_coll_args_t a = {.kind = -1};
+  static coll_run_t c = {.a = &a};
+  static drv_pipe_t p = {.cmd = "collective"};
   char err[1024];
-  int rc = 2, n_combo = 0, n_exps = 0;
+  int rc = 2;
   job_presets_t *ps = malloc(sizeof *ps);
-  eng_params_t params, *combo = NULL;
-  char **labels = NULL;
+  eng_params_t params;
   topo_t topo = {0};
-  coll_model_t model = {0};
-  tg_t *tasks = NULL;
-  int32_t *done = NULL;
-  uint64_t *ids = NULL;
-  eng_exp_desc_t *ex = NULL;
-  eng_batch_t *b = NULL;
+  char *job = NULL;
+  a.pipe = &p;
   a.sizes = malloc(COLL_MAX_SIZES * sizeof *a.sizes);
+  drv_quiet = drv_launcher_rank() > 0; /* one copy of each message under mpirun */
   if (!ps || !a.sizes) {
     drv_fail(2, "multiverse collective: out of memory\n");
-    goto fail_args;
+    goto done;
   }
   int parsed = coll_parse(argc, argv, &a);
   if (parsed) {
     rc = parsed < 0 ? 0 : 2;
-    goto fail_args;
+    goto done;
   }
-  if (coll_shape(&a) || drv_load_params(a.presets, a.sets, a.n_sets, ps, &params) ||
-      drv_sweep("collective", a.sets, a.n_sets, a.sweeps, a.n_sweeps, ps, &n_combo, &combo,
-                &labels))
-    goto fail_args;
-  if ((long)n_combo * a.n_sizes > DRV_MAX_EXPS) {
-    drv_fail(2, "multiverse collective: over %d experiments\n", DRV_MAX_EXPS);
-    goto fail_args;
-  }
+  if (coll_shape(&a) || drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto done;
   if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
     drv_fail(2, "multiverse collective: --backend cuda: %s\n", eng_cuda_unavailable_reason());
-    goto fail_args;
+    goto done;
   }
-  if (coll_model_load_default(&model, NULL, a.calibration, err, sizeof err)) {
+  if (coll_model_load_default(&c.model, NULL, a.calibration, err, sizeof err)) {
     drv_fail(2, "multiverse collective: %s\n", err);
-    goto fail_model;
+    goto done;
   }
-  if (coll_topology(&a, &topo)) goto fail_tasks;
-  n_exps = n_combo * a.n_sizes;
-  tasks = calloc((size_t)n_exps, sizeof *tasks);
-  done = malloc((size_t)n_exps * (size_t)a.gpus * sizeof *done);
-  ids = calloc((size_t)n_exps, sizeof *ids);
-  ex = calloc((size_t)n_exps, sizeof *ex);
-  if (!tasks || !done || !ids || !ex) {
-    drv_fail(2, "multiverse collective: out of memory\n");
-    goto fail_tasks;
-  }
-  for (int e = 0; e < n_exps; e++) {
-    const eng_params_t *p = &combo[e / a.n_sizes];
-    uint64_t bytes = a.sizes[e % a.n_sizes];
-    if (coll_build(&a, &model, bytes, p, &tasks[e], done + (size_t)e * (size_t)a.gpus) ||
-        coll_id(&a, bytes, p, &ids[e]))
-      goto fail_tasks;
-    ex[e] = (eng_exp_desc_t){.topo = &topo, .tasks = &tasks[e], .params = p, .seed = ids[e]};
-  }
-  eng_batch_desc_t bd = {n_exps, ex};
-  if (eng_batch_create(&bd, &b, err, sizeof err)) {
-    drv_fail(2, "multiverse collective: %s\n", err);
-    goto fail_tasks;
-  }
-  eng_run_desc_t run = {a.backend, a.threads};
-  double t0 = omp_get_wtime();
-  if (eng_batch_run(b, &run, err, sizeof err)) {
-    drv_fail(2, "multiverse collective: %s\n", err);
-    goto fail_run;
-  }
-  drv_coll_report_t r = {&a, &model, b, tasks, done, ids, labels, n_combo, omp_get_wtime() - t0};
-  rc = drv_coll_print(&r);
-fail_run:
-  eng_batch_destroy(b);
-fail_tasks:
-  for (int e = 0; tasks && e < n_exps; e++)
-    tg_free(&tasks[e]);
-  free(tasks);
-  free(done);
-  free(ids);
-  free(ex);
+  if (coll_topology(&a, &topo) || coll_sizes_check(&a, &c.model, params.sync)) goto done;
+  if (!(job = coll_job(&a, &params, ps))) goto done;
+  p.o.job = "collective";
+  p.o.presets = a.presets;
+  p.o.backend = a.backend;
+  p.o.threads = a.threads;
+  p.job_text = job;
+  p.job_dir = ".";
+  if (drv_pipe_front(&p)) goto done;
+  p.sink = (drv_sink_t){.ctx = &c, .write = coll_write};
+  p.finish = coll_finish;
+  p.finish_ctx = &c;
+  drv_quiet = 0;
+  rc = drv_pipe_run(&p, argc, argv);
+done:
   topo_free(&topo);
-fail_model:
-  coll_model_free(&model);
-fail_args:
-  for (int c = 0; labels && c < n_combo; c++)
-    free(labels[c]);
-  free(labels);
-  free(combo);
+  coll_model_free(&c.model);
+  free(job);
   free(a.sizes);
   free(a.topo_json);
   free(ps);

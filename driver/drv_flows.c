@@ -8,15 +8,18 @@
 
 int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char *err,
                    size_t errlen) {
+  return drv_load_flows_counted(path, t, g, format, NULL, err, errlen);
+}
+
+int drv_load_flows_counted(const char *path, const topo_t *t, tg_t *g, int *format,
+                           int32_t *ignored, char *err, size_t errlen) {
   int fmt = trf_detect(path, err, errlen);
+  if (ignored) *ignored = 0;
   if (fmt < 0) return -1;
   if (fmt == TRF_FORMAT_NS3) {
     trf_flows_t fl;
     if (trf_read_ns3(path, t, &fl, err, errlen)) return -1;
-    if (fl.ignored_lines)
-      fprintf(stderr, "multiverse: %s: %d lines after the %d flows announced ignored, as ns-3 "
-                      "ignores them\n",
-              path, fl.ignored_lines, fl.n);
+    if (ignored) *ignored = fl.ignored_lines;
     int conv = trf_to_tg(&fl, g);
     trf_free(&fl);
     if (conv) {
@@ -36,7 +39,12 @@ int drv_load_flows(const char *path, const topo_t *t, tg_t *g, int *format, char
 
 int drv_read_flows(const char *cmd, const char *path, const topo_t *t, tg_t *g, int *format) {
   char err[1024];
-  if (drv_load_flows(path, t, g, format, err, sizeof err))
+  int32_t ignored;
+  if (drv_load_flows_counted(path, t, g, format, &ignored, err, sizeof err))
     return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+  if (ignored) /* said once, by the command that reads its inputs before running */
+    fprintf(stderr, "multiverse: %s: %d lines after the %d flows announced ignored, as ns-3 "
+                    "ignores them\n",
+            path, ignored, g->n);
   return 0;
 }

@@ -148,7 +148,8 @@ static int job_dedupe(drv_job_t *j) {
 /* The kind of every experiment (all must agree), or NULL after a problem. */
 static const drv_kind_t *job_kind(const job_sweep_t *sw, job_sweep_errs_t *errs) {
   json_t *x = job_sweep_experiment(sw, 0);
-  const char *name = job_sweep_kind(x) == JOB_SWEEP_TRAINING ? "training" : "network";
+  char name[64];
+  snprintf(name, sizeof name, "%s", x ? job_sweep_kind_name(x) : "?");
   json_decref(x);
   const drv_kind_t *kind = drv_kind_find(name);
   if (!kind)
@@ -166,7 +167,7 @@ static int job_identify(drv_job_t *j, job_sweep_errs_t *errs) {
   int bad = 0;
   for (int64_t i = 0; i < j->count; i++) {
     json_t *x = job_sweep_experiment(j->sw, i);
-    const char *name = job_sweep_kind(x) == JOB_SWEEP_TRAINING ? "training" : "network";
+    const char *name = x ? job_sweep_kind_name(x) : "?";
     int rc;
     if (!x) {
       snprintf(err, sizeof err, JOB_WHERE ": out of memory");
@@ -198,7 +199,7 @@ static void base_problems(const char *path, const char *presets, job_sweep_errs_
   char *dir = job_dir(path), err[4096], *canon = NULL;
   const drv_kind_t *kind =
       json_is_object(base)
-          ? drv_kind_find(job_sweep_kind(base) == JOB_SWEEP_TRAINING ? "training" : "network")
+          ? drv_kind_find(job_sweep_kind_name(base))
           : NULL;
   void *k = kind && dir ? kind->open(&(drv_kind_opts_t){.base_dir = dir, .presets = presets}, err,
                                      sizeof err)
@@ -215,19 +216,27 @@ static void base_problems(const char *path, const char *presets, job_sweep_errs_
 }
 
 int drv_job_load(const char *path, const char *presets, drv_job_t *j, job_sweep_errs_t *errs) {
+  return drv_job_open(path, NULL, &(drv_kind_opts_t){.presets = presets}, j, errs);
+}
+
+int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, drv_job_t *j,
+                 job_sweep_errs_t *errs) {
+  const char *dir = ko->base_dir, *presets = ko->presets;
   char err[1024];
   memset(j, 0, sizeof *j);
   if (!(j->path = strdup(path))) abort();
-  if (job_sweep_load(path, &j->sw, errs)) {
-    base_problems(path, presets, errs);
+  if (text ? job_sweep_parse(path, text, &j->sw, errs) : job_sweep_load(path, &j->sw, errs)) {
+    if (!text) base_problems(path, presets, errs);
     return -1;
   }
   if (!(j->kind = job_kind(j->sw, errs))) return -1;
-  if (!(j->dir = job_dir(path))) {
+  if (!(j->dir = dir ? strdup(dir) : job_dir(path))) {
     job_sweep_errs_add(errs, "%s: cannot find its folder", path);
     return -1;
   }
-  j->k = j->kind->open(&(drv_kind_opts_t){.base_dir = j->dir, .presets = presets}, err, sizeof err);
+  j->k = j->kind->open(
+      &(drv_kind_opts_t){.base_dir = j->dir, .presets = presets, .calibration = ko->calibration},
+      err, sizeof err);
   if (!j->k) {
     job_sweep_errs_add(errs, "%s", err);
     return -1;

@@ -21,6 +21,21 @@ int drv_map_put(drv_map_t *m, const char *key, void *value); /* 0, or -1 out of 
 /* Frees the map, calling release (if not NULL) on every value. */
 void drv_map_free(drv_map_t *m, void (*release)(void *));
 
+/* ---- a kind's topologies (drv_topos.c) ---- */
+
+/* A topology, or why it cannot be read (error not NULL, t empty). */
+typedef struct drv_topo_t {
+  topo_t t;
+  char *error;
+} drv_topo_t;
+/* The topology of a file (relative to base_dir unless absolute) or, file NULL,
+ * of a spec, from `cache` (a drv_map_t whose values drv_topo_release frees):
+ * built once per key (the path, or the spec's canonical text). NULL when out
+ * of memory. */
+drv_topo_t *drv_topo_cached(drv_map_t *cache, const char *file, const topo_spec_t *spec,
+                            const char *base_dir);
+void drv_topo_release(void *p);
+
 /* ---- the expanded job (drv_job.c) ---- */
 
 typedef struct drv_job_t {
@@ -41,6 +56,11 @@ typedef struct drv_job_t {
  * through its kind. Every problem goes to errs, one line each (problems that
  * many experiments share are one line naming them); returns 0 or -1. */
 int drv_job_load(const char *path, const char *presets, drv_job_t *j, job_sweep_errs_t *errs);
+/* The same for a job a command made (its text; `path` names it in messages);
+ * text NULL: the file. ko: what its kind reads (base_dir, the folder its
+ * relative paths start from; NULL: the job file's, absolute). */
+int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, drv_job_t *j,
+                 job_sweep_errs_t *errs);
 void drv_job_free(drv_job_t *j);
 /* The experiment id as results files write it: 16 hex digits. */
 void drv_id_text(uint64_t id, char buf[17]);
@@ -51,6 +71,7 @@ typedef struct drv_opts_t {
   const char *job;
   const char *run_dir; /* NULL: runs/<job name> */
   const char *presets;
+  const char *calibration; /* intra-server curves over the presets' (train) */
   int backend;      /* -1: cuda where a GPU is, else cpu; else eng_backend_t */
   int threads;      /* CPU threads per rank; 0: the node's cores over its ranks */
   double memory_gb; /* memory one batch may use (GiB); 0: from the device */
@@ -60,6 +81,9 @@ typedef struct drv_opts_t {
   double grace_s;   /* on a signal: wait this long for the batch in hand */
   double every_s;   /* progress lines when not on a terminal */
   int ranks;        /* plan: ranks to plan for */
+  int has_only;     /* run experiment `only` alone (train --experiment) */
+  int one_batch;    /* every experiment in one batch while memory allows (a command by hand) */
+  int64_t only;
   int list_batches; /* plan: print every batch */
 } drv_opts_t;
 

@@ -7,9 +7,11 @@
 
 extern const drv_kind_t drv_kind_network;
 extern const drv_kind_t drv_kind_training;
+extern const drv_kind_t drv_kind_collective;
 
 /* Every kind `multiverse run` can run; a new kind is one more line. */
-static const drv_kind_t *const kinds[] = {&drv_kind_network, &drv_kind_training};
+static const drv_kind_t *const kinds[] = {&drv_kind_network, &drv_kind_training,
+                                          &drv_kind_collective};
 
 #define N_KINDS ((int)(sizeof kinds / sizeof *kinds))
 
@@ -29,10 +31,10 @@ const char *drv_kind_names(void) {
   return names;
 }
 
-void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id, drv_exp_t *x,
-                   int64_t *mem) {
+void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
+                   const char *where, drv_exp_t *x, int64_t *mem) {
   memset(x, 0, sizeof *x);
-  kind->build(k, canon, id, x);
+  kind->build(k, canon, id, where, x);
   if (!mem) return;
   *mem = 0;
   if (x->status != ANA_OK) return;
@@ -46,4 +48,13 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
     snprintf(x->message, sizeof x->message, "out of memory while sizing the experiment");
     *mem = 0;
   }
+}
+
+void drv_counter_values(const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  eng_result_t r;
+  eng_exp_result(b, e, &r);
+  int k = 0;
+#define COUNTER(name, type, units, long_name) v[k++].i = r.name;
+  DRV_COUNTER_COLS(COUNTER)
+#undef COUNTER
 }

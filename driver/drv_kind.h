@@ -17,8 +17,9 @@
 
 /* What a kind knows of the job it serves. */
 typedef struct drv_kind_opts_t {
-  const char *base_dir; /* the job file's folder: relative paths start there */
-  const char *presets;  /* the network presets file; NULL: the default */
+  const char *base_dir;    /* the job file's folder: relative paths start there */
+  const char *presets;     /* the network presets file; NULL: the default */
+  const char *calibration; /* intra-server curves over the presets' (NULL: none) */
 } drv_kind_opts_t;
 
 /* One experiment, built for the engine (status ANA_OK) or not runnable
@@ -47,13 +48,28 @@ typedef struct drv_kind_t {
   int (*canon)(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id, char *err,
                size_t errlen);
   /* A canonical JSON into an experiment (x zeroed; status ANA_OK when it can
-   * run). The driver then validates it (eng_exp_validate) and sizes it. */
-  void (*build)(void *k, const char *canon, uint64_t id, drv_exp_t *x);
+   * run); `where` names it in messages ("job.json: experiments[3]"). The
+   * driver then validates it (eng_exp_validate) and sizes it. */
+  void (*build)(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *x);
   /* Results of experiment e of batch b (x ran as it): one value per column;
    * strings stay valid until release. */
   void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
   void (*release)(void *k, drv_exp_t *x);
 } drv_kind_t;
+
+/* X(name, type, units, long_name): the network's counters, columns of every
+ * kind that sends packets (network, collective), in this order. */
+#define DRV_COUNTER_COLS(X)                                                                        \
+  X(drops, ANA_INT64, "1", "packets dropped")                                                      \
+  X(pfc_pauses, ANA_INT64, "1", "PFC PAUSE frames sent")                                           \
+  X(ecn_marks, ANA_INT64, "1", "packets marked ECN")                                               \
+  X(cnps, ANA_INT64, "1", "DCQCN congestion notifications sent")                                   \
+  X(retransmits, ANA_INT64, "1", "data packets sent again")                                        \
+  X(timeouts, ANA_INT64, "1", "retransmission timeouts")                                           \
+  X(retx_bytes, ANA_INT64, "bytes", "payload bytes sent again")                                    \
+  X(packet_hops, ANA_INT64, "1", "packet transmissions on links")
+/* Fills the DRV_COUNTER_COLS values of experiment e of b at v[0..]. */
+void drv_counter_values(const eng_batch_t *b, int32_t e, ana_value_t *v);
 
 /* The kind of this name, or NULL. */
 const drv_kind_t *drv_kind_find(const char *name);
@@ -64,7 +80,7 @@ const char *drv_kind_names(void);
  * the engine (ANA_INVALID with the engine's reason) and fills *mem (bytes of
  * world tables it needs alone; 0 unless runnable). Without, the engine's batch
  * validates it (a batch's run: the plan has sized it). */
-void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id, drv_exp_t *x,
-                   int64_t *mem);
+void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
+                   const char *where, drv_exp_t *x, int64_t *mem);
 
 #endif

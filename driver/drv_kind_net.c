@@ -11,33 +11,22 @@
 #include "driver/drv.h"
 #include "driver/drv_kind_net.h"
 #include "driver/drv_jobs.h"
+#include "traffic/trf.h"
 
 typedef struct net_t {
   job_presets_t ps;
   char *base_dir;
   job_digests_t *digests;
-  drv_map_t *topos; /* topology key -> net_topo_t */
+  drv_map_t *topos; /* topology key -> drv_topo_t */
   drv_map_t *works; /* topology key "\n" flows path -> net_work_t */
 } net_t;
-
-/* A topology, or why it cannot be read. */
-typedef struct net_topo_t {
-  topo_t t;
-  char *error; /* NULL: t is good */
-} net_topo_t;
 
 /* A flow file read against one topology, or why it cannot be. */
 typedef struct net_work_t {
   tg_t g;
+  int graph; /* a task graph (.cm, JSON), not an ns-3 flow file */
   char *error;
 } net_work_t;
-
-static void topo_release(void *p) {
-  net_topo_t *t = p;
-  if (!t->error) topo_free(&t->t);
-  free(t->error);
-  free(t);
-}
 
 static void work_release(void *p) {
   net_work_t *w = p;
@@ -50,7 +39,7 @@ static void net_close(void *k) {
   net_t *n = k;
   if (!n) return;
   drv_map_free(n->works, work_release);
-  drv_map_free(n->topos, topo_release);
+  drv_map_free(n->topos, drv_topo_release);
   job_digests_free(n->digests);
   free(n->base_dir);
   free(n);
@@ -166,36 +155,19 @@ static void net_path(const net_t *n, const char *p, char *buf, size_t len) {
   snprintf(buf, len, "%s%s%s", p[0] == '/' ? "" : n->base_dir, p[0] == '/' ? "" : "/", p);
 }
 
-static net_topo_t *net_topo(net_t *n, const job_exp_t *x, const char *key) {
-  net_topo_t *t = drv_map_get(n->topos, key);
-  if (t) return t;
-  char err[1024], path[8192];
-  t = calloc(1, sizeof *t);
-  if (!t) return NULL;
-  int rc;
-  if (x->topology_file) {
-    net_path(n, x->topology_file, path, sizeof path);
-    rc = topo_load(path, &t->t, err, sizeof err);
-  } else {
-    rc = topo_spec_build(x->topology, "network.topology", n->base_dir, &t->t, err, sizeof err);
-  }
-  if (rc && !(t->error = strdup(err))) rc = 0, t->error = NULL;
-  if (drv_map_put(n->topos, key, t)) {
-    topo_release(t);
-    return NULL;
-  }
-  return t;
-}
-
-static net_work_t *net_work(net_t *n, const job_exp_t *x, const char *topo_key, const topo_t *t) {
+/* The flow file read against topology `which` (remembered by both). */
+static net_work_t *net_work(net_t *n, const job_exp_t *x, const drv_topo_t *which,
+                            const topo_t *t) {
   char key[8192], path[8192], err[1024];
-  snprintf(key, sizeof key, "%s\n%s", topo_key, x->flows_file);
+  snprintf(key, sizeof key, "%p\n%s", (const void *)which, x->flows_file);
   net_work_t *w = drv_map_get(n->works, key);
   if (w) return w;
   if (!(w = calloc(1, sizeof *w))) return NULL;
   net_path(n, x->flows_file, path, sizeof path);
   int format;
-  if (drv_load_flows(path, t, &w->g, &format, err, sizeof err)) {
+  if (drv_load_flows(path, t, &w->g, &format, err, sizeof err) == 0) {
+    w->graph = format != TRF_FORMAT_NS3;
+  } else {
     tg_free(&w->g);
     memset(&w->g, 0, sizeof w->g);
     w->error = strdup(err);
@@ -222,7 +194,9 @@ static double net_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
   return hops;
 }
 
-static void net_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
+static void net_build(void *k, const char *canon, uint64_t id, const char *where,
+                      drv_exp_t *xo) {
+  (void)where;
   net_t *n = k;
   job_exp_t x;
   char err[1024];
@@ -236,14 +210,9 @@ static void net_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
     return;
   }
   json_decref(obj);
-  json_t *tj = x.topology ? topo_spec_json(x.topology) : NULL;
-  char *tkey = tj ? json_dumps(tj, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-  json_decref(tj);
-  const char *key = tkey ? tkey : x.topology_file;
-  net_topo_t *t = key ? net_topo(n, &x, key) : NULL;
-  net_work_t *w = t && !t->error ? net_work(n, &x, key, &t->t) : NULL;
+  drv_topo_t *t = drv_topo_cached(n->topos, x.topology_file, x.topology, n->base_dir);
+  net_work_t *w = t && !t->error ? net_work(n, &x, t, &t->t) : NULL;
   drv_net_own_t *own = calloc(1, sizeof *own);
-  free(tkey);
   if (!t || (!t->error && !w) || !own) {
     snprintf(xo->message, sizeof xo->message, "out of memory");
     free(own);
@@ -251,7 +220,7 @@ static void net_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
     snprintf(xo->message, sizeof xo->message, "%s", t->error ? t->error : w->error);
     free(own);
   } else {
-    *own = (drv_net_own_t){.params = x.params, .topo = &t->t, .tasks = &w->g};
+    *own = (drv_net_own_t){.params = x.params, .topo = &t->t, .tasks = &w->g, .graph = w->graph};
     xo->own = own;
     xo->desc = (eng_exp_desc_t){
         .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};

@@ -16,14 +16,7 @@
   X(flows, ANA_INT64, "1", "flows")                                                                \
   X(flows_done, ANA_INT64, "1", "flows that completed")                                            \
   X(bytes, ANA_INT64, "bytes", "bytes of every flow")                                              \
-  X(drops, ANA_INT64, "1", "packets dropped")                                                      \
-  X(pfc_pauses, ANA_INT64, "1", "PFC PAUSE frames sent")                                           \
-  X(ecn_marks, ANA_INT64, "1", "packets marked ECN")                                               \
-  X(cnps, ANA_INT64, "1", "DCQCN congestion notifications sent")                                   \
-  X(retransmits, ANA_INT64, "1", "data packets sent again")                                        \
-  X(timeouts, ANA_INT64, "1", "retransmission timeouts")                                           \
-  X(retx_bytes, ANA_INT64, "bytes", "payload bytes sent again")                                    \
-  X(packet_hops, ANA_INT64, "1", "packet transmissions on links")                                  \
+  DRV_COUNTER_COLS(X)                                                                              \
   X(paused_time, ANA_DOUBLE, "s", "time ports spent paused by PFC, summed over ports")             \
   X(sim_end, ANA_DOUBLE, "s", "simulated time of the last task end")                               \
   X(windows, ANA_INT64, "1", "simulation windows stepped")                                         \
@@ -42,6 +35,7 @@ typedef struct drv_net_own_t {
   eng_params_t params;
   const topo_t *topo;
   const tg_t *tasks;
+  int graph; /* a task graph (.cm, JSON): flows in task order, a tasks file */
 } drv_net_own_t;
 
 /* Its results, one value per column. */

@@ -67,14 +67,7 @@ void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_va
   eng_result_t r;
   eng_exp_result(b, e, &r);
   fct_stats(o, b, e, v);
-  v[DRV_NET_drops].i = r.drops;
-  v[DRV_NET_pfc_pauses].i = r.pfc_pauses;
-  v[DRV_NET_ecn_marks].i = r.ecn_marks;
-  v[DRV_NET_cnps].i = r.cnps;
-  v[DRV_NET_retransmits].i = r.retransmits;
-  v[DRV_NET_timeouts].i = r.timeouts;
-  v[DRV_NET_retx_bytes].i = r.retx_bytes;
-  v[DRV_NET_packet_hops].i = r.packet_hops;
+  drv_counter_values(b, e, &v[DRV_NET_drops]);
   v[DRV_NET_paused_time].d = (double)r.paused_ps * PS;
   v[DRV_NET_sim_end].d = r.status == ENG_OK ? (double)r.end_ps * PS : NAN; /* the last task's end */
   v[DRV_NET_windows].i = r.windows;

@@ -44,7 +44,7 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
     return NULL;
   }
   if (trn_presets_load(&t->tp, NULL, err, errlen) ||
-      coll_model_load_default(&t->cm, NULL, NULL, err, errlen) ||
+      coll_model_load_default(&t->cm, NULL, o->calibration, err, errlen) ||
       job_presets_load(drv_presets_file(o->presets, def, sizeof def), &t->ps, err, errlen)) {
     train_close(t);
     return NULL;
@@ -77,7 +77,8 @@ static double train_hops(const trn_exp_t *x) {
   return hops;
 }
 
-static void train_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) {
+static void train_build(void *k, const char *canon, uint64_t id, const char *where,
+                        drv_exp_t *xo) {
   train_t *t = k;
   json_error_t je;
   xo->status = ANA_FAILED;
@@ -90,7 +91,7 @@ static void train_build(void *k, const char *canon, uint64_t id, drv_exp_t *xo) 
     free(x);
     return;
   }
-  int rc = job_train_build(&t->jenv, &t->env, obj, "experiment", id, x);
+  int rc = job_train_build(&t->jenv, &t->env, obj, where, id, x);
   json_decref(obj);
   if (rc) {
     snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");

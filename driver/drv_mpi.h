@@ -1,4 +1,6 @@
-/* driver: MPI for `multiverse run`: every call checked (file:line, then
+/* driver: the ranks of the pipeline every command runs: MPI when a launcher
+ * (mpirun, srun) started the process, else one rank without MPI (a command run
+ * by hand starts no MPI runtime). Every MPI call checked (file:line, then
  * MPI_Abort), byte buffers broadcast from rank 0, and the shared counters on
  * rank 0 that ranks update with one-sided atomics (MPI-3 fetch-and-op). */
 #ifndef DRV_MPI_H
@@ -17,6 +19,34 @@ void drv_mpi_check(int rc, const char *file, int line, const char *call);
 #define DRV_ABORT(msg) drv_mpi_abort(__FILE__, __LINE__, (msg))
 void drv_mpi_abort(const char *file, int line, const char *msg) __attribute__((noreturn));
 
+/* This process's ranks: its place among them and among those of its node. */
+typedef struct drv_comm_t {
+  int rank, size, local_rank, local_size;
+  int mpi; /* MPI is running (a launcher started the process) */
+} drv_comm_t;
+
+/* Starts MPI (MPI_THREAD_FUNNELED) when a launcher started the process
+ * (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE set, or
+ * MULTIVERSE_MPI=1), else one rank without MPI. 0, or -1 when MPI_Init fails. */
+int drv_comm_init(int *argc, char ***argv, drv_comm_t *c);
+void drv_comm_finalize(void);
+/* Before drv_comm_init: this process's rank and the ranks' count as the
+ * launcher tells them (-1 and 1 when no launcher started it), so that a
+ * command checks its options and prints each message once. */
+int drv_launcher_rank(void);
+int drv_launcher_size(void);
+/* Collectives over every rank (without MPI: the value itself). */
+int drv_all_max(int v);
+int64_t drv_all_min_i64(int64_t v);
+void drv_all_barrier(void);
+void drv_bcast_int(int *v); /* rank 0's value */
+/* A barrier that does not block: start it, then test until it is complete. */
+typedef struct drv_ibarrier_t {
+  MPI_Request req;
+} drv_ibarrier_t;
+void drv_ibarrier_start(drv_ibarrier_t *b);
+int drv_ibarrier_done(drv_ibarrier_t *b);
+
 /* A growable byte buffer, written by rank 0 and read by every rank. */
 typedef struct drv_buf_t {
   char *p;
@@ -30,7 +60,7 @@ int64_t drv_buf_get_i64(drv_buf_t *b);
 char *drv_buf_get_str(drv_buf_t *b);
 void drv_buf_free(drv_buf_t *b);
 /* Broadcasts rank 0's buffer (any size) to every rank; read from pos 0. */
-void drv_buf_bcast(drv_buf_t *b, MPI_Comm comm);
+void drv_buf_bcast(drv_buf_t *b);
 
 /* Counters on rank 0. */
 typedef enum drv_slot_t {
@@ -47,10 +77,11 @@ typedef enum drv_slot_t {
 typedef struct drv_win_t {
   MPI_Win win;
   int64_t *base; /* rank 0's counters (NULL elsewhere) */
+  int64_t local[DRV_SLOTS]; /* the counters without MPI */
 } drv_win_t;
 
 /* Collective: creates the counters (zero) and opens a passive-target epoch. */
-void drv_win_open(drv_win_t *w, MPI_Comm comm);
+void drv_win_open(drv_win_t *w);
 /* Atomically adds v to a counter on rank 0; returns its value before. */
 int64_t drv_win_add(drv_win_t *w, drv_slot_t slot, int64_t v);
 /* Atomically raises a counter on rank 0 to v (if below). */

@@ -9,9 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver/drv_net.h"
 #include "sim/eng_file.h"
-#include "driver/drv.h"
-#include "sim/eng_num.h"
 #include "traffic/trf.h"
 
 static const char net_usage[] =
@@ -20,6 +19,7 @@ static const char net_usage[] =
     "                      [--backend cpu|cuda] [--threads N]\n"
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR [--force]\n"
+    "                      [--results FILE.nc] [--run-dir DIR] [--memory GB] [--max-batch N]\n"
     "       multiverse net --ns3-config CONFIG [--set KEY=VALUE ...] [--backend ...] [-o OUTDIR]\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
@@ -38,9 +38,13 @@ static const char net_usage[] =
     "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
     "towards PEER, every US microseconds (default 10)\n"
     "OUTDIR: a new folder, or one without an earlier run; --force replaces an earlier run\n"
-    "(docs/cli.md: Output folders). Each key is given once; `cc` applies before the other keys.\n";
+    "(docs/cli.md: Output folders). Each key is given once; `cc` applies before the other keys.\n"
+    "--results FILE.nc: every experiment's row in a NetCDF file; its run folder (FILE.run, or\n"
+    "--run-dir DIR) keeps the finished batches, and rerunning the command continues there.\n"
+    "Under mpirun the experiments are shared among the ranks (docs/cli.md).\n";
 
 typedef struct net_args_t {
+  drv_pipe_t *pipe; /* its options: --run-dir, --results, --memory, --max-batch, --grace */
   const char *topo, *out, *presets, *ns3cfg;
   char **flows; /* owned copies */
   int n_flows, cap_flows;
@@ -153,7 +157,10 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       fputs(net_usage, stdout);
       return -1;
     } else {
-      return drv_fail(2, "multiverse net: unknown option %s (multiverse net --help)\n", o);
+      int used = drv_pipe_opt(a->pipe, o, v);
+      if (used == 2) return 2;
+      if (!used)
+        return drv_fail(2, "multiverse net: unknown option %s (multiverse net --help)\n", o);
     }
     i++;
   }
@@ -190,191 +197,236 @@ static int net_ns3(net_args_t *a, drv_ns3_config_t *cfg) {
 
 /* DCQCN with HAS_WIN 1 and GLOBAL_T 1: every flow's window is ns-3's maxBdp,
  * the largest base RTT (whole ns) times the NIC rate (the first host's first
- * link, scratch/third.cc get_nic_rate). */
-static int net_ns3_window(const topo_t *t, const job_presets_t *ps, eng_params_t *p) {
+ * link, scratch/third.cc get_nic_rate): one more --set. */
+static int net_ns3_window(const topo_t *t, const eng_params_t *p, char *kv, size_t len) {
   int64_t nic = 0, rtt = eng_largest_base_rtt(t, p);
   for (int32_t i = 0; i < t->n_nodes && !nic; i++)
     if (!t->is_switch[i] && t->port_off[i + 1] > t->port_off[i])
       nic = t->links[t->ports[t->port_off[i]].link].rate_bps;
   if (rtt < 0 || nic <= 0) return drv_fail(2, "multiverse net: no two hosts are connected\n");
   uint64_t bytes = (uint64_t)(rtt / 1000) * (uint64_t)nic / 8000000000ULL;
-  char kv[80], err[512];
-  snprintf(kv, sizeof kv, "dcqcn_window_kb=%.17g", (double)bytes / 1024);
-  if (job_param_set(ps, p, kv, err, sizeof err)) return drv_fail(2, "multiverse net: %s\n", err);
+  snprintf(kv, len, "dcqcn_window_kb=%.17g", (double)bytes / 1024);
   return 0;
 }
 
-/* Experiment ids: the canonical experiment ({"kind":"network","network":{
- * "topology": TOPO, "flows": FLOWS, every parameter}}, paths as given) and the
- * content of the files it names (jobs/job_id.c). */
-static int net_ids(const net_args_t *a, int n_combo, const eng_params_t *combo, uint64_t *ids) {
+/* What the sink and the finish need: the experiments' flow files and swept
+ * values as given, the trace, the output folder. */
+typedef struct net_t {
+  net_args_t a;
+  drv_ns3_config_t *cfg;
+  eng_trace_desc_t trace; /* of experiment a.trace_exp; every == 0: none */
+  int64_t trace_first;    /* the first experiment with its id (the one that runs) */
+  long n_combo;
+  int *distinct; /* (n_flows) the job's flow file of each --flows (a file given twice: one) */
+  drv_outdir_t od;
+  int finished; /* net_finish ran */
+} net_t;
+
+static void net_prepare(void *ctx, int64_t index, drv_exp_t *x) {
+  net_t *n = ctx;
+  if (n->trace.every && index == n->trace_first) x->desc.trace = &n->trace;
+}
+
+static int net_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen) {
+  net_t *n = ctx;
+  return drv_net_sink(ev, n->trace.every ? &n->trace : NULL, err, errlen);
+}
+
+/* Rank 0 at the end: every experiment's files, summary and line, in the
+ * order of --flows and --sweep; the ns-3 configuration's FCT file. */
+static int net_finish(void *ctx, const drv_end_t *end) {
+  net_t *n = ctx;
+  const net_args_t *a = &n->a;
+  char out[4300], path[4300];
+  n->finished = 1;
+  if (end->stopped > 0 && end->stopped < DRV_STOP_ERROR) return drv_outdir_stopped(&n->od, end->stopped);
+  if (end->stopped) {
+    drv_outdir_end(&n->od, DRV_OUT_FAILED);
+    return 2;
+  }
+  snprintf(out, sizeof out, "%s/out", end->run_dir);
+  snprintf(path, sizeof path, "%s/summary.jsonl", a->out ? n->od.stage : ".");
+  FILE *summary = a->out ? fopen(path, "w") : NULL;
+  if (a->out && !summary) {
+    drv_outdir_end(&n->od, DRV_OUT_FAILED);
+    return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
+  }
+  int rc = 0;
+  for (int64_t e = 0; e < (int64_t)a->n_flows * n->n_combo && rc < 2; e++) {
+    char *label = drv_sweep_label(a->sweeps, a->n_sweeps, (long)(e % n->n_combo));
+    int64_t je = n->distinct[e / n->n_combo] * n->n_combo + e % n->n_combo; /* in the job */
+    drv_net_render_t r = {.out = out,
+                          .id = end->job->id[je],
+                          .index = (int)e,
+                          .flows_path = a->flows[e / n->n_combo],
+                          .sweep = label && *label ? label : NULL,
+                          .outdir = a->out ? n->od.stage : NULL,
+                          .trace = n->trace.every && e == a->trace_exp,
+                          .json = a->json};
+    int wr = label ? drv_net_render(&r, summary) : drv_fail(2, "multiverse net: out of memory\n");
+    if (wr > rc) rc = wr;
+    free(label);
+  }
+  fflush(stdout);
+  if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
+  if (drv_outdir_end(&n->od, rc == 2 ? DRV_OUT_FAILED : DRV_OUT_DONE)) rc = 2;
+  /* The FCT file the configuration names (checked by drv_ns3_files). */
+  if (a->ns3cfg && rc < 2 && drv_net_fct_copy(out, end->job->id[0], n->cfg->fct)) rc = 2;
+  return rc > end->status ? rc : end->status;
+}
+
+/* The job of the command line: base = the topology and the --sets; a grid
+ * over the flow files (outermost) and the --sweeps, in their order. */
+static char *net_job(const net_args_t *a, const int *distinct, const eng_params_t *params,
+                     const job_presets_t *ps, long *n_combo) {
+  json_t *net = json_object(), *grid = json_object(), *files = json_array();
+  json_t *job = json_pack("{s:s,s:{s:s,s:o},s:{s:o}}", "name", "net", "base", "kind", "network",
+                          "network", net, "sweep", "grid", grid);
+  char *text = NULL;
+  if (!job || !files || json_object_set_new(net, "topology", json_string(a->topo)) ||
+      drv_sets_json(a->sets, a->n_sets, params, net)) {
+    drv_fail(2, "multiverse net: out of memory\n");
+    goto done;
+  }
+  for (int i = 0; i < a->n_flows; i++) /* each file once */
+    if (distinct[i] == (int)json_array_size(files))
+      json_array_append_new(files, json_string(a->flows[i]));
+  json_object_set(grid, "network.flows", files);
+  if (drv_sweep("net", a->sets, a->n_sets, a->sweeps, a->n_sweeps, ps, grid, n_combo)) goto done;
+  if (!(text = json_dumps(job, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+    drv_fail(2, "multiverse net: out of memory\n");
+done:
+  json_decref(files);
+  json_decref(job);
+  return text;
+}
+
+/* Every input read before anything runs, so that a mistake is one line naming
+ * the file and line (exit 2): the topology, every flow file (once: a file given
+ * twice is one experiment, its results reported at both places), the trace's
+ * selection. */
+static int net_check(net_t *n, const eng_params_t *params, char *ns3_kv, size_t kv_len) {
+  net_args_t *a = &n->a;
+  topo_t topo = {0};
   char err[1024];
   int rc = 0;
-  job_digests_t *cache = job_digests_new();
-  if (!cache) return drv_fail(2, "multiverse net: out of memory\n");
-  for (int e = 0; !rc && e < a->n_flows * n_combo; e++) {
-    job_exp_t x = {.topology_file = (char *)a->topo, /* borrowed, not freed */
-                   .flows_file = a->flows[e / n_combo],
-                   .params = combo[e % n_combo]};
-    if (job_exp_id(&x, NULL, cache, &ids[e], err, sizeof err))
-      rc = drv_fail(2, "multiverse net: %s\n", err);
+  if (topo_load(a->topo, &topo, err, sizeof err)) return drv_fail(2, "multiverse net: %s\n", err);
+  if (topo.ignored_lines)
+    fprintf(stderr, "multiverse net: %s: %d lines after the %d links announced ignored, as ns-3 "
+                    "ignores them\n",
+            a->topo, topo.ignored_lines, topo.n_links);
+  if (n->cfg && n->cfg->dcqcn_global_window) rc = net_ns3_window(&topo, params, ns3_kv, kv_len);
+  int files = 0;
+  for (int i = 0; i < a->n_flows && !rc; i++) {
+    int k = 0;
+    while (k < i && strcmp(a->flows[i], a->flows[k]) != 0)
+      k++;
+    n->distinct[i] = k < i ? n->distinct[k] : files++;
+    tg_t g = {0};
+    int fmt;
+    if (!rc && drv_read_flows("net", a->flows[i], &topo, &g, &fmt)) rc = 2;
+    if (!rc && (a->trace_rates || a->trace_queues) && i == a->trace_exp / n->n_combo &&
+        drv_trace_parse(a->trace_rates, a->trace_queues, a->trace_every, &topo, g.n, &n->trace))
+      rc = 2;
+    tg_free(&g);
   }
-  job_digests_free(cache);
+  topo_free(&topo);
   return rc;
 }
 
 int drv_net(int argc, char **argv) {
-  net_args_t a = {0};
-  char err[1024];
-  int rc = 2;
-  topo_t topo = {0};
-  job_presets_t *ps = malloc(sizeof *ps);
   static drv_ns3_config_t cfg;
-  eng_params_t params, *combo = NULL;
-  char **labels = NULL;
-  int n_combo = 0, n_exps = 0;
-  tg_t *tasks = NULL;
-  int *graph = NULL; /* per flows file: 1 for a task graph (.cm, JSON) */
-  uint64_t *ids = NULL;
-  eng_exp_desc_t *ex = NULL;
-  eng_batch_t *b = NULL;
-  eng_trace_desc_t trace = {0};
-  FILE *summary = NULL;
-  drv_outdir_t od;
-  char path[4096];
-  if (!ps) {
-    drv_fail(2, "multiverse net: out of memory\n");
-    goto fail_args;
-  }
-  int parsed = net_parse(argc, argv, &a);
+  static net_t n;
+  static drv_pipe_t p = {.cmd = "net"};
+  net_args_t *a = &n.a;
+  a->pipe = &p;
+  p.o.backend = ENG_BACKEND_CPU;
+  job_presets_t *ps = malloc(sizeof *ps);
+  eng_params_t params;
+  char *job = NULL, ns3_kv[128] = "";
+  const char **inputs = NULL;
+  int rc = 2;
+  if (!ps) return drv_fail(2, "multiverse net: out of memory\n");
+  drv_quiet = drv_launcher_rank() > 0; /* one copy of each message under mpirun */
+  int parsed = net_parse(argc, argv, a);
   if (parsed) {
     rc = parsed < 0 ? 0 : 2; /* --help: printed */
-    goto fail_args;
+    goto done;
   }
-  if (a.ns3cfg && net_ns3(&a, &cfg)) goto fail_args;
-  if (drv_outdir_check(&od, "net", a.out, a.force)) goto fail_args; /* cfg.fct: drv_ns3_files */
-  if (drv_load_params(a.presets, a.sets, a.n_sets, ps, &params)) goto fail_args;
-  if (drv_sweep("net", a.sets, a.n_sets, a.sweeps, a.n_sweeps, ps, &n_combo, &combo, &labels))
-    goto fail_args;
-  if ((long)a.n_flows * n_combo > DRV_MAX_EXPS) {
-    drv_fail(2, "multiverse net: %d flow files x %d combinations: over %d experiments\n", a.n_flows,
-             n_combo, DRV_MAX_EXPS);
-    goto fail_args;
+  if (a->ns3cfg && net_ns3(a, &cfg)) goto done;
+  n.cfg = a->ns3cfg ? &cfg : NULL;
+  if (drv_outdir_check(&n.od, "net", a->out, a->force)) /* cfg.fct: drv_ns3_files */
+    goto done;
+  if (drv_load_params(a->presets, a->sets, a->n_sets, ps, &params)) goto done;
+  json_t *probe = json_object(); /* the sweeps checked before the inputs are read */
+  int bad = !probe || drv_sweep("net", a->sets, a->n_sets, a->sweeps, a->n_sweeps, ps, probe,
+                                &n.n_combo);
+  json_decref(probe);
+  if (bad) goto done;
+  if ((long)a->n_flows * n.n_combo > DRV_MAX_EXPS) {
+    drv_fail(2, "multiverse net: %d flow files x %ld combinations: over %d experiments\n",
+             a->n_flows, n.n_combo, DRV_MAX_EXPS);
+    goto done;
   }
-  n_exps = a.n_flows * n_combo;
-  if ((a.trace_rates || a.trace_queues) && (a.trace_exp < 0 || a.trace_exp >= n_exps)) {
-    drv_fail(2, "multiverse net: --trace-exp %d: there are %d experiments\n", a.trace_exp, n_exps);
-    goto fail_args;
+  long n_exps = a->n_flows * n.n_combo;
+  if ((a->trace_rates || a->trace_queues) && (a->trace_exp < 0 || a->trace_exp >= n_exps)) {
+    drv_fail(2, "multiverse net: --trace-exp %d: there are %ld experiments\n", a->trace_exp,
+             n_exps);
+    goto done;
   }
-  if (a.backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
+  if (a->backend == ENG_BACKEND_CUDA && !eng_cuda_available()) {
     drv_fail(2, "multiverse net: --backend cuda: %s\n", eng_cuda_unavailable_reason());
-    goto fail_args;
+    goto done;
   }
-  if (topo_load(a.topo, &topo, err, sizeof err)) {
-    drv_fail(2, "multiverse net: %s\n", err);
-    goto fail_topo;
-  }
-  if (topo.ignored_lines)
-    fprintf(stderr,
-            "multiverse net: %s: %d lines after the %d links announced ignored, as ns-3 "
-            "ignores them\n",
-            a.topo, topo.ignored_lines, topo.n_links);
-  if (cfg.dcqcn_global_window && net_ns3_window(&topo, ps, &combo[0])) goto fail_topo;
-  tasks = calloc((size_t)a.n_flows, sizeof *tasks);
-  ex = calloc((size_t)n_exps, sizeof *ex);
-  ids = calloc((size_t)n_exps, sizeof *ids);
-  graph = calloc((size_t)a.n_flows, sizeof *graph);
-  if (!tasks || !ex || !ids || !graph) {
+  if (!(n.distinct = calloc((size_t)a->n_flows + 1, sizeof *n.distinct))) {
     drv_fail(2, "multiverse net: out of memory\n");
-    goto fail_tasks;
+    goto done;
   }
-  for (int i = 0; i < a.n_flows; i++) {
-    int fmt;
-    if (drv_read_flows("net", a.flows[i], &topo, &tasks[i], &fmt)) goto fail_tasks;
-    graph[i] = fmt != TRF_FORMAT_NS3;
-  }
-  if (net_ids(&a, n_combo, combo, ids)) goto fail_tasks;
-  for (int e = 0; e < n_exps; e++)
-    ex[e] = (eng_exp_desc_t){
-        .topo = &topo, .tasks = &tasks[e / n_combo], .params = &combo[e % n_combo], .seed = ids[e]};
-  if (a.trace_rates || a.trace_queues) {
-    if (drv_trace_parse(a.trace_rates, a.trace_queues, a.trace_every, &topo,
-                        tasks[a.trace_exp / n_combo].n, &trace))
-      goto fail_tasks;
-    ex[a.trace_exp].trace = &trace;
-  }
-  eng_batch_desc_t bd = {n_exps, ex};
-  if (eng_batch_create(&bd, &b, err, sizeof err)) {
-    drv_fail(2, "multiverse net: %s\n", err);
-    goto fail_tasks;
-  }
-  if (eng_env_flag("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
-            (double)eng_batch_bytes(b) / n_exps);
-  eng_run_desc_t run = {a.backend, a.threads};
-  if (drv_outdir_begin(&od, argc, argv)) goto fail_run;
-  double t0 = omp_get_wtime();
-  if (eng_batch_run(b, &run, err, sizeof err)) {
-    drv_fail(2, "multiverse net: %s\n", err);
-    drv_outdir_end(&od, DRV_OUT_NOTHING);
-    goto fail_run;
-  }
-  double wall = omp_get_wtime() - t0;
-  const char *outdir = a.out ? od.stage : NULL; /* results: staged */
-  snprintf(path, sizeof path, "%s/summary.jsonl", a.out ? od.stage : ".");
-  summary = a.out ? fopen(path, "w") : NULL;
-  if (a.out && !summary) {
-    drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
-    drv_outdir_end(&od, DRV_OUT_FAILED);
-    goto fail_run;
-  }
-  rc = 0;
-  for (int e = 0; e < n_exps; e++) {
-    int i = e / n_combo, c = e % n_combo;
-    drv_net_report_t r = {e,         a.flows[i], labels[c][0] ? labels[c] : NULL,
-                          &topo,     &tasks[i],  graph[i],
-                          &combo[c], ids[e],     wall,
-                          a.backend};
-    int wr = drv_net_write(b, &r, outdir, a.json, summary);
-    if (wr > rc) rc = wr;
-  }
-  if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
-  if (trace.every && a.out && drv_trace_write(b, a.trace_exp, &trace, &topo, outdir)) rc = 2;
-  if (drv_outdir_end(&od, rc == 2 ? DRV_OUT_FAILED : DRV_OUT_DONE)) rc = 2;
-  if (a.ns3cfg) { /* the FCT file the configuration names, by the output rule */
-    drv_net_report_t r = {0,        a.flows[0], NULL,   &topo, &tasks[0],
-                          graph[0], &combo[0],  ids[0], wall,  a.backend};
-    drv_out_t fo;
-    if (drv_out_open(&fo, cfg.fct, err, sizeof err)) {
-      rc = drv_fail(2, "multiverse net: %s\n", err);
-    } else if (drv_net_fct(b, &r, fo.tmp)) {
-      drv_out_abort(&fo);
-      rc = 2;
-    } else if (drv_out_commit(&fo, err, sizeof err)) {
-      rc = drv_fail(2, "multiverse net: %s\n", err);
+  if (net_check(&n, &params, ns3_kv, sizeof ns3_kv)) goto done;
+  if (ns3_kv[0]) { /* DCQCN's global window: one more --set */
+    if (a->n_sets == DRV_MAX_SETS) {
+      drv_fail(2, "multiverse net: too many --set\n");
+      goto done;
     }
+    a->sets[a->n_sets++] = ns3_kv;
+    if (drv_load_params(a->presets, a->sets, a->n_sets, ps, &params)) goto done;
   }
-fail_run:
-  eng_batch_destroy(b);
-fail_tasks:
-  for (int i = 0; tasks && i < a.n_flows; i++) /* calloc'd: unread ones are empty */
-    tg_free(&tasks[i]);
-  free(tasks);
-  free(graph);
-  free(ex);
-  free(ids);
-  free((void *)trace.flows);
-  free((void *)trace.ports);
-fail_topo:
-  topo_free(&topo);
-fail_args:
-  for (int i = 0; i < a.n_flows; i++)
-    free(a.flows[i]);
-  free(a.flows);
-  for (int c = 0; labels && c < n_combo; c++)
-    free(labels[c]);
-  free(labels);
-  free(combo);
+  if (!(job = net_job(a, n.distinct, &params, ps, &n.n_combo))) goto done;
+  /* The experiment a trace follows, as the job numbers it. */
+  n.trace_first = (int64_t)n.distinct[a->trace_exp / n.n_combo] * n.n_combo + a->trace_exp % n.n_combo;
+  p.o.job = "net";
+  p.o.presets = a->presets;
+  p.o.backend = a->backend;
+  p.o.threads = a->threads;
+  p.job_text = job;
+  p.job_dir = ".";
+  if (!(inputs = calloc((size_t)a->n_flows + 3, sizeof *inputs))) {
+    drv_fail(2, "multiverse net: out of memory\n");
+    goto done;
+  }
+  for (int i = 0; i < a->n_flows; i++) /* what --results may not overwrite */
+    inputs[p.n_inputs++] = a->flows[i];
+  inputs[p.n_inputs++] = a->topo;
+  if (a->ns3cfg) inputs[p.n_inputs++] = a->ns3cfg;
+  p.inputs = inputs;
+  if (drv_pipe_front(&p)) goto done;
+  p.sink = (drv_sink_t){.ctx = &n, .prepare = net_prepare, .write = net_write};
+  p.finish = net_finish;
+  p.finish_ctx = &n;
+  n.od.no_signals = 1;
+  if (drv_launcher_rank() <= 0 && drv_outdir_begin(&n.od, argc, argv)) goto done;
+  drv_quiet = 0;
+  rc = drv_pipe_run(&p, argc, argv);
+  if (!n.finished) drv_outdir_end(&n.od, DRV_OUT_NOTHING); /* nothing ran */
+done:
+  free(job);
+  free(inputs);
+  free(n.distinct);
+  for (int i = 0; i < a->n_flows; i++)
+    free(a->flows[i]);
+  free(a->flows);
+  free((void *)n.trace.flows);
+  free((void *)n.trace.ports);
   free(ps);
   return rc;
 }

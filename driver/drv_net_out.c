@@ -1,5 +1,9 @@
-/* Outputs of `multiverse net`: the ns-3 HPCC FCT file of each experiment, a
- * task graph's task times, and its summary (a text line or a JSON object). */
+/* Outputs of `multiverse net`, a sink over the pipeline's rows: the worker that
+ * runs an experiment writes, per experiment id, RUNDIR/out/ID.fct (the ns-3
+ * HPCC FCT file), ID.tasks (a task graph's task times), ID.trace.csv (time
+ * series) and ID.json (its summary); at the end the command renders each
+ * experiment of its job from them: OUTDIR/fct-N.txt, tasks-N.txt, trace-N.csv,
+ * summary.jsonl and its line on stdout. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "driver/drv.h"
+#include "driver/drv_net.h"
 
 /* ns-3 writes node id as the IPv4 address 11.0.x.y it gives that node. */
 static uint32_t out_ip(int32_t id) {
@@ -49,40 +53,34 @@ typedef struct out_stats_t {
   double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
 } out_stats_t;
 
-/* Writes the finished flows, in finish order (ties in task order), or in task
- * order for a task graph; fills the FCT statistics. */
-static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const char *path,
-                        out_stats_t *st) {
-  const tg_t *fl = r->tasks;
+/* Writes the finished flows of experiment e of b to f (NULL: none), in finish
+ * order (ties in task order), or in task order for a task graph; fills the FCT
+ * statistics. 0 or -1 (out of memory). */
+static int out_fct(const eng_batch_t *b, int32_t e, const drv_net_own_t *o, FILE *f,
+                   out_stats_t *st) {
+  const tg_t *fl = o->tasks;
   out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
   int64_t *starts = malloc(((size_t)fl->n + 1) * sizeof *starts);
   int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
   double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
-  FILE *f = path ? fopen(path, "w") : NULL;
-  if (!rows || !starts || !fcts || !slow || (path && !f)) {
-    free(rows);
-    free(starts);
-    free(fcts);
-    free(slow);
-    if (f) fclose(f);
-    return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
-  }
+  int rc = -1;
+  if (!rows || !starts || !fcts || !slow) goto done;
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
     eng_task_times_t tt;
     if (fl->t[i].kind != TG_FLOW) continue;
     st->bytes += fl->t[i].bytes;
-    if (eng_task_times(b, r->index, i, &tt) == 0 && tt.end >= 0) {
+    if (eng_task_times(b, e, i, &tt) == 0 && tt.end >= 0) {
       starts[i] = tt.start; /* a flow with predecessors starts later than its `start` */
       rows[n++] = (out_row_t){tt.end, i};
     }
   }
-  if (!r->graph) qsort(rows, (size_t)n, sizeof *rows, out_cmp);
+  if (!o->graph) qsort(rows, (size_t)n, sizeof *rows, out_cmp);
   double sum = 0;
   for (int32_t k = 0; k < n; k++) {
     const tg_task_t *t = &fl->t[rows[k].idx];
     int64_t start = starts[rows[k].idx], fct = rows[k].finish - start;
-    int64_t alone = eng_flow_standalone(r->topo, r->params, t);
+    int64_t alone = eng_flow_standalone(o->topo, &o->params, t);
     if (f)
       fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
               out_ip(t->host), out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000,
@@ -100,39 +98,48 @@ static int out_fct_file(const eng_batch_t *b, const drv_net_report_t *r, const c
   st->mean_fct = n ? (int64_t)(sum / n) : 0;
   st->p50_slow = n ? slow[out_rank(n, 50)] : 0;
   st->p99_slow = n ? slow[out_rank(n, 99)] : 0;
+  rc = 0;
+done:
   free(rows);
   free(starts);
   free(fcts);
   free(slow);
-  if (f && fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
-  return 0;
+  return rc;
 }
 
-/* tasks-N.txt of a task graph: every task in task order with its times (ps,
- * -1 where the event did not happen). */
-static int out_tasks_file(const eng_batch_t *b, const drv_net_report_t *r, const char *path) {
+/* Every task of experiment e in task order with its times (ps, -1 where the
+ * event did not happen). */
+static void out_tasks(const eng_batch_t *b, int32_t e, const tg_t *g, FILE *f) {
   static const char *const kinds[] = {"flow", "compute", "coll", "join"};
-  FILE *f = fopen(path, "w");
-  if (!f) return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
   fprintf(f, "# task kind host dst bytes start_ps end_ps recv_ps line label\n");
-  for (int32_t i = 0; i < r->tasks->n; i++) {
-    const tg_task_t *t = &r->tasks->t[i];
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *t = &g->t[i];
     eng_task_times_t tt = {-1, -1, -1};
-    eng_task_times(b, r->index, i, &tt);
+    eng_task_times(b, e, i, &tt);
     int flow = t->kind == TG_FLOW;
     fprintf(f, "%d %s %d %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %d %s\n", i,
             kinds[t->kind], t->host, flow ? t->dst : -1, flow ? (int64_t)t->bytes : -1, tt.start,
-            tt.end, tt.recv, t->line, t->label >= 0 ? r->tasks->labels[t->label] : "-");
+            tt.end, tt.recv, t->line, t->label >= 0 ? g->labels[t->label] : "-");
   }
-  if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
-  return 0;
 }
 
-int drv_net_fct(const eng_batch_t *b, const drv_net_report_t *r, const char *path) {
-  eng_result_t res;
-  eng_exp_result(b, r->index, &res);
-  out_stats_t st = {0};
-  return res.status == ENG_INVALID ? 0 : out_fct_file(b, r, path, &st);
+/* Time series of experiment e: a column of time, then per traced flow its
+ * delivered bytes and CC state, per traced port its data queue. */
+static void out_trace(const eng_batch_t *b, int32_t e, const eng_trace_desc_t *tr,
+                      const topo_t *t, FILE *f) {
+  fprintf(f, "time_us");
+  for (int32_t i = 0; i < tr->n_flows; i++)
+    fprintf(f, ",flow%d_delivered_bytes,flow%d_cc", tr->flows[i], tr->flows[i]);
+  for (int32_t i = 0; i < tr->n_ports; i++)
+    fprintf(f, ",queue_%d_%d_bytes", t->ports[tr->ports[i]].node, t->ports[tr->ports[i]].peer);
+  fprintf(f, "\n");
+  int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports;
+  for (int32_t k = 0; k < eng_trace_samples(b, e); k++) {
+    fprintf(f, "%.6f", eng_trace_value(b, e, k, 0) / 1e6);
+    for (int32_t s = 1; s < nser; s++)
+      fprintf(f, ",%.17g", eng_trace_value(b, e, k, s));
+    fprintf(f, "\n");
+  }
 }
 
 /* A statistic of the finished flows: JSON null when none finished. */
@@ -143,58 +150,45 @@ static json_t *out_real(int32_t done, double v) {
   return done ? json_real(v) : json_null();
 }
 
-/* The same on the summary line: "-" when none finished. */
-static const char *out_text(int32_t done, const char *fmt, double v, char *buf, size_t len) {
-  if (!done) return "-";
-  snprintf(buf, len, fmt, v);
-  return buf;
-}
-
-int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *outdir, int json,
-                  FILE *summary) {
+/* The summary of an experiment that ran (b, e) or was invalid: every field but
+ * its number, flow file and swept values, which depend on where the job lists
+ * it (placeholders at their places). */
+static json_t *out_summary(const drv_sink_exp_t *ev, const drv_net_own_t *o,
+                           const out_stats_t *st, int32_t flows) {
   eng_result_t res;
-  eng_exp_result(b, r->index, &res);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/fct-%d%s.txt", outdir ? outdir : ".", r->index,
-           res.status == ENG_OK ? "" : ".partial");
-  out_stats_t st = {0};
-  int32_t flows = 0;
-  for (int32_t i = 0; i < r->tasks->n; i++)
-    flows += r->tasks->t[i].kind == TG_FLOW;
-  if (res.status == ENG_INVALID) { /* nothing ran: no FCT file */
-    for (int32_t i = 0; i < r->tasks->n; i++)
-      st.bytes += r->tasks->t[i].kind == TG_FLOW ? r->tasks->t[i].bytes : 0;
-  } else if (out_fct_file(b, r, outdir ? path : NULL, &st)) {
-    return 2;
-  } else if (r->graph && outdir) {
-    snprintf(path, sizeof path, "%s/tasks-%d%s.txt", outdir, r->index,
-             res.status == ENG_OK ? "" : ".partial");
-    if (out_tasks_file(b, r, path)) return 2;
+  const char *reason;
+  if (ev->b) {
+    eng_exp_result(ev->b, ev->e, &res);
+    reason = eng_result_reason(&res);
+  } else { /* its batch could not be made or run: the row says why */
+    res = (eng_result_t){.status = ev->status == ANA_INVALID ? ENG_INVALID : ENG_FAILED};
+    reason = ev->message;
   }
-  const char *reason = eng_result_reason(&res);
-  double rate = r->wall_s > 0 ? (double)res.packet_hops / r->wall_s : 0;
+  double rate = ev->wall_s > 0 ? (double)res.packet_hops / ev->wall_s : 0;
   char id[17];
-  snprintf(id, sizeof id, "%016" PRIx64, r->id);
-  json_t *o = json_pack(
-      "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:s,s:f,s:f}",
-      "experiment", r->index, "flows_file", r->flows_path, "experiment_id", id, "status",
-      eng_status_name(res.status), "reason", reason, "flows", flows, "flows_done", st.done, "bytes",
-      (json_int_t)st.bytes, "max_fct_ns", out_int(st.done, st.max_fct), "p99_fct_ns",
-      out_int(st.done, st.p99_fct), "mean_fct_ns", out_int(st.done, st.mean_fct), "drops",
+  snprintf(id, sizeof id, "%016" PRIx64, ev->id);
+  json_t *s = json_pack(
+      "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:s,s:f,s:f,"
+      "s:n}",
+      "experiment", 0, "flows_file", "", "experiment_id", id, "status",
+      eng_status_name(res.status), "reason", reason, "flows", flows, "flows_done", st->done,
+      "bytes", (json_int_t)st->bytes, "max_fct_ns", out_int(st->done, st->max_fct), "p99_fct_ns",
+      out_int(st->done, st->p99_fct), "mean_fct_ns", out_int(st->done, st->mean_fct), "drops",
       (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
       (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
       (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
       out_int(res.status == ENG_OK, res.end_ps / 1000), "windows", (json_int_t)res.windows,
-      "backend", r->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", r->wall_s,
-      "packet_hops_per_s", rate);
-  if (r->sweep) json_object_set_new(o, "sweep", drv_sweep_json(r->sweep));
-  if (r->graph) json_object_set_new(o, "tasks", json_integer(r->tasks->n));
-  json_object_set_new(o, "p50_slowdown", out_real(st.done, st.p50_slow));
-  json_object_set_new(o, "p99_slowdown", out_real(st.done, st.p99_slow));
-  json_object_set_new(o, "mean_slowdown", out_real(st.done, st.mean_slow));
-  json_object_set_new(o, "cnps", json_integer(res.cnps));
-  json_object_set_new(o, "retx_bytes", json_integer(res.retx_bytes));
-  json_object_set_new(o, "paused_ns", json_integer(res.paused_ps / 1000));
+      "backend",
+      ev->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", ev->wall_s, "packet_hops_per_s",
+      rate, "sweep");
+  if (!s) return NULL;
+  if (o->graph) json_object_set_new(s, "tasks", json_integer(o->tasks->n));
+  json_object_set_new(s, "p50_slowdown", out_real(st->done, st->p50_slow));
+  json_object_set_new(s, "p99_slowdown", out_real(st->done, st->p99_slow));
+  json_object_set_new(s, "mean_slowdown", out_real(st->done, st->mean_slow));
+  json_object_set_new(s, "cnps", json_integer(res.cnps));
+  json_object_set_new(s, "retx_bytes", json_integer(res.retx_bytes));
+  json_object_set_new(s, "paused_ns", json_integer(res.paused_ps / 1000));
   json_t *tiers = json_array();
   for (int tr = 0; tr < res.n_tiers; tr++) {
     const eng_tier_stats_t *ts = &res.tier[tr];
@@ -203,27 +197,126 @@ int drv_net_write(const eng_batch_t *b, const drv_net_report_t *r, const char *o
                                            "max_queue_bytes", (json_int_t)ts->max_queue,
                                            "mean_util", ts->mean_util, "max_util", ts->max_util));
   }
-  json_object_set_new(o, "tiers", tiers);
-  char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  json_decref(o);
-  if (summary) fprintf(summary, "%s\n", line);
-  if (json) {
-    printf("%s\n", line);
-  } else if (res.status == ENG_INVALID) {
-    printf("exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
-           r->sweep ? r->sweep : "", r->sweep ? "]" : "", reason);
+  json_object_set_new(s, "tiers", tiers);
+  return s;
+}
+
+int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *err,
+                 size_t errlen) {
+  const drv_net_own_t *o = ev->x->own;
+  if (!o) { /* not built (a file that does not read): its row says why, nothing to write */
+    snprintf(err, errlen, "%s", "");
+    return 0;
+  }
+  out_stats_t st = {0};
+  drv_out_t f;
+  int32_t flows = 0;
+  for (int32_t i = 0; i < o->tasks->n; i++)
+    flows += o->tasks->t[i].kind == TG_FLOW;
+  int ran = ev->b && ev->status != ANA_INVALID;
+  if (!ran) { /* nothing ran: no FCT file */
+    for (int32_t i = 0; i < o->tasks->n; i++)
+      st.bytes += o->tasks->t[i].kind == TG_FLOW ? o->tasks->t[i].bytes : 0;
   } else {
-    char mx[32], p99[32], sl[32]; /* "-" when no flow finished */
-    printf("exp %d %s%s%s%s: %s flows=%d bytes=%" PRIu64 " max_fct=%s p99_fct=%s p99_slowdown=%s"
-           " drops=%" PRId64 " pauses=%" PRId64 " ecn=%" PRId64 " cnps=%" PRId64 " hops=%" PRId64
-           " wall=%.3fs (%.3g hops/s)%s%s\n",
+    if (drv_sink_open(&f, ev->out_dir, ev->id, "fct", err, errlen)) return -1;
+    if (out_fct(ev->b, ev->e, o, f.f, &st)) {
+      snprintf(err, errlen, "out of memory writing %s", f.path);
+      drv_out_abort(&f);
+      return -1;
+    }
+    if (drv_out_commit(&f, err, errlen)) return -1;
+    if (o->graph) {
+      if (drv_sink_open(&f, ev->out_dir, ev->id, "tasks", err, errlen)) return -1;
+      out_tasks(ev->b, ev->e, o->tasks, f.f);
+      if (drv_out_commit(&f, err, errlen)) return -1;
+    }
+    if (trace && ev->x->desc.trace == trace) {
+      if (drv_sink_open(&f, ev->out_dir, ev->id, "trace.csv", err, errlen)) return -1;
+      out_trace(ev->b, ev->e, trace, o->topo, f.f);
+      if (drv_out_commit(&f, err, errlen)) return -1;
+    }
+  }
+  json_t *s = out_summary(ev, o, &st, flows);
+  char *text = s ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(s);
+  int rc = -1;
+  if (!text)
+    snprintf(err, errlen, "out of memory");
+  else if (drv_sink_open(&f, ev->out_dir, ev->id, "json", err, errlen) == 0) {
+    fprintf(f.f, "%s\n", text);
+    rc = drv_out_commit(&f, err, errlen);
+  }
+  free(text);
+  return rc;
+}
+
+int drv_net_fct_copy(const char *out, uint64_t id, const char *to) {
+  return drv_sink_copy("net", out, id, "fct", to);
+}
+
+/* Member k of summary s on the line: "-" when it is null (no flow finished). */
+static const char *out_text(const json_t *s, const char *k, const char *fmt, char *buf,
+                            size_t len) {
+  const json_t *v = json_object_get(s, k);
+  if (!json_is_number(v)) return "-";
+  snprintf(buf, len, fmt, json_number_value(v));
+  return buf;
+}
+
+int drv_net_render(const drv_net_render_t *r, FILE *summary) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%016" PRIx64 ".json", r->out, r->id);
+  json_error_t je;
+  json_t *s = json_load_file(path, 0, &je);
+  if (!s) return drv_fail(2, "multiverse net: %s: %s\n", path, je.text);
+  const char *status = json_string_value(json_object_get(s, "status"));
+  int ok = status && strcmp(status, "ok") == 0, invalid = status && strcmp(status, "invalid") == 0;
+  json_object_set_new(s, "experiment", json_integer(r->index));
+  json_object_set_new(s, "flows_file", json_string(r->flows_path));
+  if (r->sweep)
+    json_object_set_new(s, "sweep", drv_sweep_json(r->sweep));
+  else
+    json_object_del(s, "sweep");
+  int rc = 0;
+  const char *tail = ok ? "" : ".partial";
+  if (r->outdir && !invalid) {
+    snprintf(path, sizeof path, "%s/fct-%d%s.txt", r->outdir, r->index, tail);
+    rc = drv_sink_copy("net", r->out, r->id, "fct", path);
+    if (!rc && json_object_get(s, "tasks")) {
+      snprintf(path, sizeof path, "%s/tasks-%d%s.txt", r->outdir, r->index, tail);
+      rc = drv_sink_copy("net", r->out, r->id, "tasks", path);
+    }
+    if (!rc && r->trace) {
+      snprintf(path, sizeof path, "%s/trace-%d.csv", r->outdir, r->index);
+      rc = drv_sink_copy("net", r->out, r->id, "trace.csv", path);
+    }
+  }
+  char *line = json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (summary && line) fprintf(summary, "%s\n", line);
+  if (r->json) {
+    printf("%s\n", line ? line : "");
+  } else if (invalid) {
+    printf("exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
+           r->sweep ? r->sweep : "", r->sweep ? "]" : "",
+           json_string_value(json_object_get(s, "reason")));
+  } else {
+    const char *reason = json_string_value(json_object_get(s, "reason"));
+    char mx[32], p99[32], sl[32]; /* "-" when no flow finished (null in the summary) */
+#define I(k) ((long long)json_integer_value(json_object_get(s, k)))
+#define D(k) json_number_value(json_object_get(s, k))
+    printf("exp %d %s%s%s%s: %s flows=%lld bytes=%lld max_fct=%s p99_fct=%s p99_slowdown=%s "
+           "drops=%lld pauses=%lld ecn=%lld cnps=%lld hops=%lld wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
-           r->sweep ? "]" : "", eng_status_name(res.status), flows, st.bytes,
-           out_text(st.done, "%.0fns", (double)st.max_fct, mx, sizeof mx),
-           out_text(st.done, "%.0fns", (double)st.p99_fct, p99, sizeof p99),
-           out_text(st.done, "%.2f", st.p99_slow, sl, sizeof sl), res.drops, res.pfc_pauses,
-           res.ecn_marks, res.cnps, res.packet_hops, r->wall_s, rate, *reason ? ": " : "", reason);
+           r->sweep ? "]" : "", status, I("flows"), I("bytes"),
+           out_text(s, "max_fct_ns", "%.0fns", mx, sizeof mx),
+           out_text(s, "p99_fct_ns", "%.0fns", p99, sizeof p99),
+           out_text(s, "p99_slowdown", "%.2f", sl, sizeof sl), I("drops"), I("pfc_pauses"),
+           I("ecn_marks"), I("cnps"), I("packet_hops"), D("wall_s"), D("packet_hops_per_s"),
+           *reason ? ": " : "", reason);
+#undef I
+#undef D
   }
   free(line);
-  return res.status == ENG_OK ? 0 : 1;
+  json_decref(s);
+  return rc ? rc : ok ? 0 : 1;
 }

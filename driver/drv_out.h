@@ -57,9 +57,10 @@ int drv_out_text(const char *path, const char *text, char *err, size_t errlen);
 
 /* The run folder `dir` of job `job_name` (`run`, `plan`): one that exists
  * must hold this job's run and nothing a run does not make (manifest.jsonl
- * naming this job, shards/, logs/, progress.json, lock, the results file
- * `output`; the job file may be there too), unless `force`; its results file
- * then passes drv_out_check against the job file. 0, or 2 with a message. */
+ * naming this job, shards/, logs/, out/ (a sink's files by experiment id),
+ * progress.json, lock, the results file `output`; the job file may be there
+ * too), unless `force`; its results file then passes drv_out_check against
+ * the job file. 0, or 2 with a message. */
 int drv_rundir_check(const char *cmd, const char *dir, const char *job_name, const char *output,
                      const char *job_path, int force);
 

@@ -78,7 +78,7 @@ int drv_outdir_begin(drv_outdir_t *o, int argc, char **argv) {
            "multiverse %s (process %ld) is writing this folder. If this file remains, the run "
            "was interrupted or failed: the results here are incomplete.\n",
            o->cmd, (long)getpid());
-  out_arm(o);
+  if (!o->no_signals) out_arm(o);
   if (out_write(o->dir, DRV_OUT_MARKER, line, 0) ||
       out_write(o->dir, DRV_OUT_INCOMPLETE, note, 1)) {
     drv_fail(2, "multiverse %s: cannot write in %s: %s\n", o->cmd, o->dir, strerror(errno));
@@ -132,4 +132,16 @@ int drv_outdir_end(drv_outdir_t *o, int outcome) {
   out_disarm();
   sigprocmask(SIG_SETMASK, &old, NULL);
   return rc;
+}
+
+int drv_outdir_stopped(drv_outdir_t *o, int sig) {
+  const char *name = sig == SIGINT    ? "SIGINT"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGUSR1 ? "SIGUSR1"
+                                      : "a signal";
+  if (!o->dir) return 128 + sig;
+  if (out_fd >= 0) dprintf(out_fd, "interrupted by %s\n", name);
+  fprintf(stderr, "multiverse %s: interrupted (%s): the results in %s are incomplete (%s/%s)\n",
+          o->cmd, name, o->dir, o->dir, DRV_OUT_INCOMPLETE);
+  return drv_outdir_end(o, DRV_OUT_FAILED) ? 2 : 128 + sig;
 }

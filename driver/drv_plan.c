@@ -37,8 +37,12 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
   if (!p->row_index || !p->row_status || !p->row_message || !p->todo || !p->hops || !p->cost)
     abort();
   if (drv_cost_desc(m, ranks, o->max_batch, &p->desc, &p->hops_per_s, err, errlen)) return -1;
+  if (o->one_batch) { /* as net, collective and train ran by hand before the pipeline */
+    p->desc.target = 1e300;
+    if (!o->max_batch) p->desc.max_batch = 0;
+  }
   for (int64_t i = 0; i < j->count; i++) {
-    if (j->first[i] != i) continue;
+    if (j->first[i] != i || (o->has_only && j->first[o->only] != i)) continue;
     int st = done ? drv_done_status(done, j->id[i]) : -1;
     if (!plan_runs(o, st)) {
       p->skipped += st >= 0;
@@ -50,7 +54,9 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     }
     drv_exp_t x;
     int64_t mem;
-    drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], &x, &mem);
+    char where[4200];
+    snprintf(where, sizeof where, "%s: experiments[%lld]", j->path, (long long)i);
+    drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
     if (x.status != ANA_OK) {
       plan_row(p, i, x.status, x.message);
     } else {

@@ -63,7 +63,7 @@ void drv_progress_show(drv_progress_t *p, int64_t done, int64_t not_ok, const ch
     write_json(p, state, elapsed, rate, eta);
     p->last_json = now;
   }
-  if (!final && now - p->last_line < (p->tty ? 0.5 : p->every_s)) return;
+  if (p->quiet || (!final && now - p->last_line < (p->tty ? 0.5 : p->every_s))) return;
   p->last_line = now;
   char e[64] = "?", t[64];
   if (eta >= 0) span(eta, e, sizeof e);

@@ -1,12 +1,17 @@
-/* `multiverse run JOB.json`: the sweep on every rank of an MPI job (mpirun or
- * srun; one rank per GPU): signals, MPI, where each rank runs, then rank 0's
- * plan, the ranks' loop over the shared counter and rank 0's merge. */
+/* The pipeline every command that runs experiments goes through: signals, the
+ * ranks (MPI when a launcher started the process), where each rank runs, rank
+ * 0's plan, the ranks' loop over the shared counter, rank 0's merge, the
+ * command's finish and one exit status (drv.h). `multiverse run JOB.json` is
+ * the pipeline on a job file. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver/drv.h"
@@ -28,48 +33,145 @@ static void catch_signals(void) {
   sigaction(SIGINT, &sa, NULL);
 }
 
-/* Every rank agrees on the worst of their codes. */
-static int agree(int code) {
-  int worst = code;
-  DRV_MPI(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  return worst;
+int drv_pipe_opt(drv_pipe_t *p, const char *opt, const char *v) {
+  static const char *const ours[] = {"--run-dir", "--results", "--memory", "--max-batch",
+                                     "--grace"};
+  int known = 0;
+  for (size_t k = 0; k < sizeof ours / sizeof *ours; k++)
+    known |= strcmp(opt, ours[k]) == 0;
+  if (!known) return 0;
+  if (!v) return drv_fail(2, "multiverse %s: %s needs a value (--help)\n", p->cmd, opt);
+  long long x;
+  size_t n = strlen(v);
+  if (strcmp(opt, "--run-dir") == 0) {
+    p->o.run_dir = v;
+  } else if (strcmp(opt, "--results") == 0) {
+    if (n < 4 || strcmp(v + n - 3, ".nc") != 0 || v[n - 4] == '/')
+      return drv_fail(2, "multiverse %s: --results %s: expected a file name ending in .nc\n",
+                      p->cmd, v);
+    p->results = v;
+  } else if (strcmp(opt, "--memory") == 0) {
+    if (drv_opt_real(p->cmd, opt, v, 1e-3, 1e6, "GiB", &p->o.memory_gb)) return 2;
+  } else if (strcmp(opt, "--max-batch") == 0) {
+    if (drv_opt_int(p->cmd, opt, v, 1, 1000000, &x)) return 2;
+    p->o.max_batch = (int)x;
+  } else if (drv_opt_real(p->cmd, opt, v, 0, 1e6, "s", &p->o.grace_s)) {
+    return 2;
+  }
+  return 1;
 }
 
-/* MPI, ranks on this node, options, machine; 0 or the exit status. */
-static int run_setup(drv_run_t *r, int argc, char **argv) {
-  char err[1024];
-  DRV_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  DRV_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r->rank));
-  DRV_MPI(MPI_Comm_size(MPI_COMM_WORLD, &r->size));
-  MPI_Comm node;
-  DRV_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node));
-  DRV_MPI(MPI_Comm_rank(node, &r->local_rank));
-  DRV_MPI(MPI_Comm_size(node, &r->local_size));
-  DRV_MPI(MPI_Comm_free(&node));
-  drv_quiet = r->rank != 0; /* one copy of each usage message */
-  int rc = drv_opts_parse("run", argc, argv, &r->o);
-  drv_quiet = 0;
-  if (agree(rc < 0 ? 0 : rc) || rc < 0) return rc < 0 ? -1 : 2;
-  setenv("MULTIVERSE_PROGRESS", "0", 1); /* the run reports progress itself */
-  rc = drv_machine(&r->o, r->local_rank, r->local_size, &r->m, err, sizeof err);
-  if (rc) fprintf(stderr, "multiverse run: rank %d: %s\n", r->rank, err);
-  if (agree(rc)) return 2;
-  int64_t budget = r->m.mem_budget; /* the smallest rank's */
-  DRV_MPI(MPI_Allreduce(&budget, &r->m.mem_budget, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD));
+int drv_pipe_front(drv_pipe_t *p) {
+  int ranks = drv_launcher_size();
+  char *buf = p->folder;
+  size_t len = sizeof p->folder;
+  p->quiet = 1;
+  p->o.one_batch = ranks == 1;
+  if (!p->results) p->results = "";
+  if (p->o.run_dir) return snprintf(buf, len, "%s", p->o.run_dir), 0;
+  if (*p->results) { /* FILE.nc: FILE.run */
+    snprintf(buf, len, "%.*s.run", (int)strlen(p->results) - 3, p->results);
+    p->o.run_dir = buf;
+    return 0;
+  }
+  if (ranks > 1)
+    return drv_fail(2,
+                    "multiverse %s: %d ranks need a run folder every rank sees: --run-dir DIR "
+                    "or --results FILE.nc\n",
+                    p->cmd, ranks);
+  const char *tmp = getenv("TMPDIR");
+  snprintf(buf, len, "%s/multiverse-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", p->cmd);
+  if (!mkdtemp(buf))
+    return drv_fail(2, "multiverse %s: cannot make a run folder %s: %s\n", p->cmd, buf,
+                    strerror(errno));
+  p->o.run_dir = buf;
+  p->temp_run_dir = 1;
   return 0;
 }
 
-int drv_run(int argc, char **argv) {
+/* Removes a temporary run folder and everything in it (links are removed, not
+ * followed). */
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  char path[8192];
+  struct stat st;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+      remove_tree(path);
+    else
+      unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+/* The exit status by drv.h's rule, from every experiment's best status. */
+static int exit_status(const drv_opts_t *o, const drv_job_t *j, const drv_done_t *done,
+                       int stopped, int merged) {
+  if (stopped) return stopped >= DRV_STOP_ERROR ? 2 : 128 + stopped;
+  if (merged == 2) return 2;
+  int worst = 0;
+  for (int64_t i = 0; i < j->count; i++) {
+    if (o->has_only && i != o->only) continue;
+    int st = drv_done_status(done, j->id[i]);
+    if (st < 0) return merged == 1 ? 1 : 2; /* no result: --only-failed left it */
+    if (st != ANA_OK && st != ANA_OOM) worst = 1;
+  }
+  return worst;
+}
+
+/* Rank 0 after the run: the status, the command's finish, the stop's message. */
+static int finish(drv_run_t *r, int stopped, int merged) {
+  const drv_pipe_t *p = r->pipe;
+  drv_done_t done;
+  drv_done_read(r->run_dir, &done, stderr);
+  drv_end_t end = {.run_dir = r->run_dir,
+                   .job = &r->job,
+                   .done = &done,
+                   .stopped = stopped,
+                   .status = exit_status(&r->o, &r->job, &done, stopped, merged)};
+  int rc = p->finish ? p->finish(p->finish_ctx, &end) : end.status;
+  if (stopped > 0 && stopped < DRV_STOP_ERROR && !p->finish)
+    printf("multiverse %s: stopped by signal %d (%s) with %lld of %lld experiments of this run "
+           "done; every shard is written; rerun the same command to continue\n",
+           p->cmd, stopped,
+           stopped == SIGTERM   ? "SIGTERM"
+           : stopped == SIGUSR1 ? "SIGUSR1"
+                                : "SIGINT",
+           (long long)r->n_done, (long long)r->to_run);
+  else if (stopped >= DRV_STOP_ERROR)
+    drv_fail(2, "multiverse %s: stopped: a rank could not write its results\n", p->cmd);
+  drv_done_free(&done);
+  return rc;
+}
+
+int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
   drv_run_t *r = calloc(1, sizeof *r);
-  int provided, abandoned = 0;
-  if (!r) return drv_fail(2, "multiverse run: out of memory\n");
+  drv_comm_t c;
+  char err[1024];
+  int abandoned = 0, merged = 0, stopped = 0;
+  if (!r) return drv_fail(2, "multiverse %s: out of memory\n", p->cmd);
+  r->pipe = p;
+  r->o = p->o;
   r->t_begin = omp_get_wtime();
   r->lock_fd = -1;
   catch_signals();
   if (drv_env_local_rank() >= 0) drv_gpu_pick(drv_env_local_rank());
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-    return drv_fail(2, "multiverse run: MPI_Init_thread failed\n");
-  int rc = run_setup(r, argc, argv);
+  if (drv_comm_init(&argc, &argv, &c)) return drv_fail(2, "multiverse %s: MPI_Init failed\n", p->cmd);
+  r->rank = c.rank;
+  r->size = c.size;
+  r->local_rank = c.local_rank;
+  r->local_size = c.local_size;
+  if (!p->quiet) setenv("MULTIVERSE_PROGRESS", "0", 1); /* run reports progress itself */
+  int rc = drv_machine(&r->o, r->local_rank, r->local_size, &r->m, err, sizeof err);
+  if (rc) fprintf(stderr, "multiverse %s: rank %d: %s\n", p->cmd, r->rank, err);
+  rc = drv_all_max(rc) ? 2 : 0;
+  r->m.mem_budget = drv_all_min_i64(r->m.mem_budget); /* the smallest rank's */
+  /* A command run by hand: threads as the engine chooses for the batch (one
+   * per ~2048 nodes, up to the cores), as before it ran through the pipeline. */
+  if (p->quiet && !p->o.threads && r->size == 1) r->m.threads = 0;
   r->setup_s = omp_get_wtime() - r->t_begin;
   if (rc == 0) {
     drv_run_plan(r);
@@ -77,22 +179,36 @@ int drv_run(int argc, char **argv) {
   }
   r->plan_s = omp_get_wtime() - r->t_begin - r->setup_s;
   if (rc == 0) {
-    if (r->rank == 0)
-      printf("multiverse run: %s: %lld experiments (%lld distinct; %lld with results already), "
+    if (r->rank == 0 && !p->quiet)
+      printf("multiverse %s: %s: %lld experiments (%lld distinct; %lld with results already), "
              "%lld to run in %d batches on %d rank%s (%s); estimated makespan %.3g s, lower "
              "bound %.3g s\n",
-             r->job_path, (long long)r->total, (long long)r->distinct, (long long)r->skipped,
-             (long long)r->to_run, r->n_batches, r->size, r->size == 1 ? "" : "s",
-             drv_backend_name(r->m.backend), r->makespan, r->bound);
+             p->cmd, r->job_path, (long long)r->total, (long long)r->distinct,
+             (long long)r->skipped, (long long)r->to_run, r->n_batches, r->size,
+             r->size == 1 ? "" : "s", drv_backend_name(r->m.backend), r->makespan, r->bound);
     fflush(stdout);
-    rc = drv_run_loop(r, &abandoned);
+    stopped = drv_run_loop(r, &merged, &abandoned);
+    if (r->rank == 0) rc = finish(r, stopped, merged);
+    drv_bcast_int(&rc);
   }
+  if (r->rank == 0 && p->temp_run_dir && r->run_dir) remove_tree(r->run_dir);
   if (!abandoned) drv_run_free(r);
-  DRV_MPI(MPI_Finalize());
+  drv_comm_finalize();
   if (abandoned) { /* a batch still runs on its thread: leave without waiting */
     fflush(NULL);
-    _exit(rc < 0 ? 0 : rc);
+    _exit(rc);
   }
   free(r);
-  return rc < 0 ? 0 : rc;
+  return rc;
+}
+
+int drv_run(int argc, char **argv) {
+  drv_pipe_t p = {.cmd = "run"};
+  /* One copy of each usage message: ranks other than the first (as the
+   * launcher numbers them) stay quiet. */
+  drv_quiet = drv_launcher_rank() > 0;
+  int rc = drv_opts_parse("run", argc, argv, &p.o);
+  drv_quiet = 0;
+  if (rc) return rc < 0 ? 0 : rc;
+  return drv_pipe_run(&p, argc, argv);
 }

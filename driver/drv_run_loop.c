@@ -21,6 +21,7 @@
 
 typedef struct loop_t {
   drv_run_t *r;
+  char out_dir[4200]; /* RUNDIR/out, the sinks' */
   drv_win_t win;
   drv_shard_t shard;
   drv_progress_t pg;
@@ -67,6 +68,7 @@ static int64_t serve(loop_t *l, int force) {
     if (l->r->rank == 0)
       drv_progress_show(&l->pg, drv_win_add(&l->win, DRV_SLOT_DONE, 0),
                         drv_win_add(&l->win, DRV_SLOT_NOT_OK, 0), "running", 0);
+    /* the rank's log and progress.json keep going; the terminal only for `run` */
   }
   return l->stop;
 }
@@ -74,6 +76,7 @@ static int64_t serve(loop_t *l, int force) {
 /* Adds a finished batch's rows to the shard and writes it; counts them. */
 static void keep_rows(loop_t *l, ana_table_t *rows, int64_t not_ok) {
   char err[1024];
+  const char *cmd = l->r->pipe->cmd;
   int64_t n = ana_table_n_rows(rows);
   for (int64_t k = 0; k < n; k++) {
     ana_row_t row = ana_table_row(rows, k);
@@ -86,7 +89,7 @@ static void keep_rows(loop_t *l, ana_table_t *rows, int64_t not_ok) {
     free(v);
   }
   if (drv_shard_flush(&l->shard, err, sizeof err)) {
-    fprintf(stderr, "multiverse run: rank %d: %s\n", l->r->rank, err);
+    fprintf(stderr, "multiverse %s: rank %d: %s\n", cmd, l->r->rank, err);
     say(l, "cannot write the shard: %s\n", err);
     ask_stop(l, DRV_STOP_ERROR);
     return;
@@ -118,6 +121,9 @@ static drv_work_t *start_batch(loop_t *l, int32_t k) {
                     .id = id,
                     .canon = canon,
                     .run = {r->m.backend, r->m.threads},
+                    .job_path = r->job_path,
+                    .sink = &r->pipe->sink,
+                    .out_dir = l->out_dir,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
   if (!w->rows || drv_work_start(w)) DRV_ABORT("cannot start a batch's thread");
   say(l, "batch %d: %d experiments\n", k, n);
@@ -143,6 +149,11 @@ static int wait_batch(loop_t *l, drv_work_t *w) {
 /* Keeps a finished batch's rows and frees it. */
 static void end_batch(loop_t *l, drv_work_t *w) {
   keep_rows(l, w->rows, w->not_ok);
+  if (w->sink_error[0]) {
+    fprintf(stderr, "multiverse %s: rank %d: %s\n", l->r->pipe->cmd, l->r->rank, w->sink_error);
+    say(l, "cannot write the outputs: %s\n", w->sink_error);
+    ask_stop(l, DRV_STOP_ERROR);
+  }
   say(l, "batch %d: done in %.3f s, %d experiments (%lld not ok), %.3g packet-hops (estimate)%s\n",
       w->batch, w->wall_s, w->n, (long long)w->not_ok, w->hops,
       w->splits ? ", halved for device memory" : "");
@@ -178,14 +189,35 @@ static int work(loop_t *l) {
 static void plan_rows(loop_t *l) {
   drv_run_t *r = l->r;
   const drv_plan_t *p = &r->plan;
+  const drv_sink_t *sink = &r->pipe->sink;
   ana_table_t *t = ana_table_create(r->kind->cols, r->kind->n_cols, NULL, 0);
   ana_value_t *v = calloc((size_t)r->kind->n_cols + 1, sizeof *v);
   if (!t || !v) DRV_ABORT("out of memory");
   drv_missing_values(r->kind, v);
   for (int64_t k = 0; k < p->n_rows; k++) {
-    char id[17];
+    char id[17], where[4200], err[1024];
     int64_t i = p->row_index[k];
     drv_id_text(r->job.id[i], id);
+    if (sink->write) { /* the command's outputs of a row without a batch: built for them */
+      drv_exp_t x;
+      snprintf(where, sizeof where, "%s: experiments[%lld]", r->job_path, (long long)i);
+      drv_exp_build(r->kind, r->k, r->job.canon[i], r->job.id[i], where, &x, NULL);
+      drv_sink_exp_t ev = {.index = i,
+                           .id = r->job.id[i],
+                           .x = &x,
+                           .e = -1,
+                           .status = p->row_status[k],
+                           .message = p->row_message[k],
+                           .values = v,
+                           .batch = -1,
+                           .backend = r->m.backend,
+                           .out_dir = l->out_dir};
+      if (sink->write(sink->ctx, &ev, err, sizeof err)) {
+        fprintf(stderr, "multiverse %s: %s\n", r->pipe->cmd, err);
+        ask_stop(l, DRV_STOP_ERROR);
+      }
+      r->kind->release(r->k, &x);
+    }
     ana_table_append(t, &(ana_row_t){.index = i,
                                      .id = id,
                                      .status = p->row_status[k],
@@ -201,7 +233,8 @@ static void plan_rows(loop_t *l) {
 static void loop_begin(loop_t *l) {
   drv_run_t *r = l->r;
   char err[1024], path[4200];
-  drv_win_open(&l->win, MPI_COMM_WORLD);
+  drv_win_open(&l->win);
+  snprintf(l->out_dir, sizeof l->out_dir, "%s/out", r->run_dir);
   l->pg = (drv_progress_t){.job = r->job_path,
                            .run_dir = r->run_dir,
                            .ranks = r->size,
@@ -209,7 +242,8 @@ static void loop_begin(loop_t *l) {
                            .distinct = r->distinct,
                            .skipped = r->skipped,
                            .to_run = r->to_run,
-                           .every_s = r->o.every_s};
+                           .every_s = r->o.every_s,
+                           .quiet = r->pipe->quiet};
   drv_progress_begin(&l->pg);
   snprintf(path, sizeof path, "%s/logs/a%04d-r%06d.log", r->run_dir, r->attempt, r->rank);
   l->log = fopen(path, "w");
@@ -227,48 +261,38 @@ static void loop_begin(loop_t *l) {
   if (r->rank == 0) plan_rows(l);
 }
 
-int drv_run_loop(drv_run_t *r, int *abandoned) {
+int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
   loop_t l = {.r = r};
   loop_begin(&l);
   *abandoned = work(&l);
-  MPI_Request done;
-  int finished = 0;
-  DRV_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &done));
-  while (!finished) {
+  drv_ibarrier_t all;
+  drv_ibarrier_start(&all);
+  while (!drv_ibarrier_done(&all)) {
     serve(&l, 0);
-    DRV_MPI(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
-    if (!finished) nap(POLL_S);
+    nap(POLL_S);
   }
   serve(&l, 1);
   int64_t stop = l.stop, n_done = drv_win_add(&l.win, DRV_SLOT_DONE, 0);
   int64_t not_ok = drv_win_add(&l.win, DRV_SLOT_NOT_OK, 0);
-  DRV_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has read the counters */
+  drv_all_barrier(); /* every rank has read the counters */
   drv_win_close(&l.win);
   drv_shard_close(&l.shard);
   say(&l, "leaving: stop %lld, %lld experiments done by every rank\n", (long long)stop,
       (long long)n_done);
   int rc = 0;
   if (r->rank == 0) {
-    const char *state = stop ? "stopped" : "done";
-    drv_progress_show(&l.pg, n_done, not_ok, state, 1);
-    if (stop > 0 && stop < DRV_STOP_ERROR) {
-      printf("multiverse run: stopped by signal %lld (%s) with %lld of %lld experiments of this "
-             "run done; every shard is written; rerun the same command to continue\n",
-             (long long)stop,
-             stop == SIGTERM   ? "SIGTERM"
-             : stop == SIGUSR1 ? "SIGUSR1"
-                               : "SIGINT",
-             (long long)n_done, (long long)r->to_run);
-    } else if (stop) {
-      rc = drv_fail(2, "multiverse run: stopped: a rank could not write its results\n");
-    } else {
+    drv_progress_show(&l.pg, n_done, not_ok, stop ? "stopped" : "done", 1);
+    const char *results = r->pipe->results;
+    if (!stop && !(results && !*results)) {
       double t = omp_get_wtime();
-      rc = drv_merge_dir(r->run_dir, NULL, 0, stdout);
+      rc = drv_merge_dir(r->run_dir, results, r->o.has_only, r->pipe->quiet ? NULL : stdout);
       say(&l, "merged the shards in %.3f s\n", omp_get_wtime() - t);
     }
     fflush(stdout);
   }
   if (l.log) fclose(l.log);
-  DRV_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return rc;
+  drv_bcast_int(&rc);
+  *merged = rc;
+  r->n_done = n_done;
+  return (int)stop;
 }

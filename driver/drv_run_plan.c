@@ -57,46 +57,66 @@ static int remove_files(const char *dir, const char *tail, char *err, size_t err
  * --force the old shards, then the results file; one that cannot be removed
  * stops the run before anything is lost). 0 or 2. */
 static int run_folder(drv_run_t *r, const char *dir) {
+  const char *cmd = r->pipe->cmd;
   char sub[4200], err[8400];
   snprintf(sub, sizeof sub, "%s/shards", dir);
   if (mkdirs(sub))
-    return drv_fail(2, "multiverse run: cannot create %s: %s\n", sub, strerror(errno));
+    return drv_fail(2, "multiverse %s: cannot create %s: %s\n", cmd, sub, strerror(errno));
   snprintf(sub, sizeof sub, "%s/logs", dir);
   if (mkdirs(sub))
-    return drv_fail(2, "multiverse run: cannot create %s: %s\n", sub, strerror(errno));
+    return drv_fail(2, "multiverse %s: cannot create %s: %s\n", cmd, sub, strerror(errno));
+  snprintf(sub, sizeof sub, "%s/out", dir);
+  if (r->pipe->sink.write && mkdirs(sub))
+    return drv_fail(2, "multiverse %s: cannot create %s: %s\n", cmd, sub, strerror(errno));
   snprintf(sub, sizeof sub, "%s/lock", dir);
   r->lock_fd = open(sub, O_RDWR | O_CREAT, 0666);
   if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX | LOCK_NB))
-    return drv_fail(2, "multiverse run: %s is in use by another run (%s)\n", dir,
+    return drv_fail(2, "multiverse %s: %s is in use by another run (%s)\n", cmd, dir,
                     r->lock_fd < 0 ? strerror(errno) : "locked");
   remove_files(dir, NULL, err, sizeof err); /* copies a crash left half written */
   snprintf(sub, sizeof sub, "%s/shards", dir);
   if (remove_files(sub, r->o.force ? ".nc" : NULL, err, sizeof err))
     return drv_fail(2,
-                    "multiverse run: --force: cannot delete the old shard %s; nothing ran (the "
+                    "multiverse %s: --force: cannot delete the old shard %s; nothing ran (the "
                     "results file is kept)\n",
-                    err);
+                    cmd, err);
+  snprintf(sub, sizeof sub, "%s/out", dir);
+  if (remove_files(sub, r->o.force ? "" : NULL, err, sizeof err))
+    return drv_fail(2, "multiverse %s: --force: cannot delete %s; nothing ran\n", cmd, err);
   if (r->o.force) {
     snprintf(sub, sizeof sub, "%s/%s", dir, job_sweep_output(r->job.sw));
     if (remove(sub) && errno != ENOENT)
-      return drv_fail(2, "multiverse run: --force: cannot delete %s: %s; nothing ran\n", sub,
-                      strerror(errno));
+      return drv_fail(2, "multiverse %s: --force: cannot delete %s: %s; nothing ran\n", cmd,
+                      sub, strerror(errno));
   }
   return 0;
 }
 
 /* Rank 0: the job, the folder, the plan. Returns the code to broadcast. */
 static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
+  const drv_pipe_t *p = r->pipe;
   job_sweep_errs_t errs = {0};
   char err[2048];
-  if (drv_job_load(r->o.job, r->o.presets, &r->job, &errs)) {
+  drv_kind_opts_t ko = {.base_dir = p->job_dir, .presets = r->o.presets, .calibration = r->o.calibration};
+  if (drv_job_open(r->o.job, p->job_text, &ko, &r->job, &errs)) {
     fputs(errs.text ? errs.text : "", stderr);
-    fprintf(stderr, "multiverse run: %d problem%s; nothing ran\n", errs.n, errs.n == 1 ? "" : "s");
+    fprintf(stderr, "multiverse %s: %d problem%s; nothing ran\n", p->cmd, errs.n,
+            errs.n == 1 ? "" : "s");
     job_sweep_errs_free(&errs);
     return 2;
   }
+  if (p->results && *p->results) { /* --results FILE.nc: not a file the command reads */
+    const char **in = calloc((size_t)p->n_inputs + 1, sizeof *in);
+    if (!in) return drv_fail(2, "multiverse %s: out of memory\n", p->cmd);
+    in[0] = r->job.path;
+    for (int i = 0; i < p->n_inputs; i++)
+      in[i + 1] = p->inputs[i];
+    int bad = drv_out_check(p->cmd, "--results", p->results, in, p->n_inputs + 1);
+    free(in);
+    if (bad) return 2;
+  }
   drv_run_dir(&r->o, &r->job, dir, len);
-  if (drv_rundir_check("run", dir, job_sweep_name(r->job.sw), job_sweep_output(r->job.sw),
+  if (drv_rundir_check(p->cmd, dir, job_sweep_name(r->job.sw), job_sweep_output(r->job.sw),
                        r->job.path, r->o.force) ||
       run_folder(r, dir))
     return 2;
@@ -105,9 +125,9 @@ static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
   r->attempt = drv_next_attempt(dir);
   int rc = 0;
   if (drv_manifest_write(dir, &r->job, err, sizeof err))
-    rc = drv_fail(2, "multiverse run: %s\n", err);
+    rc = drv_fail(2, "multiverse %s: %s\n", p->cmd, err);
   else if (drv_plan_make(&r->job, &done, &r->o, &r->m, r->size, &r->plan, err, sizeof err))
-    rc = drv_fail(2, "multiverse run: %s\n", err);
+    rc = drv_fail(2, "multiverse %s: %s\n", p->cmd, err);
   drv_done_free(&done);
   return rc;
 }
@@ -197,7 +217,7 @@ void drv_run_plan(drv_run_t *r) {
   char dir[4096], err[1024];
   r->lock_fd = -1;
   if (r->rank == 0) encode(r, &b, plan_rank0(r, dir, sizeof dir), dir);
-  drv_buf_bcast(&b, MPI_COMM_WORLD);
+  drv_buf_bcast(&b);
   decode(r, &b);
   drv_buf_free(&b);
   if (r->code) return;
@@ -207,10 +227,12 @@ void drv_run_plan(drv_run_t *r) {
     r->k = r->job.k; /* its caches are warm */
     return;
   }
-  r->k = r->kind->open(&(drv_kind_opts_t){.base_dir = r->job_dir, .presets = r->o.presets}, err,
-                       sizeof err);
+  r->k = r->kind->open(&(drv_kind_opts_t){.base_dir = r->job_dir,
+                                           .presets = r->o.presets,
+                                           .calibration = r->o.calibration},
+                       err, sizeof err);
   if (!r->k) {
-    fprintf(stderr, "multiverse run: rank %d: %s\n", r->rank, err);
+    fprintf(stderr, "multiverse %s: rank %d: %s\n", r->pipe->cmd, r->rank, err);
     DRV_ABORT("a rank cannot open what rank 0 opened (is the job's folder shared?)");
   }
 }

@@ -13,15 +13,21 @@
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 
-/* `name` matches `pat`, where '#' stands for one or more digits ("a#-r#.log"). */
+static int rd_digit(char c, int hex) {
+  return (c >= '0' && c <= '9') || (hex && c >= 'a' && c <= 'f');
+}
+
+/* `name` matches `pat`, where '#' stands for one or more digits ("a#-r#.log"),
+ * '%' for one or more lowercase hexadecimal digits and '*' for the rest. */
 static int rd_match(const char *name, const char *pat) {
   for (; *pat; pat++) {
-    if (*pat != '#') {
+    if (*pat == '*') return *name != '\0';
+    if (*pat != '#' && *pat != '%') {
       if (*name++ != *pat) return 0;
       continue;
     }
-    if (*name < '0' || *name > '9') return 0;
-    while (*name >= '0' && *name <= '9')
+    if (!rd_digit(*name, *pat == '%')) return 0;
+    while (rd_digit(*name, *pat == '%'))
       name++;
   }
   return *name == '\0';
@@ -62,7 +68,7 @@ static void rd_whose(const char *dir, const char *job_name, const char *output,
   }
   for (struct dirent *e; !why[0] && (e = readdir(d));) {
     static const char *const ours[] = {
-        "shards", "logs", "progress.json", "progress.json.tmp", "lock", "manifest.jsonl.tmp"};
+        "shards", "logs", "out", "progress.json", "progress.json.tmp", "lock", "manifest.jsonl.tmp"};
     const char *n = e->d_name;
     int known = strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || drv_out_is_tmp(n);
     for (size_t k = 0; k < sizeof ours / sizeof *ours; k++)
@@ -84,6 +90,11 @@ static void rd_whose(const char *dir, const char *job_name, const char *output,
   }
   snprintf(path, sizeof path, "%s/logs", dir);
   if (!rd_only(path, "a#-r#.log", other, sizeof other)) {
+    snprintf(why, len, "holds %.2000s, which a run does not write", other);
+    return;
+  }
+  snprintf(path, sizeof path, "%s/out", dir); /* the sinks' files, by experiment id */
+  if (!rd_only(path, "%.*", other, sizeof other)) {
     snprintf(why, len, "holds %.2000s, which a run does not write", other);
     return;
   }

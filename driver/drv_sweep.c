@@ -1,6 +1,7 @@
-/* `--sweep KEY=V1,V2,...` of the driver's commands: every combination of the
- * swept values as one parameter set, with the `--set`s. Lists of any length;
- * a key swept twice, or a value given twice, is an error. */
+/* `--sweep KEY=V1,V2,...` of the driver's commands as the axes of their job's
+ * grid (jobs/ expands it, as every job's): each value checked with the
+ * `--set`s and written as the job writes it. Lists of any length; a key swept
+ * twice, or a value given twice, is an error. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,85 +88,111 @@ static const char *sweep_why(const char *err) {
   return c ? c + 2 : err;
 }
 
-/* The parameter sets: every combination, each from the defaults. */
-static int sweep_expand(const char *cmd, const char *const *sets, int n_sets,
-                        const char *const *sweeps, int n_sweeps, const sweep_axis_t *ax,
-                        const job_presets_t *ps, long total, eng_params_t *out, char **labels) {
-  const char **kvs = malloc(((size_t)n_sets + (size_t)n_sweeps) * sizeof *kvs);
-  char **own = calloc((size_t)n_sweeps + 1, sizeof *own);
-  int rc = kvs && own ? 0 : drv_fail(2, "multiverse %s: out of memory\n", cmd);
-  for (int i = 0; i < n_sets && !rc; i++)
-    kvs[i] = sets[i];
-  for (long c = 0; c < total && !rc; c++) {
-    size_t label_len = 1;
-    long stride = total;
-    for (int s = 0; s < n_sweeps && !rc; s++) {
-      stride /= ax[s].n;
-      const char *v = ax[s].val[(c / stride) % ax[s].n];
-      size_t len = (size_t)ax[s].key_len + strlen(v) + 2;
-      free(own[s]);
-      own[s] = malloc(len);
-      if (!own[s]) {
-        rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
-        break;
-      }
-      snprintf(own[s], len, "%.*s=%s", ax[s].key_len, sweeps[s], v);
-      kvs[n_sets + s] = own[s];
-      label_len += len;
-    }
-    if (rc) break;
-    char err[1024];
-    int bad = -1;
-    out[c] = ps->defaults;
-    if (job_params_set_list(ps, &out[c], kvs, n_sets + n_sweeps, &bad, err, sizeof err)) {
-      rc = bad < n_sets
-               ? drv_fail(2, "multiverse %s: %s\n", cmd, err)
-               : drv_fail(2, "multiverse %s: --sweep %s: %s\n", cmd, kvs[bad], sweep_why(err));
-      break;
-    }
-    if (!(labels[c] = malloc(label_len))) {
-      rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
-      break;
-    }
-    labels[c][0] = '\0';
-    for (int s = 0, used = 0; s < n_sweeps; s++)
-      used += sprintf(labels[c] + used, "%s%s", s ? " " : "", own[s]);
+/* The value `v` of swept key `key` as its job grid writes it: a preset's name
+ * as given (cc, preset), else the canonical value of the key once set (with
+ * the --sets, cc first). NULL with a message (2) when it is refused. */
+static json_t *sweep_value(const char *cmd, const char *const *sets, int n_sets, const char *key,
+                           int key_len, const char *v, const job_presets_t *ps, int *rc) {
+  const char **kvs = malloc(((size_t)n_sets + 1) * sizeof *kvs);
+  size_t len = (size_t)key_len + strlen(v) + 2;
+  char *kv = malloc(len), err[1024], name[128];
+  int n = 0, bad = -1;
+  json_t *out = NULL;
+  *rc = 0;
+  if (!kvs || !kv) {
+    *rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
+    goto done;
   }
-  for (int s = 0; own && s < n_sweeps; s++)
-    free(own[s]);
-  free(own);
+  snprintf(kv, len, "%.*s=%s", key_len, key, v);
+  snprintf(name, sizeof name, "%.*s", key_len < 127 ? key_len : 127, key);
+  for (int i = 0; i < n_sets; i++) /* a swept value replaces a --set of its key */
+    if (strncmp(sets[i], kv, (size_t)key_len + 1) != 0) kvs[n++] = sets[i];
+  kvs[n++] = kv;
+  eng_params_t p = ps->defaults;
+  if (job_params_set_list(ps, &p, kvs, n, &bad, err, sizeof err)) {
+    *rc = bad < n - 1 ? drv_fail(2, "multiverse %s: %s\n", cmd, err)
+                      : drv_fail(2, "multiverse %s: --sweep %s: %s\n", cmd, kv, sweep_why(err));
+    goto done;
+  }
+  out = strcmp(name, "cc") == 0 || strcmp(name, "preset") == 0 ? json_string(v)
+                                                                : job_param_json(&p, name);
+  if (!out) *rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
+done:
   free((void *)kvs);
-  return rc;
+  free(kv);
+  return out;
 }
 
 int drv_sweep(const char *cmd, const char *const *sets, int n_sets, const char *const *sweeps,
-              int n_sweeps, const job_presets_t *ps, int *n, eng_params_t **out, char ***labels) {
+              int n_sweeps, const job_presets_t *ps, json_t *grid, long *combos) {
   sweep_axis_t ax[DRV_MAX_SWEEPS] = {{0}};
   long total = 1;
   int rc = drv_opt_keys_once(cmd, "--sweep", sweeps, n_sweeps);
+  json_t *lists[DRV_MAX_SWEEPS] = {NULL};
   for (int s = 0; s < n_sweeps && !rc; s++) {
     if ((rc = sweep_split(cmd, sweeps[s], &ax[s])) || (rc = sweep_same(cmd, sweeps[s], &ax[s], ps)))
       break;
     total *= ax[s].n;
     if (total > DRV_MAX_EXPS)
       rc = drv_fail(2, "multiverse %s: --sweep: more than %d combinations\n", cmd, DRV_MAX_EXPS);
+    if (!rc && !(lists[s] = json_array())) rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
   }
-  *n = 0;
-  *out = NULL;
-  *labels = NULL;
-  if (!rc) {
-    *out = calloc((size_t)total, sizeof **out);
-    *labels = calloc((size_t)total, sizeof **labels);
-    rc = *out && *labels
-             ? sweep_expand(cmd, sets, n_sets, sweeps, n_sweeps, ax, ps, total, *out, *labels)
-             : drv_fail(2, "multiverse %s: out of memory\n", cmd);
-    *n = (int)total; /* the caller frees the labels made */
+  /* Values checked in the order the combinations list them, as they run. */
+  for (long c = 0, stride; c < total && !rc; c++) {
+    stride = total;
+    for (int s = 0; s < n_sweeps && !rc; s++) {
+      stride /= ax[s].n;
+      int k = (int)((c / stride) % ax[s].n);
+      if ((long)json_array_size(lists[s]) != k) continue; /* checked already */
+      json_t *v = sweep_value(cmd, sets, n_sets, sweeps[s], ax[s].key_len, ax[s].val[k], ps, &rc);
+      if (v) json_array_append_new(lists[s], v);
+    }
+  }
+  /* Two texts of one value (4096 and 4096.0) would be one experiment twice. */
+  for (int s = 0; s < n_sweeps && !rc; s++)
+    for (int a = 0; a < ax[s].n && !rc; a++)
+      for (int b = a + 1; b < ax[s].n && !rc; b++)
+        if (json_equal(json_array_get(lists[s], (size_t)a), json_array_get(lists[s], (size_t)b)))
+          rc = drv_fail(2, "multiverse %s: --sweep %.*s: %s and %s are one value\n", cmd,
+                        ax[s].key_len, sweeps[s], ax[s].val[a], ax[s].val[b]);
+  for (int s = 0; s < n_sweeps && !rc; s++) {
+    char key[160];
+    snprintf(key, sizeof key, "network.%.*s", ax[s].key_len < 140 ? ax[s].key_len : 140,
+             sweeps[s]);
+    if (json_object_set(grid, key, lists[s])) rc = drv_fail(2, "multiverse %s: out of memory\n", cmd);
   }
   for (int s = 0; s < n_sweeps; s++) {
+    json_decref(lists[s]);
     free(ax[s].buf);
     free(ax[s].val);
   }
+  *combos = total;
   return rc ? 2 : 0;
+}
+
+char *drv_sweep_label(const char *const *sweeps, int n_sweeps, long c) {
+  long total = 1;
+  size_t len = 1;
+  int n[DRV_MAX_SWEEPS];
+  for (int s = 0; s < n_sweeps; s++) {
+    n[s] = 1;
+    for (const char *p = strchr(sweeps[s], '='); p && *p; p++)
+      n[s] += *p == ',';
+    total *= n[s];
+    len += strlen(sweeps[s]) + 1;
+  }
+  char *label = malloc(len);
+  if (!label) return NULL;
+  label[0] = '\0';
+  for (int s = 0, used = 0; s < n_sweeps; s++) {
+    total /= n[s];
+    const char *eq = strchr(sweeps[s], '='), *v = eq + 1;
+    for (long k = (c / total) % n[s]; k > 0; k--)
+      v += strcspn(v, ",") + 1;
+    used += sprintf(label + used, "%s%.*s=%.*s", s ? " " : "", (int)(eq - sweeps[s]), sweeps[s],
+                    (int)strcspn(v, ","), v);
+  }
+  return label;
 }
 
 json_t *drv_sweep_json(const char *label) {
@@ -179,4 +206,16 @@ json_t *drv_sweep_json(const char *label) {
   }
   free(buf);
   return sw;
+}
+
+int drv_sets_json(const char *const *sets, int n_sets, const eng_params_t *p, json_t *obj) {
+  for (int i = 0; i < n_sets; i++) {
+    const char *eq = strchr(sets[i], '=');
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - sets[i]) : 0, sets[i]);
+    int named = strcmp(key, "cc") == 0 || strcmp(key, "preset") == 0; /* a preset's name */
+    json_t *v = !eq ? NULL : named ? json_string(eq + 1) : job_param_json(p, key);
+    if (!v || json_object_set_new(obj, key, v)) return -1;
+  }
+  return 0;
 }

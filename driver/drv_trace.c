@@ -1,5 +1,5 @@
-/* Time series of `multiverse net --trace-*`: parsing the selections and
- * writing trace-N.csv. */
+/* Time series of `multiverse net --trace-*`: parsing the selections
+ * (drv_net_out.c writes them). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -58,28 +58,5 @@ int drv_trace_parse(const char *rates, const char *queues, int64_t every_ps, con
   }
   out->every = every_ps > 0 ? every_ps : 10000000; /* 10 us */
   out->max_samples = TRACE_MAX_SAMPLES;
-  return 0;
-}
-
-int drv_trace_write(const eng_batch_t *b, int e, const eng_trace_desc_t *tr, const topo_t *t,
-                    const char *outdir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/trace-%d.csv", outdir, e);
-  FILE *f = fopen(path, "w");
-  if (!f) return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
-  fprintf(f, "time_us");
-  for (int32_t i = 0; i < tr->n_flows; i++)
-    fprintf(f, ",flow%d_delivered_bytes,flow%d_cc", tr->flows[i], tr->flows[i]);
-  for (int32_t i = 0; i < tr->n_ports; i++)
-    fprintf(f, ",queue_%d_%d_bytes", t->ports[tr->ports[i]].node, t->ports[tr->ports[i]].peer);
-  fprintf(f, "\n");
-  int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports;
-  for (int32_t k = 0; k < eng_trace_samples(b, e); k++) {
-    fprintf(f, "%.6f", eng_trace_value(b, e, k, 0) / 1e6);
-    for (int32_t s = 1; s < nser; s++)
-      fprintf(f, ",%.17g", eng_trace_value(b, e, k, s));
-    fprintf(f, "\n");
-  }
-  if (fclose(f)) return drv_fail(2, "multiverse net: cannot write %s\n", path);
   return 0;
 }

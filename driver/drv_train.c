@@ -8,16 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
+#include "driver/drv_run.h"
 #include "jobs/job_sweep.h"
 #include "jobs/job_train.h"
 
 static const char train_usage[] =
     "usage: multiverse train JOB.json [--experiment N] [--trace FILE.json] [--json]\n"
     "                        [--backend cpu|cuda] [--threads N] [--batch-gb GB]\n"
-    "                        [--calibration FILE.json]\n"
+    "                        [--calibration FILE.json] [--results FILE.nc] [--run-dir DIR]\n"
     "  JOB.json  a job file: base (model, training, cluster, network, or workload) and sweep\n"
     "  --experiment N  run experiment N only (0-based, in the sweep's order)\n"
     "  --trace FILE.json  Chrome/Perfetto trace of experiment N (default 0): a track per\n"
@@ -25,10 +27,13 @@ static const char train_usage[] =
     "  --json    one JSON object per experiment instead of a line\n"
     "  --batch-gb GB  experiments run together while their worlds fit in GB (default 8)\n"
     "  --calibration FILE.json  intra-server collective curves over the presets'\n"
+    "  --results FILE.nc  every experiment's row in a NetCDF file; its run folder (FILE.run,\n"
+    "            or --run-dir DIR) keeps the finished batches: rerunning continues there\n"
     "prints one line per experiment: status (ok, oom, invalid, failed), iteration time and\n"
     "its split on the GPU that finishes last, memory, throughput, MFU\n";
 
 typedef struct train_args_t {
+  drv_pipe_t *pipe; /* its options: --run-dir, --results, --memory, --max-batch, --grace */
   const char *job, *trace, *calibration;
   long long only;
   int json, threads;
@@ -75,7 +80,10 @@ static int train_parse(int argc, char **argv, train_args_t *a) {
       if (drv_opt_backend("train", v, 0, &be)) return 2;
       a->backend = (eng_backend_t)be;
     } else {
-      return drv_fail(2, "multiverse train: unknown option %s (multiverse train --help)\n", o);
+      int used = drv_pipe_opt(a->pipe, o, v);
+      if (used == 2) return 2;
+      if (!used)
+        return drv_fail(2, "multiverse train: unknown option %s (multiverse train --help)\n", o);
     }
   }
   if (!a->job) return drv_fail(2, "%s", train_usage);
@@ -90,65 +98,108 @@ static const char *dir_of(const char *path, char *buf, size_t len) {
   return buf;
 }
 
-typedef struct run_t {
-  const train_args_t *a;
-  const job_sweep_t *sw;
-  trn_exp_t *x;   /* (n) */
-  uint64_t *ids;  /* (n) */
-  int64_t *index; /* (n) experiment number */
-  int64_t n;
-  int worst;
-  double wall;
-} run_t;
+typedef struct train_t {
+  train_args_t a;
+  job_sweep_t *sw;
+  int64_t trace_exp; /* the experiment the trace follows; -1: none */
+} train_t;
 
-static void print_json(const run_t *r, int64_t k, const trn_result_t *res, const eng_batch_t *b,
-                       int32_t e) {
-  json_t *o = json_object(), *sweep = json_object();
-  char id[17];
-  snprintf(id, sizeof id, "%016llx", (unsigned long long)r->ids[k]);
-  json_object_set_new(o, "experiment", json_integer(r->index[k]));
-  json_object_set_new(o, "experiment_id", json_string(id));
-  json_object_set_new(o, "status", json_string(trn_res_status_name(res->status)));
-  if (res->status != TRN_RES_OK)
-    json_object_set_new(o, "message", json_string(res->message ? res->message : ""));
-  for (int i = 0; i < TRN_RESULT_COUNT; i++) /* what is not known: null */
-    json_object_set_new(o, trn_result_name(i),
-                        isnan(res->v[i]) ? json_null() : json_real(res->v[i]));
-  json_object_set_new(o, "last_gpu", json_integer(res->last_gpu));
-  if (b) { /* engine counters for speed studies */
+/* Per experiment id: ID.json, its results (and ID.trace.json, the trace). */
+static int train_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen) {
+  train_t *t = ctx;
+  const trn_exp_t *x = ev->x->own;
+  trn_result_t res;
+  if (x) {
+    trn_exp_results(x, ev->b, ev->e, &res);
+  } else { /* not built */
+    memset(&res, 0, sizeof res);
+    res.status = TRN_RES_FAILED;
+    res.last_gpu = -1;
+  }
+  if (!ev->b && ev->status == ANA_FAILED) { /* its batch could not be made or run */
+    res.status = TRN_RES_FAILED;
+    res.message = ev->message;
+  }
+  json_t *o = json_pack("{s:s,s:s,s:i,s:b}", "status", trn_res_status_name(res.status), "message",
+                        res.message ? res.message : "", "last_gpu", res.last_gpu, "imported",
+                        x && x->imported);
+  json_t *v = json_array();
+  for (int i = 0; v && i < TRN_RESULT_COUNT; i++)
+    json_array_append_new(v, isnan(res.v[i]) ? json_null() : json_real(res.v[i])); /* unknown */
+  if (!o || !v) {
+    json_decref(o);
+    json_decref(v);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  json_object_set_new(o, "values", v);
+  if (ev->b) {
     eng_result_t er;
-    eng_exp_result(b, e, &er);
+    eng_exp_result(ev->b, ev->e, &er);
     json_object_set_new(o, "windows", json_integer(er.windows));
   }
-  for (int i = 0; i < job_sweep_n_axes(r->sw); i++) {
-    json_t *v = job_sweep_value(r->sw, r->index[k], i);
-    if (v) json_object_set(sweep, job_sweep_axis(r->sw, i), v);
+  json_object_set_new(o, "wall_s", json_real(ev->wall_s));
+  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_decref(o);
+  int rc = text ? drv_sink_text(ev, "json", text, err, errlen) : -1;
+  free(text);
+  if (rc == 0 && ev->b && x && ev->status == ANA_OK && ev->index == t->trace_exp) {
+    char path[4200];
+    drv_sink_path(path, sizeof path, ev->out_dir, ev->id, "trace.json");
+    rc = trn_exp_trace(x, ev->b, ev->e, path, err, errlen) ? -1 : 0;
+  }
+  return rc;
+}
+
+static void print_json(const train_t *t, int64_t i, uint64_t id, const json_t *s) {
+  json_t *o = json_object(), *sweep = json_object();
+  char hex[17];
+  const char *status = json_string_value(json_object_get(s, "status"));
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+  json_object_set_new(o, "experiment", json_integer(i));
+  json_object_set_new(o, "experiment_id", json_string(hex));
+  json_object_set(o, "status", json_object_get(s, "status"));
+  if (status && strcmp(status, "ok") != 0) json_object_set(o, "message", json_object_get(s, "message"));
+  for (int k = 0; k < TRN_RESULT_COUNT; k++)
+    json_object_set(o, trn_result_name(k), json_array_get(json_object_get(s, "values"), (size_t)k));
+  json_object_set(o, "last_gpu", json_object_get(s, "last_gpu"));
+  if (json_object_get(s, "windows")) json_object_set(o, "windows", json_object_get(s, "windows"));
+  for (int a = 0; a < job_sweep_n_axes(t->sw); a++) {
+    json_t *v = job_sweep_value(t->sw, i, a);
+    if (v) json_object_set(sweep, job_sweep_axis(t->sw, a), v);
   }
   json_object_set_new(o, "sweep", sweep);
-  json_object_set_new(o, "wall_s", json_real(r->wall));
-  char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  if (s) puts(s);
-  free(s);
+  json_object_set(o, "wall_s", json_object_get(s, "wall_s"));
+  char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  if (line) puts(line);
+  free(line);
   json_decref(o);
 }
 
-static void print_line(const run_t *r, int64_t k, const trn_result_t *res) {
-  const double *v = res->v;
-  printf("exp %lld: %s", (long long)r->index[k], trn_res_status_name(res->status));
-  if (res->status == TRN_RES_OK) {
+static void print_line(int64_t i, const json_t *s) {
+  const char *status = json_string_value(json_object_get(s, "status"));
+  const char *message = json_string_value(json_object_get(s, "message"));
+  const json_t *vals = json_object_get(s, "values");
+  double v[TRN_RESULT_COUNT], wall = json_number_value(json_object_get(s, "wall_s"));
+  for (int k = 0; k < TRN_RESULT_COUNT; k++) { /* null: not known */
+    const json_t *x = json_array_get(vals, (size_t)k);
+    v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+  }
+  printf("exp %lld: %s", (long long)i, status);
+  if (strcmp(status, "ok") == 0) {
     printf(" iteration=%.6gs compute=%.6gs tp=%.4gs pp=%.4gs dp=%.4gs ep=%.4gs bubble=%.4gs",
            v[TRN_R_iteration_time_s], v[TRN_R_compute_s], v[TRN_R_exposed_tp_s],
            v[TRN_R_exposed_pp_s], v[TRN_R_exposed_dp_s], v[TRN_R_exposed_ep_s], v[TRN_R_bubble_s]);
-    if (!r->x[k].imported) /* an imported workload has no model: no memory, no MFU */
+    if (!json_is_true(json_object_get(s, "imported"))) /* no model: no memory, no MFU */
       printf(" mem=%.2fGB tokens/s=%.6g mfu=%.1f%%", v[TRN_R_peak_memory_bytes] / 1e9,
              v[TRN_R_tokens_per_s], 100 * v[TRN_R_mfu]);
     printf(" gpus=%.0f tasks=%.0f flows=%.0f hops=%.0f wall=%.3fs", v[TRN_R_gpus], v[TRN_R_tasks],
-           v[TRN_R_flows], v[TRN_R_packet_hops], r->wall);
-  } else if (res->status == TRN_RES_OOM)
-    printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / 1e9, res->message);
-  if (res->status == TRN_RES_INVALID || res->status == TRN_RES_FAILED) {
+           v[TRN_R_flows], v[TRN_R_packet_hops], wall);
+  } else if (strcmp(status, "oom") == 0) {
+    printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / 1e9, message);
+  } else {
     fputs(": ", stdout); /* one problem per line, the later ones indented */
-    for (const char *m = res->message ? res->message : ""; *m; m++)
+    for (const char *m = message ? message : ""; *m; m++)
       if (*m == '\n')
         fputs("\n    ", stdout);
       else
@@ -157,164 +208,93 @@ static void print_line(const run_t *r, int64_t k, const trn_result_t *res) {
   putchar('\n');
 }
 
-static void report(run_t *r, int64_t k, const eng_batch_t *b, int32_t e) {
-  trn_result_t res;
-  trn_exp_results(&r->x[k], b, e, &res);
-  if (res.status == TRN_RES_INVALID || res.status == TRN_RES_FAILED) r->worst = 1;
-  if (r->a->json)
-    print_json(r, k, &res, b, e);
-  else
-    print_line(r, k, &res);
+/* Rank 0 at the end: a line (or JSON object) per experiment, in the job's
+ * order; the trace. */
+static int train_finish(void *ctx, const drv_end_t *end) {
+  train_t *t = ctx;
+  const drv_job_t *j = end->job;
+  char out[4300], path[4300];
+  int rc = 0;
+  if (end->stopped) return end->status;
+  snprintf(out, sizeof out, "%s/out", end->run_dir);
+  for (int64_t i = 0; i < j->count && rc < 2; i++) {
+    if (t->a.only >= 0 && i != t->a.only) continue;
+    drv_sink_path(path, sizeof path, out, j->id[i], "json");
+    json_t *s = json_load_file(path, 0, NULL);
+    if (!s) {
+      rc = drv_fail(2, "multiverse train: cannot read %s\n", path);
+      break;
+    }
+    if (t->a.json)
+      print_json(t, i, j->id[i], s);
+    else
+      print_line(i, s);
+    json_decref(s);
+  }
   fflush(stdout);
-}
-
-/* Runs experiments [lo, hi) of the list (the runnable ones in one batch). */
-static int run_batch(run_t *r, int64_t lo, int64_t hi) {
-  eng_exp_desc_t *d = malloc((size_t)(hi - lo + 1) * sizeof *d);
-  int32_t *slot = malloc((size_t)(hi - lo + 1) * sizeof *slot);
-  eng_batch_t *b = NULL;
-  char err[1024];
-  int n = 0, rc = 0;
-  if (!d || !slot) {
-    free(d);
-    free(slot);
-    return drv_fail(2, "multiverse train: out of memory\n");
+  if (rc < 2 && t->a.trace && t->trace_exp >= 0) {
+    drv_sink_path(path, sizeof path, out, j->id[t->trace_exp], "trace.json");
+    if (access(path, R_OK) == 0 &&
+        drv_sink_copy("train", out, j->id[t->trace_exp], "trace.json", t->a.trace))
+      rc = 2;
   }
-  for (int64_t k = lo; k < hi; k++) {
-    slot[k - lo] = -1;
-    if (r->x[k].status == TRN_EXP_RUN) {
-      slot[k - lo] = n;
-      d[n++] = trn_exp_desc(&r->x[k]);
-    }
-  }
-  if (n > 0) {
-    eng_batch_desc_t bd = {.n_exps = n, .exps = d};
-    eng_run_desc_t rd = {.backend = r->a->backend, .threads = r->a->threads};
-    double t0 = omp_get_wtime();
-    if (eng_batch_create(&bd, &b, err, sizeof err) || eng_batch_run(b, &rd, err, sizeof err)) {
-      eng_batch_destroy(b);
-      free(d);
-      free(slot);
-      return drv_fail(2, "multiverse train: %s\n", err);
-    }
-    r->wall = omp_get_wtime() - t0;
-  }
-  for (int64_t k = lo; k < hi; k++) {
-    report(r, k, slot[k - lo] >= 0 ? b : NULL, slot[k - lo]);
-    if (r->a->trace && slot[k - lo] >= 0 && (r->a->only < 0 ? r->index[k] == 0 : 1) &&
-        trn_exp_trace(&r->x[k], b, slot[k - lo], r->a->trace, err, sizeof err))
-      rc = drv_fail(2, "multiverse train: %s\n", err);
-  }
-  eng_batch_destroy(b);
-  free(d);
-  free(slot);
-  return rc;
-}
-
-/* The experiment's id, as `multiverse run` gives it (job_train_ident). */
-static uint64_t exp_id(const job_train_env_t *env, const json_t *exp, const char *base_dir) {
-  char *canon = NULL, err[512];
-  uint64_t id = 0;
-  job_train_ident(env, exp, base_dir, NULL, &canon, &id, err, sizeof err);
-  free(canon);
-  return id;
-}
-
-static int train_run(const train_args_t *a, job_sweep_t *sw) {
-  trn_presets_t tp;
-  coll_model_t cm = {0};
-  job_presets_t ps;
-  eng_params_t defaults;
-  char err[1024], dir[4096];
-  int rc = 2;
-  if (trn_presets_load(&tp, NULL, err, sizeof err))
-    return drv_fail(2, "multiverse train: %s\n", err);
-  if (coll_model_load_default(&cm, NULL, a->calibration, err, sizeof err)) {
-    trn_presets_free(&tp);
-    return drv_fail(2, "multiverse train: %s\n", err);
-  }
-  if (drv_load_params(NULL, NULL, 0, &ps, &defaults)) goto out_models;
-  trn_exp_env_t env = {
-      .coll = &cm, .base_dir = dir_of(a->job, dir, sizeof dir), .max_tasks = drv_graph_max_tasks()};
-  job_train_env_t jenv = {.presets = &tp, .network = &ps, .base_dir = env.base_dir};
-  int64_t count = job_sweep_count(sw), lo = a->only >= 0 ? a->only : 0;
-  int64_t hi = a->only >= 0 ? a->only + 1 : count;
-  if (a->only >= count) {
-    rc = drv_fail(2, "multiverse train: %s: --experiment %lld: the job has %lld experiments\n",
-                  a->job, a->only, (long long)count);
-    goto out_models;
-  }
-  run_t r = {.a = a, .sw = sw, .n = hi - lo};
-  r.x = calloc((size_t)r.n, sizeof *r.x);
-  r.ids = malloc((size_t)r.n * sizeof *r.ids);
-  r.index = malloc((size_t)r.n * sizeof *r.index);
-  if (!r.x || !r.ids || !r.index) {
-    rc = drv_fail(2, "multiverse train: out of memory\n");
-    goto out;
-  }
-  int64_t budget = (int64_t)(a->batch_gb * 1e9), first = 0, used = 0;
-  rc = 0;
-  for (int64_t k = 0; k < r.n && rc == 0; k++) {
-    int64_t i = lo + k;
-    json_t *exp = job_sweep_experiment(sw, i);
-    char where[600];
-    r.index[k] = i;
-    if (job_sweep_kind(exp) != JOB_SWEEP_TRAINING) {
-      json_decref(exp);
-      rc = drv_fail(2,
-                    "multiverse train: %s: experiment %lld is a network experiment (multiverse "
-                    "net runs those)\n",
-                    a->job, (long long)i);
-      break;
-    }
-    snprintf(where, sizeof where, "%s: experiments[%lld]", a->job, (long long)i);
-    r.ids[k] = exp_id(&jenv, exp, env.base_dir);
-    if (job_train_build(&jenv, &env, exp, where, r.ids[k], &r.x[k])) {
-      json_decref(exp);
-      rc = drv_fail(2, "multiverse train: out of memory building experiment %lld\n", (long long)i);
-      break;
-    }
-    json_decref(exp);
-    int64_t mem = 0;
-    if (r.x[k].status == TRN_EXP_RUN) {
-      eng_exp_desc_t d = trn_exp_desc(&r.x[k]);
-      mem = eng_exp_memory(&d);
-    }
-    if (k > first && used + mem > budget) { /* run what is gathered, then free it */
-      rc = run_batch(&r, first, k);
-      for (int64_t j = first; j < k; j++)
-        trn_exp_free(&r.x[j]);
-      first = k;
-      used = 0;
-    }
-    used += mem;
-  }
-  if (rc == 0 && first < r.n) rc = run_batch(&r, first, r.n);
-  if (rc == 0) rc = r.worst;
-out:
-  for (int64_t k = 0; r.x && k < r.n; k++)
-    trn_exp_free(&r.x[k]);
-  free(r.x);
-  free(r.ids);
-  free(r.index);
-out_models:
-  coll_model_free(&cm);
-  trn_presets_free(&tp);
-  return rc;
+  return rc > end->status ? rc : end->status;
 }
 
 int drv_train(int argc, char **argv) {
-  train_args_t a = {0};
-  int rc = train_parse(argc, argv, &a);
+  static train_t t;
+  static drv_pipe_t p = {.cmd = "train"};
+  char dir[4096];
+  train_args_t *a = &t.a;
+  a->pipe = &p;
+  drv_quiet = drv_launcher_rank() > 0; /* one copy of each message under mpirun */
+  int rc = train_parse(argc, argv, a);
   if (rc) return rc < 0 ? 0 : rc;
-  job_sweep_t *sw = NULL;
   job_sweep_errs_t errs = {0};
-  if (job_sweep_load(a.job, &sw, &errs)) {
+  if (job_sweep_load(a->job, &t.sw, &errs)) {
     fputs(errs.text ? errs.text : "multiverse train: cannot read the job file\n", stderr);
     job_sweep_errs_free(&errs);
     return 2;
   }
-  rc = train_run(&a, sw);
-  job_sweep_free(sw);
+  int64_t count = job_sweep_count(t.sw);
+  if (a->only >= count) {
+    rc = drv_fail(2, "multiverse train: %s: --experiment %lld: the job has %lld experiments\n",
+                  a->job, a->only, (long long)count);
+    goto done;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    json_t *exp = job_sweep_experiment(t.sw, i);
+    int net = exp && strcmp(job_sweep_kind_name(exp), "training") != 0;
+    json_decref(exp);
+    if (net) {
+      rc = drv_fail(2,
+                    "multiverse train: %s: experiment %lld is a network experiment (multiverse "
+                    "net runs those)\n",
+                    a->job, (long long)i);
+      goto done;
+    }
+  }
+  const char *job_in[] = {a->job};
+  if (a->trace && drv_out_check("train", "--trace", a->trace, job_in, 1)) {
+    rc = 2;
+    goto done;
+  }
+  t.trace_exp = a->trace ? (a->only >= 0 ? a->only : 0) : -1;
+  p.o.job = a->job;
+  p.o.backend = a->backend;
+  p.o.threads = a->threads;
+  p.o.calibration = a->calibration;
+  p.o.memory_gb = a->batch_gb / 1.073741824; /* GB to GiB */
+  p.o.has_only = a->only >= 0;
+  p.o.only = a->only;
+  p.job_dir = dir_of(a->job, dir, sizeof dir);
+  if ((rc = drv_pipe_front(&p))) goto done;
+  p.sink = (drv_sink_t){.ctx = &t, .write = train_write};
+  p.finish = train_finish;
+  p.finish_ctx = &t;
+  drv_quiet = 0;
+  rc = drv_pipe_run(&p, argc, argv);
+done:
+  job_sweep_free(t.sw);
   return rc;
 }

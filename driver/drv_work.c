@@ -1,6 +1,6 @@
 /* driver: one batch of a run: its experiments built through their kind, run
  * by the engine as one batch (halved while the device runs out of memory),
- * and their rows; on a thread of its own, so that the rank's main thread
+ * their rows, and what the command's sink writes of each; on a thread of its own, so that the rank's main thread
  * keeps serving MPI, progress and signals meanwhile. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
@@ -11,9 +11,10 @@
 
 #include "driver/drv_run.h"
 
-/* The row of experiment k (values NULL: none). */
-static void work_row(drv_work_t *w, int32_t k, ana_status_t st, const char *msg,
-                     const ana_value_t *values) {
+/* The row of experiment k (values NULL: none), and the command's sink's view of
+ * it (b NULL: it did not run). */
+static void work_row(drv_work_t *w, drv_exp_t *xs, int32_t k, ana_status_t st, const char *msg,
+                     const ana_value_t *values, const eng_batch_t *b, int32_t e, double wall) {
   char id[17];
   drv_id_text(w->id[k], id);
   ana_value_t *miss = NULL;
@@ -28,8 +29,25 @@ static void work_row(drv_work_t *w, int32_t k, ana_status_t st, const char *msg,
                                          .message = msg,
                                          .config = w->canon[k],
                                          .values = values ? values : miss});
-  free(miss);
   w->not_ok += st != ANA_OK;
+  if (w->sink && w->sink->write && !w->sink_error[0]) {
+    drv_sink_exp_t ev = {.index = w->index[k],
+                         .id = w->id[k],
+                         .x = &xs[k],
+                         .b = b,
+                         .e = e,
+                         .status = st,
+                         .message = msg,
+                         .values = values ? values : miss,
+                         .wall_s = wall,
+                         .batch = w->batch,
+                         .backend = w->run.backend,
+                         .out_dir = w->out_dir};
+    char err[1024];
+    if (w->sink->write(w->sink->ctx, &ev, err, sizeof err))
+      snprintf(w->sink_error, sizeof w->sink_error, "%s", err);
+  }
+  free(miss);
 }
 
 static ana_status_t work_status(const eng_result_t *r, const char **msg) {
@@ -50,8 +68,16 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
   for (int32_t e = 0; e < n; e++)
     d[e] = xs[which[e]].desc;
   eng_batch_t *b = NULL;
+  double t0 = 0, wall = 0; /* s: the batch's run */
   int rc = eng_batch_create(&(eng_batch_desc_t){n, d}, &b, err, sizeof err);
-  if (!rc) rc = eng_batch_run(b, &w->run, err, sizeof err);
+  if (!rc && getenv("MULTIVERSE_VERBOSE")) /* the benchmarks read it */
+    fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
+            (double)eng_batch_bytes(b) / n);
+  if (!rc) {
+    t0 = omp_get_wtime();
+    rc = eng_batch_run(b, &w->run, err, sizeof err);
+    wall = omp_get_wtime() - t0;
+  }
   free(d);
   if ((rc == ENG_E_NOMEM || rc == ENG_E_TOO_BIG) && n > 1) {
     eng_batch_destroy(b);
@@ -63,7 +89,7 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
   for (int32_t e = 0; e < n; e++) {
     int32_t k = which[e];
     if (rc) {
-      work_row(w, k, ANA_FAILED, err, NULL);
+      work_row(w, xs, k, ANA_FAILED, err, NULL, NULL, -1, wall);
       continue;
     }
     eng_result_t r;
@@ -71,11 +97,11 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
     eng_exp_result(b, e, &r);
     ana_status_t st = work_status(&r, &msg);
     if (st == ANA_INVALID) {
-      work_row(w, k, st, msg, NULL);
+      work_row(w, xs, k, st, msg, NULL, b, e, wall);
       continue;
     }
     w->kind->results(w->k, &xs[k], b, e, vals);
-    work_row(w, k, st, msg, vals);
+    work_row(w, xs, k, st, msg, vals, b, e, wall);
   }
   eng_batch_destroy(b);
 }
@@ -88,12 +114,17 @@ void drv_work_run(drv_work_t *w) {
   if (!xs || !which || !vals) abort();
   w->not_ok = 0;
   w->hops = 0;
+  w->sink_error[0] = '\0';
   for (int32_t k = 0; k < w->n; k++) {
-    drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], &xs[k], NULL);
-    if (xs[k].status == ANA_OK)
+    char where[4200];
+    snprintf(where, sizeof where, "%s: experiments[%lld]", w->job_path, (long long)w->index[k]);
+    drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], where, &xs[k], NULL);
+    if (xs[k].status == ANA_OK) {
+      if (w->sink && w->sink->prepare) w->sink->prepare(w->sink->ctx, w->index[k], &xs[k]);
       which[m++] = k;
-    else
-      work_row(w, k, xs[k].status, xs[k].message, NULL);
+    } else {
+      work_row(w, xs, k, xs[k].status, xs[k].message, NULL, NULL, -1, 0);
+    }
   }
   if (m) work_group(w, xs, which, m, vals);
   for (int32_t k = 0; k < w->n; k++) {

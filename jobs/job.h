@@ -98,6 +98,10 @@ int job_params_apply(const job_presets_t *ps, eng_params_t *p, const json_t *obj
  * job_params_apply gives identical stored values. Returns a malloc'd string,
  * NULL when out of memory. */
 char *job_params_canonical(const eng_params_t *p);
+/* The value of parameter `key` in p as its canonical text writes it (a JSON
+ * value that job_param_set_json reads back to the same stored value); NULL
+ * for an unknown key or when out of memory. */
+json_t *job_param_json(const eng_params_t *p, const char *key);
 /* 1 if every key's stored value is identical (bit for bit). */
 int job_params_equal(const eng_params_t *a, const eng_params_t *b);
 

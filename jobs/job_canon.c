@@ -264,3 +264,23 @@ char *job_json_canonical(const json_t *v) {
   job_buf_json(&b, v);
   return job_buf_take(&b);
 }
+
+json_t *job_param_json(const eng_params_t *p, const char *key) {
+  const job_key_t *k = job_key_find(key);
+  if (!k) return NULL;
+  job_buf_t b = {0};
+  canon_value(&b, p, k);
+  char *text = job_buf_take(&b);
+  json_t *v = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+  free(text);
+  return v;
+}
+
+int job_member_json(job_member_t *m, int *n, const char *key, json_t *v) {
+  job_buf_t b = {0};
+  if (!v) return -1;
+  job_buf_json(&b, v);
+  json_decref(v);
+  m[*n] = (job_member_t){key, job_buf_take(&b)};
+  return m[(*n)++].value ? 0 : -1;
+}

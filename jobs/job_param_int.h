@@ -130,6 +130,9 @@ typedef struct job_member_t {
 /* The parameters' members (every key, value in the user's units), appended
  * to m (room for job_n_keys); returns how many, -1 when out of memory. */
 int job_params_members(const eng_params_t *p, job_member_t *m);
+/* Appends member `key` with the canonical text of v (v consumed; NULL: out of
+ * memory) at m[*n]; 0 or -1. */
+int job_member_json(job_member_t *m, int *n, const char *key, json_t *v);
 /* {"k":v,...} of n members in sorted key order; frees the values. */
 char *job_members_object(job_member_t *m, int n);
 

@@ -66,6 +66,12 @@ json_t *job_sweep_experiment(const job_sweep_t *sw, int64_t i);
 
 /* network or training: `kind` of the experiment if present, else training when
  * it has `model`, `training` or `workload`, else network. */
+/* The experiment kinds jobs/ reads (job_exp_parse, job_train_parse,
+ * job_coll_parse), NULL-terminated: the values of a job's base.kind. */
+extern const char *const job_kinds[];
+/* The experiment's kind: its "kind", else "training" when it has a model,
+ * training or workload object, else "network". */
+const char *job_sweep_kind_name(const json_t *experiment);
 job_sweep_kind_t job_sweep_kind(const json_t *experiment);
 
 /* Swept keys: grid axes, zip lists, sample axes in file order, then keys that

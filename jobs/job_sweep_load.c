@@ -80,9 +80,11 @@ static int top_level(job_sweep_t *sw, job_sweep_errs_t *errs) {
     return bad + 1;
   }
   json_t *kind = json_object_get(sw->base, "kind");
-  if (kind && !(json_is_string(kind) && (strcmp(json_string_value(kind), "network") == 0 ||
-                                         strcmp(json_string_value(kind), "training") == 0))) {
-    job_err(errs, sw->file, "base.kind", "must be \"network\" or \"training\"");
+  int known = 0;
+  for (int k = 0; json_is_string(kind) && job_kinds[k]; k++)
+    known |= strcmp(json_string_value(kind), job_kinds[k]) == 0;
+  if (kind && !known) {
+    job_err(errs, sw->file, "base.kind", "must be \"network\", \"training\" or \"collective\"");
     bad++;
   }
   return bad;
@@ -205,11 +207,18 @@ const char *job_sweep_file(const job_sweep_t *sw) {
   return sw->file;
 }
 
-job_sweep_kind_t job_sweep_kind(const json_t *experiment) {
+const char *const job_kinds[] = {"network", "training", "collective", NULL};
+
+const char *job_sweep_kind_name(const json_t *experiment) {
   const char *kind = json_string_value(json_object_get(experiment, "kind"));
-  if (kind) return strcmp(kind, "training") == 0 ? JOB_SWEEP_TRAINING : JOB_SWEEP_NETWORK;
+  if (kind) return kind;
   if (json_object_get(experiment, "model") || json_object_get(experiment, "training") ||
       json_object_get(experiment, "workload"))
-    return JOB_SWEEP_TRAINING;
-  return JOB_SWEEP_NETWORK;
+    return "training";
+  return "network";
+}
+
+job_sweep_kind_t job_sweep_kind(const json_t *experiment) {
+  return strcmp(job_sweep_kind_name(experiment), "training") == 0 ? JOB_SWEEP_TRAINING
+                                                                   : JOB_SWEEP_NETWORK;
 }

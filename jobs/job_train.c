@@ -169,16 +169,6 @@ int job_train_parse(const job_train_env_t *env, const json_t *exp, const char *w
   return pr->n - before;
 }
 
-/* Appends member `key` with the canonical text of v (consumed); 0 or -1. */
-static int member(job_member_t *m, int *n, const char *key, json_t *v) {
-  job_buf_t b = {0};
-  if (!v) return -1;
-  job_buf_json(&b, v);
-  json_decref(v);
-  m[*n] = (job_member_t){key, job_buf_take(&b)};
-  return m[(*n)++].value ? 0 : -1;
-}
-
 /* The imported workload: a Chakra trace set's file and groups, or a text
  * workload's file, time unit, dimensions and (when given) flavour. */
 static json_t *workload_json(const trn_exp_spec_t *s) {
@@ -210,7 +200,7 @@ static char *network_text(const trn_exp_spec_t *s) {
       free(m[i].value);
       m[i--] = m[--n];
     }
-  if (n >= 0 && member(m, &n, "topology", topo_spec_json(&s->topology)) == 0)
+  if (n >= 0 && job_member_json(m, &n, "topology", topo_spec_json(&s->topology)) == 0)
     return text = job_members_object(m, n), free(m), text;
   for (int i = 0; i < n; i++)
     free(m[i].value);
@@ -223,13 +213,13 @@ char *job_train_canonical(const trn_exp_spec_t *s) {
   int n = 0, bad = 0;
   json_t *cl = trn_cluster_json(&s->setup.cluster);
   if (cl && s->imported && !s->overlap_cluster) json_object_del(cl, "overlap_slowdown");
-  bad = bad || member(m, &n, "cluster", cl);
-  bad = bad || member(m, &n, "kind", json_string("training"));
+  bad = bad || job_member_json(m, &n, "cluster", cl);
+  bad = bad || job_member_json(m, &n, "kind", json_string("training"));
   if (s->imported) {
-    bad = bad || member(m, &n, "workload", workload_json(s));
+    bad = bad || job_member_json(m, &n, "workload", workload_json(s));
   } else {
-    bad = bad || member(m, &n, "model", trn_model_json(&s->setup.model));
-    bad = bad || member(m, &n, "training", trn_plan_json(&s->setup.plan));
+    bad = bad || job_member_json(m, &n, "model", trn_model_json(&s->setup.model));
+    bad = bad || job_member_json(m, &n, "training", trn_plan_json(&s->setup.plan));
   }
   char *net = bad ? NULL : network_text(s);
   if (!net) {

@@ -95,7 +95,7 @@ static int simai_check(const topo_t *t, const trn_cluster_t *c, const char *at, 
  * of the cluster. Sets x->topo_built, or makes x invalid; 0. */
 static int topology(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char *where,
                     trn_exp_t *x) {
-  char at[TRN_ERR_LEN], e[TRN_ERR_LEN];
+  char at[TRN_ERR_LEN], e[2 * TRN_ERR_LEN];
   const trn_cluster_t *c = &x->setup.cluster;
   int64_t hosts = c->servers * c->nics_per_server;
   snprintf(at, sizeof at, "%s.network.topology", where);

@@ -72,8 +72,11 @@ expect 1 want.txt "$mv" plan rows.json --run-dir r --memory 0.001
 grep -q "^  experiment 0 ([0-9a-f]\{16\}): oom: needs 0.00[1-9][0-9]* GiB of memory; a batch may use 0.001 GiB (--memory)$" \
   out.txt || fail "$(cat out.txt)"
 grep -q "^to run: 0 experiments, 0 packet-hops (estimate), in 0 batches" out.txt || fail "$(cat out.txt)"
+# Every experiment has its row, some not ok: exit 1 (docs/cli.md, Exit status).
+rc=0
 mpirun --oversubscribe -np 2 "$mv" run rows.json --run-dir r --memory 0.001 > out.txt 2> err.txt ||
-  fail "run: $(cat err.txt)"
+  rc=$?
+[ $rc = 1 ] || fail "run: exit $rc, expected 1: $(cat err.txt)"
 grep -q "3 to run in 0 batches" out.txt || fail "$(cat out.txt)"
 grep -q "wrote r/results.nc: 3 experiments (0 ok, 1 oom, 1 invalid, 1 failed) from 1 shard file" out.txt ||
   fail "$(cat out.txt)"

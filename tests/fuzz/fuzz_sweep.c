@@ -1,9 +1,11 @@
 /* Fuzz target: `--set` and `--sweep` lists of the driver's commands
  * (drv_sweep, driver/drv_sweep.c) over the shipped presets, one option per
  * input line: "--set KEY=VALUE" or "--sweep KEY=V1,V2,...". A refused list
- * gets one line "multiverse fuzz: ..."; an accepted one gives the product of
- * the list lengths as parameter sets, each labelled with every swept key,
- * and the first and last read back from their canonical text. */
+ * gets one line "multiverse fuzz: ..."; an accepted one gives a job grid of
+ * one axis per --sweep (the product of the list lengths as combinations),
+ * whose first and last combinations, with the --sets, are accepted as a job's
+ * network object and read back from their canonical text, each labelled with
+ * every swept key. */
 #include <stdarg.h>
 
 #include "driver/drv.h"
@@ -60,28 +62,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(text);
     return 0;
   }
-  int n = -1;
-  eng_params_t *out = NULL;
-  char **labels = NULL;
+  long n = -1;
+  json_t *grid = json_object();
   failures = 0;
-  int rc = drv_sweep("fuzz", sets, n_sets, sweeps, n_sweeps, &ps, &n, &out, &labels);
+  int rc = drv_sweep("fuzz", sets, n_sets, sweeps, n_sweeps, &ps, grid, &n);
   FUZZ_ASSERT(rc == 0 || rc == 2, "returned %d", rc);
   FUZZ_ASSERT((rc == 2) == (failures == 1), "returned %d after %d messages", rc, failures);
   if (rc == 0) {
-    FUZZ_ASSERT(n == (int)combos, "%d parameter sets of %g combinations", n, combos);
-    for (int c = 0; c < n; c++) {
-      json_t *sw = drv_sweep_json(labels[c]);
-      FUZZ_ASSERT(sw && (int)json_object_size(sw) == n_sweeps, "label '%s' of %d sweeps", labels[c],
-                  n_sweeps);
+    FUZZ_ASSERT(n == (long)combos, "%ld combinations of %g", n, combos);
+    FUZZ_ASSERT((int)json_object_size(grid) == n_sweeps, "%d axes of %d sweeps",
+                (int)json_object_size(grid), n_sweeps);
+    /* The first and the last combination, as the job's experiment: the --sets,
+     * then every axis's value, read back as the grid writes them. */
+    for (long c = 0; c < n; c = c ? n : (n > 1 ? n - 1 : n)) {
+      char *label = drv_sweep_label(sweeps, n_sweeps, c);
+      json_t *sw = label ? drv_sweep_json(label) : NULL;
+      FUZZ_ASSERT(sw && (int)json_object_size(sw) == n_sweeps, "label '%s' of %d sweeps",
+                  label ? label : "(null)", n_sweeps);
+      static eng_params_t p;
+      char err[1024];
+      p = ps.defaults;
+      json_t *net = json_object();
+      if (job_params_set_list(&ps, &p, sets, n_sets, NULL, err, sizeof err) == 0 &&
+          drv_sets_json(sets, n_sets, &p, net) == 0) {
+        long stride = n;
+        const char *key;
+        json_t *list;
+        json_object_foreach(grid, key, list) {
+          stride /= (long)json_array_size(list);
+          json_object_set(net, key + 8, json_array_get(list, (size_t)((c / stride) %
+                                                                     (long)json_array_size(list))));
+        }
+        p = ps.defaults;
+        FUZZ_ASSERT(job_params_apply(&ps, &p, net, NULL, "grid", err, sizeof err) == 0,
+                    "combination %ld refused: %s", c, err);
+        fuzz_params_roundtrip(&ps, &p);
+      }
+      json_decref(net);
       json_decref(sw);
+      free(label);
     }
-    fuzz_params_roundtrip(&ps, &out[0]);
-    fuzz_params_roundtrip(&ps, &out[n - 1]);
   }
-  for (int c = 0; labels && c < n; c++)
-    free(labels[c]);
-  free(labels);
-  free(out);
+  json_decref(grid);
   free(text);
   return 0;
 }

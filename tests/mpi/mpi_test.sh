@@ -6,7 +6,7 @@
 #   ranks   2 and 4 ranks give the reference's results, each experiment once
 #   kill    kill -9 one of 2 ranks mid-sweep, rerun: the reference's results,
 #           every experiment exactly once, the finished ones not run again
-#   signal  SIGUSR1 to mpirun mid-sweep: exit 0 with its message, progress.json
+#   signal  SIGUSR1 to mpirun mid-sweep: exit 138 with its message, progress.json
 #           "stopped"; rerun: the reference's results, each experiment once
 #   resume  a rerun runs nothing; --only-failed the 2 failed; --force all 35
 #           again (old shards gone); merge by hand = the run's merge
@@ -83,7 +83,9 @@ signal)
   pid=$!
   wait_shards signalled $pid
   kill -USR1 $pid
-  wait $pid || fail "mpirun exited $? after SIGUSR1"
+  rc=0
+  wait $pid || rc=$?
+  [ $rc = 138 ] || fail "mpirun exited $rc after SIGUSR1, expected 138 (128 + 10)"
   grep -q "stopped by signal 10 (SIGUSR1) with [0-9]* of 35 experiments of this run done" \
     signalled.out || fail "$(cat signalled.out)"
   check progress signalled state=stopped

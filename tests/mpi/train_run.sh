@@ -20,7 +20,10 @@ cat > job.json << 'JOB'
                       "nics_per_server": 4}},
  "sweep": {"grid": {"training.pp": [1, 2, 3]}}}
 JOB
-mpirun -np 2 "$mv" run job.json --run-dir run --force > run.out 2>&1 || fail "$(cat run.out)"
+# Every experiment has its row, one invalid: exit 1 (docs/cli.md, Exit status).
+rc=0
+mpirun -np 2 "$mv" run job.json --run-dir run --force > run.out 2>&1 || rc=$?
+[ $rc = 1 ] || fail "exit $rc, expected 1: $(cat run.out)"
 grep -q "wrote run/results.nc: 3 experiments (2 ok, 1 invalid)" run.out || fail "$(cat run.out)"
 "$mv" train job.json --json > train.jsonl || true
 /usr/bin/python3 - << 'PY' || fail "results differ"

@@ -68,6 +68,14 @@ requeue)
     sleep 0.1
   done
   [ "$(state)" = PENDING ] || fail "job $jid was not requeued: $(state); $(cat slurm-requeue.out)"
+  # The stopped step's ranks exited 138, so srun ended the step (--kill-on-bad-exit):
+  # its slurmstepd removes its PMIx socket a moment later. Slurm's two minutes cover
+  # that; starting the job at once must wait for it, or the new step with the same
+  # id cannot bind the socket.
+  for _ in $(seq 300); do
+    [ -e "$cluster/spool/stepd.slurm.pmix.$jid.0" ] || break
+    sleep 0.1
+  done
   scontrol update JobId="$jid" StartTime=now
   wait $waiter || fail "sbatch --wait: $(cat slurm-requeue.out)"
   for want in "USR1: the time limit is near" "stopped by signal 10 (SIGUSR1)" "requeueing" \

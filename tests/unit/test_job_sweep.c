@@ -329,7 +329,7 @@ static void errors(void) {
       {"{\"name\": \"x\"}", "job.json: base: must be an object (the configuration every "
                             "experiment starts from)\n"},
       {"{\"base\": {\"kind\": \"nets\"}}",
-       "job.json: base.kind: must be \"network\" or \"training\"\n"},
+       "job.json: base.kind: must be \"network\", \"training\" or \"collective\"\n"},
       {"{\"base\": {}, \"sweep\": {\"grid\": {\"kind\": [\"network\"]}}}",
        "job.json: sweep.grid.kind: the experiment kind cannot be swept\n"},
       {"{\"base\": {}, \"sweep\": {\"grid\": {\"a..b\": [1]}}}",

@@ -1,0 +1,228 @@
+/* driver: the `collective` experiment kind, what `multiverse collective` runs,
+ * as data (jobs/job_coll.h): one NCCL collective of `gpus` GPUs from time 0,
+ * inside servers by the intra-server model and between them through the
+ * packet-level network; its result the collective's time (the last member's
+ * done join), algbw and busbw as nccl-tests reports them, and the network's
+ * counters. Topologies and intra-server models are read once per job. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/drv.h"
+#include "driver/drv_coll.h"
+#include "driver/drv_jobs.h"
+#include "jobs/job_coll.h"
+
+typedef struct kcoll_t {
+  trn_presets_t tp;
+  job_presets_t ps;
+  char *base_dir;
+  job_digests_t *digests;
+  drv_map_t *topos;  /* topology key -> drv_topo_t */
+  drv_map_t *models; /* calibration path ("" none) -> kc_model_t */
+} kcoll_t;
+
+typedef struct kc_model_t {
+  coll_model_t m;
+  char *error;
+} kc_model_t;
+
+static void model_release(void *p) {
+  kc_model_t *m = p;
+  coll_model_free(&m->m);
+  free(m->error);
+  free(m);
+}
+
+static void kc_close(void *k) {
+  kcoll_t *c = k;
+  if (!c) return;
+  drv_map_free(c->topos, drv_topo_release);
+  drv_map_free(c->models, model_release);
+  job_digests_free(c->digests);
+  trn_presets_free(&c->tp);
+  free(c->base_dir);
+  free(c);
+}
+
+static void *kc_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
+  kcoll_t *c = calloc(1, sizeof *c);
+  char def[4096];
+  if (!c) goto oom;
+  if (job_presets_load(drv_presets_file(o->presets, def, sizeof def), &c->ps, err, errlen) ||
+      trn_presets_load(&c->tp, NULL, err, errlen)) {
+    kc_close(c);
+    return NULL;
+  }
+  c->base_dir = strdup(o->base_dir ? o->base_dir : ".");
+  c->digests = job_digests_new();
+  c->topos = drv_map_new();
+  c->models = drv_map_new();
+  if (c->base_dir && c->digests && c->topos && c->models) return c;
+  kc_close(c);
+oom:
+  snprintf(err, errlen, "out of memory");
+  return NULL;
+}
+
+static int kc_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                    char *err, size_t errlen) {
+  kcoll_t *c = k;
+  job_coll_t x;
+  const char *files[3];
+  *canon = NULL;
+  if (job_coll_parse(&c->tp, &c->ps, exp, where, &x, err, errlen)) return -1;
+  int rc = 0;
+  if (!(*canon = job_coll_canonical(&x))) {
+    snprintf(err, errlen, "%s: out of memory", where);
+    rc = -1;
+  } else if (job_id_files(*canon, files, job_coll_files(&x, files), c->base_dir, c->digests, id,
+                          err, errlen)) {
+    *id = job_id_hash(*canon, NULL, 0); /* the experiment fails: a file it names cannot be read */
+    rc = 1;
+  }
+  job_coll_free(&x);
+  return rc;
+}
+
+/* `p` relative to the job's folder, unless absolute. */
+static void kc_path(const kcoll_t *c, const char *p, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s%s", p[0] == '/' ? "" : c->base_dir, p[0] == '/' ? "" : "/", p);
+}
+
+static kc_model_t *kc_model(kcoll_t *c, const char *calibration) {
+  kc_model_t *m = drv_map_get(c->models, calibration);
+  if (m || !(m = calloc(1, sizeof *m))) return m;
+  char err[1024], path[8192];
+  if (calibration[0]) kc_path(c, calibration, path, sizeof path);
+  if (coll_model_load_default(&m->m, NULL, calibration[0] ? path : NULL, err, sizeof err))
+    m->error = strdup(err);
+  if (drv_map_put(c->models, calibration, m)) {
+    model_release(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* Packet transmissions, roughly: every flow's data packets over its path and
+ * their ACKs (one per ack_every). */
+static double kc_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
+  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
+  uint64_t mtu = p->mtu > 0 ? (uint64_t)p->mtu : 1;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *f = &g->t[i];
+    if (f->kind != TG_FLOW) continue;
+    int d = topo_distance(t, f->host, f->dst);
+    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
+  }
+  return hops;
+}
+
+static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
+                     drv_exp_t *xo) {
+  kcoll_t *c = k;
+  char err[1024];
+  json_error_t je;
+  json_t *obj = json_loads(canon, 0, &je);
+  drv_coll_own_t *own = calloc(1, sizeof *own);
+  xo->status = ANA_FAILED;
+  if (!obj || !own ||
+      job_coll_parse(&c->tp, &c->ps, obj, where, &own->c, err, sizeof err)) {
+    snprintf(xo->message, sizeof xo->message, "its canonical text does not parse: %.900s",
+             obj && own ? err : je.text);
+    json_decref(obj);
+    free(own);
+    return;
+  }
+  json_decref(obj);
+  const job_coll_t *x = &own->c;
+  drv_topo_t *t = drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir);
+  kc_model_t *m = kc_model(c, x->calibration);
+  int32_t *gpus = malloc((size_t)x->gpus * sizeof *gpus);
+  own->done = malloc((size_t)x->gpus * sizeof *own->done);
+  if (!t || !m || !gpus || !own->done) {
+    snprintf(xo->message, sizeof xo->message, "out of memory");
+    goto fail;
+  }
+  if (t->error || m->error) {
+    snprintf(xo->message, sizeof xo->message, "%s", t->error ? t->error : m->error);
+    goto fail;
+  }
+  int64_t need = (int64_t)x->servers * x->nics_per_server;
+  if (t->t.n_hosts < need) {
+    snprintf(xo->message, sizeof xo->message,
+             "network.topology: %d hosts, and %d servers of %d NICs need %lld (hosts server * "
+             "nics + nic)",
+             t->t.n_hosts, x->servers, x->nics_per_server, (long long)need);
+    xo->status = ANA_INVALID;
+    goto fail;
+  }
+  for (int32_t i = 0; i < x->gpus; i++)
+    gpus[i] = i;
+  coll_cluster_t cl = {.gpus_per_server = x->gpus_per_server,
+                       .nics_per_server = x->nics_per_server,
+                       .gpu = x->gpu,
+                       .model = &m->m,
+                       .sync_ps = x->params.sync};
+  coll_desc_t d = {.kind = (coll_kind_t)x->op,
+                   .algo = (coll_algo_t)x->algo,
+                   .bytes = x->bytes,
+                   .channels = x->channels,
+                   .chunk_bytes = x->chunk_bytes};
+  if (coll_append(&own->g, &cl, &d, x->gpus, gpus, NULL, own->done, err, sizeof err)) {
+    snprintf(xo->message, sizeof xo->message, "collective.bytes %llu: %.900s",
+             (unsigned long long)x->bytes, err);
+    xo->status = ANA_INVALID;
+    goto fail;
+  }
+  tg_assign_ports(&own->g);
+  free(gpus);
+  own->topo = &t->t;
+  own->model = &m->m;
+  xo->own = own;
+  xo->desc = (eng_exp_desc_t){.topo = own->topo, .tasks = &own->g, .params = &x->params, .seed = id};
+  xo->hops = kc_hops(own->topo, &own->g, &x->params);
+  xo->status = ANA_OK;
+  return;
+fail:
+  free(gpus);
+  tg_free(&own->g);
+  free(own->done);
+  job_coll_free(&own->c);
+  free(own);
+}
+
+static void kc_release(void *k, drv_exp_t *x) {
+  drv_coll_own_t *own = x->own;
+  (void)k;
+  if (!own) return;
+  tg_free(&own->g);
+  free(own->done);
+  job_coll_free(&own->c);
+  free(own);
+  x->own = NULL;
+}
+
+static const ana_col_t kc_cols[] = {
+#define KC_COL(n, ty, u, ln) {.name = #n, .type = ty, .units = u, .long_name = ln},
+    DRV_COLL_COLS(KC_COL)
+#undef KC_COL
+};
+
+static void kc_results(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  (void)k;
+  drv_coll_results(x->own, b, e, v);
+}
+
+const drv_kind_t drv_kind_collective = {
+    .name = "collective",
+    .n_cols = DRV_COLL_N_COLS,
+    .cols = kc_cols,
+    .open = kc_open,
+    .close = kc_close,
+    .canon = kc_canon,
+    .build = kc_build,
+    .results = kc_results,
+    .release = kc_release,
+};

@@ -1,0 +1,37 @@
+/* driver: `multiverse net` as a front-end of the pipeline: its sink (per
+ * experiment id, what the worker that ran it writes into RUNDIR/out) and the
+ * rendering of its outputs from them at the end (drv_net_out.c). */
+#ifndef DRV_NET_H
+#define DRV_NET_H
+
+#include <stdio.h>
+
+#include "driver/drv.h"
+#include "driver/drv_kind_net.h"
+#include "driver/drv_run.h"
+
+/* Writes ev's ID.fct, ID.tasks (a task graph), ID.trace.csv (when it carries
+ * `trace`) and ID.json (its summary) into ev->out_dir. 0 or -1 with a message. */
+int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *err,
+                 size_t errlen);
+
+/* One experiment of the job as `multiverse net` reports it. */
+typedef struct drv_net_render_t {
+  const char *out; /* RUNDIR/out */
+  uint64_t id;
+  int index;
+  const char *flows_path;
+  const char *sweep;  /* "cc=dcqcn lb=spray" of --sweep, or NULL */
+  const char *outdir; /* where fct-N.txt, tasks-N.txt, trace-N.csv go; NULL: none */
+  int trace;          /* it has the time series */
+  int json;           /* a JSON line on stdout instead of the summary line */
+} drv_net_render_t;
+
+/* Writes its files into outdir (fct-N.txt, fct-N.partial.txt unless ok; none if
+ * invalid), its JSON line to `summary` (NULL: none) and its line to stdout.
+ * Returns 0 when it is ok, 1 when not, 2 when a file cannot be written. */
+int drv_net_render(const drv_net_render_t *r, FILE *summary);
+/* Copies experiment id's FCT file to `to`; 0 or 2. */
+int drv_net_fct_copy(const char *out, uint64_t id, const char *to);
+
+#endif
