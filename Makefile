@@ -8,7 +8,7 @@ FUZZ_SEED ?= 1
 # ON: compiler warnings are errors (.ci/run; the `dev` preset). Users' builds keep OFF.
 WERROR ?= OFF
 
-.PHONY: all deps build demo test validate asan fuzz clang bench format clean
+.PHONY: all deps build demo test validate asan fuzz clang bench format params-doc clean
 
 all: build
 
@@ -66,6 +66,11 @@ bench: build
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+# docs/parameters.md's key tables, generated from the rows of ENG_PARAMS and
+# CC_PARAMS (the test params_doc checks they are current).
+params-doc: build
+	tools/params_doc.sh $(BUILD)/driver/multiverse
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-clang

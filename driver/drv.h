@@ -167,6 +167,7 @@ int drv_trace_parse(const char *rates, const char *queues, int64_t every_ps, con
 int drv_net(int argc, char **argv);
 int drv_calibrate(int argc, char **argv);
 int drv_collective(int argc, char **argv);
+int drv_params(int argc, char **argv);
 int drv_train(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const char usage[] =
     "  plan      check a job file and show the batches `run` would make\n"
     "  merge     merge a run folder's shards into its results file\n"
     "  report    best configurations and each swept key's effect\n"
+    "  params    every network parameter: default, values, meaning\n"
     "  version   print the version\n"
     "`multiverse COMMAND --help` describes a command.\n";
 
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "plan") == 0) return drv_plan(argc - 2, argv + 2);
   if (strcmp(argv[1], "merge") == 0) return drv_merge(argc - 2, argv + 2);
   if (strcmp(argv[1], "report") == 0) return drv_report(argc - 2, argv + 2);
+  if (strcmp(argv[1], "params") == 0) return drv_params(argc - 2, argv + 2);
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
     printf("multiverse %s\n", MV_VERSION);
     return 0;

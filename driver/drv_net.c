@@ -25,7 +25,7 @@ static const char net_usage[] =
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
     "         (told apart by content); each one is an experiment, all run as one batch\n"
     "  LIST   a file naming flow files, one per line (relative to its folder)\n"
-    "  --set  network parameter (docs/parameters.md), e.g. --set pfc=false\n"
+    "  --set  network parameter (multiverse params, docs/parameters.md), e.g. --set pfc=false\n"
     "  --sweep KEY=V1,V2,...  every flow file runs once per value (several --sweep: every\n"
     "         combination, the first varying slowest), all in the same batch\n"
     "writes OUTDIR/fct-N.txt per experiment (ns-3 HPCC format; a task graph's flows in\n"

@@ -98,6 +98,11 @@ int job_params_apply(const job_presets_t *ps, eng_params_t *p, const json_t *obj
  * job_params_apply gives identical stored values. Returns a malloc'd string,
  * NULL when out of memory. */
 char *job_params_canonical(const eng_params_t *p);
+/* The parameter reference of every key (ENG_PARAMS and CC_PARAMS rows: range and
+ * doc line; network keys with their defaults in ps): text for `multiverse
+ * params`, or with `markdown` the generated part of docs/parameters.md.
+ * malloc'd; NULL when out of memory. */
+char *job_params_doc(const job_presets_t *ps, int markdown);
 /* The value of parameter `key` in p as its canonical text writes it (a JSON
  * value that job_param_set_json reads back to the same stored value); NULL
  * for an unknown key or when out of memory. */

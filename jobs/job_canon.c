@@ -1,6 +1,7 @@
 /* Canonical JSON: sorted keys, compact, numbers as their shortest exact
  * decimal; parameters written in the user's units from their stored values. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,23 @@ void job_buf_add(job_buf_t *b, const char *s, size_t n) {
 
 void job_buf_puts(job_buf_t *b, const char *s) {
   job_buf_add(b, s, strlen(s));
+}
+
+void job_buf_printf(job_buf_t *b, const char *fmt, ...) {
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (t) {
+    vsnprintf(t, (size_t)n + 1, fmt, aq);
+    job_buf_add(b, t, (size_t)n);
+  } else {
+    b->oom = 1;
+  }
+  va_end(aq);
+  free(t);
 }
 
 char *job_buf_take(job_buf_t *b) {

@@ -23,19 +23,19 @@
 #define JOB_T_CC cc_params_t
 #define JOB_T_ECN_TABLE eng_ecn_table_t
 
-#define JOB_CHECK_NET(A, key, unit, type, field, col)                                              \
+#define JOB_CHECK_NET(A, key, unit, type, field, col, range, doc)                                  \
   _Static_assert(_Generic(((eng_params_t *)0)->field, JOB_T_##unit : 1, default : 0),              \
                  #key ": its storage does not fit its unit " #unit);
-#define JOB_CHECK_CC(A, key, unit, type, field, kind)                                              \
+#define JOB_CHECK_CC(A, key, unit, type, field, kind, range, doc)                                  \
   _Static_assert(_Generic(((cc_params_t *)0)->field, JOB_T_##unit : 1, default : 0),               \
                  #key ": its storage does not fit its unit " #unit);
 ENG_PARAMS(JOB_CHECK_NET, _)
 CC_PARAMS(JOB_CHECK_CC, _)
 
 const job_key_t job_keys[] = {
-#define JOB_KEY_NET(A, key, unit, type, field, col)                                                \
+#define JOB_KEY_NET(A, key, unit, type, field, col, range, doc)                                    \
   {#key, JOB_U_##unit, offsetof(eng_params_t, field), CC_NONE},
-#define JOB_KEY_CC(A, key, unit, type, field, kind)                                                \
+#define JOB_KEY_CC(A, key, unit, type, field, kind, range, doc)                                    \
   {#key, JOB_U_##unit, offsetof(eng_params_t, ccp) + offsetof(cc_params_t, field), CC_##kind},
     ENG_PARAMS(JOB_KEY_NET, _) CC_PARAMS(JOB_KEY_CC, _)
 #undef JOB_KEY_NET
@@ -117,10 +117,7 @@ static int key_ecn_table(eng_ecn_table_t *tab, const json_t *obj, char *why, siz
     if (job_dec_to_int(&d[0], 10, 0, 0, &r->kmin) || job_dec_to_int(&d[1], 10, 0, 0, &r->kmax) ||
         gbps > 1000000 || r->kmin < 0 || r->kmax < r->kmin || r->kmax > ((int64_t)1 << 31) ||
         !(r->pmax >= 0 && r->pmax <= 1)) {
-      snprintf(why, len,
-               "%s: out of range: a speed of 1 to 1000000 Gb/s, 0 <= kmin_KB <= kmax_KB <= 2097152 "
-               "(2 GiB), pmax 0 to 1",
-               speed);
+      snprintf(why, len, "%s: out of range: %s", speed, JOB_ECN_ROW_RANGE);
       return -1;
     }
   }
@@ -284,7 +281,7 @@ int job_param_set(const job_presets_t *ps, eng_params_t *p, const char *kv, char
   }
   const job_key_t *k = job_key_find(name);
   if (!k) {
-    snprintf(err, errlen, "--set %s: unknown key '%s' (see docs/parameters.md)", kv, name);
+    snprintf(err, errlen, "--set %s: unknown key '%s' (multiverse params lists them)", kv, name);
     return job_oneline(err);
   }
   if (job_key_apply(ps, p, k, eq + 1, NULL, why, sizeof why)) {

@@ -80,19 +80,13 @@ void job_dec_of_int(int64_t v, int pow2, int scale10, job_dec_t *d);
  * buf (80 bytes suffice). */
 void job_dec_format(const job_dec_t *d, char *buf, size_t len);
 
-/* The range of a numeric key in its user's unit (job_param_range.c): [lo, hi],
- * or (lo, hi] with lo_open; `derived`: -1 is accepted too and means the value
- * is derived; `text` states it in messages and docs/parameters.md. */
-typedef struct job_range_t {
-  const char *key;
-  double lo, hi;
-  int lo_open, derived;
-  const char *text;
-} job_range_t;
+/* A row of ecn_by_link_gbps, in words (messages and docs). */
+#define JOB_ECN_ROW_RANGE                                                                          \
+  "a speed of 1 to 1000000 Gb/s, 0 <= kmin_KB <= kmax_KB <= 2097152 (2 GiB), pmax 0 to 1"
 
-extern const job_range_t job_ranges[];
-extern const int job_n_ranges;
-const job_range_t *job_range_find(const char *key);
+/* The range of a numeric key in its user's unit (its row's, eng_params.h);
+ * NULL for a key that is not a number or not a key. */
+const eng_range_t *job_range_find(const char *key);
 
 /* Checks the decimal d given for key k of parameters p, written `text`
  * (--set; NULL: JSON); a key of another congestion control than p's may also
@@ -113,6 +107,7 @@ typedef struct job_buf_t {
 
 void job_buf_add(job_buf_t *b, const char *s, size_t n);
 void job_buf_puts(job_buf_t *b, const char *s);
+void job_buf_printf(job_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s as a JSON string literal. */
 void job_buf_json_string(job_buf_t *b, const char *s);
 /* v in canonical form: sorted keys, compact, shortest exact numbers. */

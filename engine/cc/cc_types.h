@@ -27,54 +27,81 @@ typedef struct cc_int_t {
 } cc_int_t;
 
 /* Parameters of each algorithm, declared once: X(A, key, unit, type, field,
- * kind). The cc_params_t fields below and the keys users write (`--set`, job
- * files, the presets' cc_presets; jobs/ parses them) are generated from it.
- *   key    dcqcn_g, ...; unit: how the user's value becomes the stored one
- *          (engine/sim/eng_params.h lists the units)
+ * kind, range, doc). The cc_params_t fields below and the keys users write
+ * (`--set`, job files, the presets' cc_presets; jobs/ parses them) are
+ * generated from it.
+ *   key    dcqcn_g, ...; unit, range, doc: as ENG_PARAMS's
+ *          (engine/sim/eng_params.h, which defines ENG_RANGE)
  *   type field  its storage in cc_params_t; kind: the algorithm (cc_kind_t
  *          without CC_) whose presets must set it
  * Rates bit/s, times ps, sizes bytes. */
 #define CC_PARAMS(X, A)                                                                            \
   /* DCQCN (Zhu et al., SIGCOMM'15) */                                                             \
-  X(A, dcqcn_g, REAL, double, g, DCQCN)                          /* alpha gain */                  \
-  X(A, dcqcn_alpha_timer_us, US, int64_t, alpha_timer, DCQCN)    /* ps between alpha updates */    \
-  X(A, dcqcn_rate_inc_timer_us, US, int64_t, inc_timer, DCQCN)   /* ps between timer increases */  \
-  X(A, dcqcn_byte_counter_kb, KIB, int64_t, byte_counter, DCQCN) /* bytes between byte stages */   \
-  X(A, dcqcn_fast_steps, COUNT, int32_t, fast_steps, DCQCN)      /* F: fast-recovery stages */     \
-  X(A, dcqcn_rate_ai_mbps, MBPS, double, rate_ai, DCQCN)         /* additive increase, bit/s */    \
-  X(A, dcqcn_rate_hai_mbps, MBPS, double, rate_hai, DCQCN)       /* hyper increase, bit/s */       \
-  X(A, dcqcn_min_rate_mbps, MBPS, double, min_rate, DCQCN)       /* bit/s */                       \
-  /* ps: a receiver sends at most one CNP per flow per interval */                                 \
-  X(A, dcqcn_cnp_interval_us, US, int64_t, cnp_interval, DCQCN)                                    \
-  /* ps: a sender cuts its rate at most once per interval */                                       \
-  X(A, dcqcn_dec_interval_us, US, int64_t, dec_interval, DCQCN)                                    \
-  /* 1: every cut sets RT = RC; 0: only after an increase stage */                                 \
-  X(A, dcqcn_clamp_target, BOOL, int32_t, clamp_target, DCQCN)                                     \
-  /* bytes in flight a rate-based flow may have; 0: none; -1: the flow's                           \
-   * bandwidth-delay product (NIC rate x base RTT) */                                              \
-  X(A, dcqcn_window_kb, KIB, int64_t, window, DCQCN)                                               \
-  /* 1: the window shrinks with the rate (window * RC / line) */                                   \
-  X(A, dcqcn_var_window, BOOL, int32_t, var_window, DCQCN)                                         \
-  /* 1: as the ns-3 HPCC simulator: CNP flag on ACKs, periodic alpha and cut timers */             \
-  X(A, dcqcn_ns3, BOOL, int32_t, dcqcn_ns3, DCQCN)                                                 \
+  X(A, dcqcn_g, REAL, double, g, DCQCN, ENG_RANGE(0, 1, 1, 0, "more than 0 and at most 1"),        \
+    "DCQCN alpha gain g")                                                                          \
+  X(A, dcqcn_alpha_timer_us, US, int64_t, alpha_timer, DCQCN,                                      \
+    ENG_RANGE(0, 1e11, 1, 0, "more than 0 and at most 1e11 us (1e5 s)"),                           \
+    "DCQCN: time between alpha updates")                                                           \
+  X(A, dcqcn_rate_inc_timer_us, US, int64_t, inc_timer, DCQCN,                                     \
+    ENG_RANGE(0, 1e11, 1, 0, "more than 0 and at most 1e11 us (1e5 s)"),                           \
+    "DCQCN: time between timer-driven rate increases")                                             \
+  X(A, dcqcn_byte_counter_kb, KIB, int64_t, byte_counter, DCQCN,                                   \
+    ENG_RANGE(0, 1073741824, 1, 0, "more than 0 and at most 1073741824 KiB (1 TiB)"),              \
+    "DCQCN: bytes sent between byte-counter stages")                                               \
+  X(A, dcqcn_fast_steps, COUNT, int32_t, fast_steps, DCQCN,                                        \
+    ENG_RANGE(0, 2147483647, 0, 0, "0 to 2147483647"), "DCQCN F: fast-recovery stages")            \
+  X(A, dcqcn_rate_ai_mbps, MBPS, double, rate_ai, DCQCN,                                           \
+    ENG_RANGE(0, 1e9, 0, 0, "0 to 1e9 Mb/s (1 Pb/s)"), "DCQCN additive increase")                  \
+  X(A, dcqcn_rate_hai_mbps, MBPS, double, rate_hai, DCQCN,                                         \
+    ENG_RANGE(0, 1e9, 0, 0, "0 to 1e9 Mb/s (1 Pb/s)"), "DCQCN hyper increase")                     \
+  X(A, dcqcn_min_rate_mbps, MBPS, double, min_rate, DCQCN,                                         \
+    ENG_RANGE(1, 1e9, 0, 0, "1 to 1e9 Mb/s (1 Pb/s)"), "DCQCN lowest rate")                        \
+  X(A, dcqcn_cnp_interval_us, US, int64_t, cnp_interval, DCQCN,                                    \
+    ENG_RANGE(0, 1e11, 0, 0, "0 to 1e11 us (1e5 s)"),                                              \
+    "DCQCN: a receiver sends at most one CNP per flow per interval")                               \
+  X(A, dcqcn_dec_interval_us, US, int64_t, dec_interval, DCQCN,                                    \
+    ENG_RANGE(0, 1e11, 0, 0, "0 to 1e11 us (1e5 s)"),                                              \
+    "DCQCN: a sender cuts its rate at most once per interval")                                     \
+  X(A, dcqcn_clamp_target, BOOL, int32_t, clamp_target, DCQCN, ENG_NORANGE,                        \
+    "DCQCN: every cut sets RT = RC; false: only after an increase stage")                          \
+  X(A, dcqcn_window_kb, KIB, int64_t, window, DCQCN,                                               \
+    ENG_RANGE(0, 1073741824, 0, 1,                                                                 \
+              "-1 (the flow's bandwidth-delay product), 0 (none) or up to 1073741824 KiB (1 "      \
+              "TiB)"),                                                                             \
+    "bytes in flight a DCQCN flow may have; 0: none; -1: the flow's bandwidth-delay product "      \
+    "(NIC rate x base RTT)")                                                                       \
+  X(A, dcqcn_var_window, BOOL, int32_t, var_window, DCQCN, ENG_NORANGE,                            \
+    "DCQCN: the window shrinks with the rate (window x RC / line)")                                \
+  X(A, dcqcn_ns3, BOOL, int32_t, dcqcn_ns3, DCQCN, ENG_NORANGE,                                    \
+    "DCQCN as the ns-3 HPCC simulator: CNP flag on ACKs, periodic alpha and cut timers")           \
   /* DCTCP (Alizadeh et al., SIGCOMM'10) */                                                        \
-  X(A, dctcp_g, REAL, double, dctcp_g, DCTCP)              /* alpha gain */                        \
-  X(A, dctcp_init_cwnd_kb, KIB, int64_t, init_cwnd, DCTCP) /* bytes */                             \
+  X(A, dctcp_g, REAL, double, dctcp_g, DCTCP, ENG_RANGE(0, 1, 1, 0, "more than 0 and at most 1"),  \
+    "DCTCP alpha gain g")                                                                          \
+  X(A, dctcp_init_cwnd_kb, KIB, int64_t, init_cwnd, DCTCP,                                         \
+    ENG_RANGE(0, 1073741824, 1, 0, "more than 0 and at most 1073741824 KiB (1 TiB)"),              \
+    "DCTCP initial window")                                                                        \
   /* HPCC (Li et al., SIGCOMM'19) */                                                               \
-  X(A, hpcc_eta, REAL, double, eta, HPCC)               /* target utilisation */                   \
-  X(A, hpcc_max_stage, COUNT, int32_t, max_stage, HPCC) /* additive stages, then multiply */       \
-  /* bit/s of additive increase; < 0: 10 Mb/s per 25 Gb/s of NIC */                                \
-  X(A, hpcc_ai_mbps, MBPS, double, hpcc_ai, HPCC)                                                  \
-  /* 1: react on every ACK (the reference window once per RTT) */                                  \
-  X(A, hpcc_fast_react, BOOL, int32_t, fast_react, HPCC)                                           \
-  /* 1: every flow's T and window are the network's largest base RTT and its BDP */                \
-  X(A, hpcc_global_t, BOOL, int32_t, global_t, HPCC)                                               \
-  /* bit/s: lowest rate (window min_rate x T); 0: the window's floor is one MTU */                 \
-  X(A, hpcc_min_rate_mbps, MBPS, double, hpcc_min_rate, HPCC)                                      \
-  /* 0: exact telemetry; m: ns-3's (qlen in 80m, bytes in 128m byte units, ns) */                  \
-  X(A, hpcc_int_multi, COUNT, int32_t, int_multi, HPCC)                                            \
-  /* 1: ns-3's sender: first ACK arms the reference, pacing follows rate changes */                \
-  X(A, hpcc_ns3, BOOL, int32_t, hpcc_ns3, HPCC)
+  X(A, hpcc_eta, REAL, double, eta, HPCC, ENG_RANGE(0, 1, 1, 0, "more than 0 and at most 1"),      \
+    "HPCC target utilisation")                                                                     \
+  X(A, hpcc_max_stage, COUNT, int32_t, max_stage, HPCC,                                            \
+    ENG_RANGE(0, 2147483647, 0, 0, "0 to 2147483647"),                                             \
+    "HPCC additive stages, then a multiplicative update")                                          \
+  X(A, hpcc_ai_mbps, MBPS, double, hpcc_ai, HPCC,                                                  \
+    ENG_RANGE(0, 1e9, 0, 1, "-1 (10 Mb/s per 25 Gb/s of NIC) or 0 to 1e9 Mb/s (1 Pb/s)"),          \
+    "HPCC additive increase; -1: 10 Mb/s per 25 Gb/s of NIC")                                      \
+  X(A, hpcc_fast_react, BOOL, int32_t, fast_react, HPCC, ENG_NORANGE,                              \
+    "HPCC reacts on every ACK (the reference window once per RTT)")                                \
+  X(A, hpcc_global_t, BOOL, int32_t, global_t, HPCC, ENG_NORANGE,                                  \
+    "HPCC: every flow's T and window are the network's largest base RTT and its BDP")              \
+  X(A, hpcc_min_rate_mbps, MBPS, double, hpcc_min_rate, HPCC,                                      \
+    ENG_RANGE(0, 1e9, 0, 0, "0 (the window's floor is one MTU) to 1e9 Mb/s (1 Pb/s)"),             \
+    "HPCC lowest rate (window min_rate x T); 0: the window's floor is one MTU")                    \
+  X(A, hpcc_int_multi, COUNT, int32_t, int_multi, HPCC,                                            \
+    ENG_RANGE(0, 1024, 0, 0, "0 (exact telemetry) to 1024"),                                       \
+    "HPCC telemetry: 0 exact; m: ns-3's (queue length in 80m-byte, bytes in 128m-byte units, "     \
+    "ns)")                                                                                         \
+  X(A, hpcc_ns3, BOOL, int32_t, hpcc_ns3, HPCC, ENG_NORANGE,                                       \
+    "HPCC sender as ns-3's: the first ACK arms the reference, pacing follows rate changes")
 
 /* Parameters of one experiment's congestion control (the key `cc` chooses the
  * kind and a preset of values). */
@@ -83,7 +110,7 @@ typedef struct cc_params_t {
   /* Not a key: 1 when the experiment's clock truncates serialisation to whole
    * ns (ser_floor_ns), set where an experiment is built; pacing follows it. */
   int32_t clock_ns;
-#define CC_PARAM_FIELD(A, key, unit, type, field, kind) type field;
+#define CC_PARAM_FIELD(A, key, unit, type, field, kind, range, doc) type field;
   CC_PARAMS(CC_PARAM_FIELD, _)
 #undef CC_PARAM_FIELD
 } cc_params_t;

@@ -464,7 +464,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
 
 /* Experiment e's parameter columns: a copy of every COL line of ENG_PARAMS. */
 static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
-#define BUILD_COPY(A, key, unit, type, field, col) BUILD_COPY_##col(field)
+#define BUILD_COPY(A, key, unit, type, field, col, range, doc) BUILD_COPY_##col(field)
 #define BUILD_COPY_COL(field) c->exp_##field[e] = p->field;
 #define BUILD_COPY_NOCOL(field)
   ENG_PARAMS(BUILD_COPY, _)

@@ -1,75 +1,104 @@
-/* Network parameters as the engine consumes them: range and combination checks
+/* Network parameters as the engine consumes them: every row of ENG_PARAMS and
+ * CC_PARAMS as data (eng_param_info), the range and combination checks
  * (messages name the user's keys) and per-port ECN resolution. Parsing, units
  * and canonical text are jobs/ (job_param*.c). */
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sim/eng_params.h"
 
-/* Timers and intervals past ENG_MAX_TIMER_PS would schedule beyond the clock's
- * headroom; NULL if none is. */
-static const char *params_timers(const eng_params_t *p) {
-  const cc_params_t *c = &p->ccp;
-  if (p->rto > ENG_MAX_TIMER_PS) return "rto_us: must be at most 1e11 us (1e5 s)";
-  if (p->flowlet_gap > ENG_MAX_TIMER_PS) return "flowlet_gap_us: must be at most 1e11 us (1e5 s)";
-  if (c->kind == CC_DCQCN &&
-      (c->alpha_timer > ENG_MAX_TIMER_PS || c->inc_timer > ENG_MAX_TIMER_PS ||
-       c->cnp_interval > ENG_MAX_TIMER_PS || c->dec_interval > ENG_MAX_TIMER_PS))
-    return "dcqcn timers and intervals: must be at most 1e11 us (1e5 s)";
-  return NULL;
+/* Stored value = user's value x scale, per unit (ENG_PARAMS' unit column). */
+#define ENG_SCALE_COUNT 1.0
+#define ENG_SCALE_BOOL 1.0
+#define ENG_SCALE_KIB 1024.0
+#define ENG_SCALE_MIB 1048576.0
+#define ENG_SCALE_US 1e6 /* ps per us */
+#define ENG_SCALE_S 1e12 /* ps per s */
+#define ENG_SCALE_REAL 1.0
+#define ENG_SCALE_MBPS 1e6 /* bit/s per Mb/s */
+#define ENG_SCALE_Q16 65536.0
+#define ENG_SCALE_LB 1.0
+#define ENG_SCALE_CC 1.0
+#define ENG_SCALE_ECN_TABLE 1.0
+
+#define ENG_INFO_NET(A, key, unit, type, field, col, range, doc)                                   \
+  {#key,                                                                                           \
+   CC_NONE,                                                                                        \
+   offsetof(eng_params_t, field),                                                                  \
+   _Generic(((eng_params_t *)0)->field, double : 1, default : 0),                                  \
+   sizeof(((eng_params_t *)0)->field),                                                             \
+   ENG_SCALE_##unit,                                                                               \
+   range,                                                                                          \
+   doc},
+#define ENG_INFO_CC(A, key, unit, type, field, kind, range, doc)                                   \
+  {#key,                                                                                           \
+   CC_##kind,                                                                                      \
+   offsetof(eng_params_t, ccp) + offsetof(cc_params_t, field),                                     \
+   _Generic(((cc_params_t *)0)->field, double : 1, default : 0),                                   \
+   sizeof(((cc_params_t *)0)->field),                                                              \
+   ENG_SCALE_##unit,                                                                               \
+   range,                                                                                          \
+   doc},
+const eng_param_info_t eng_param_info[] = {ENG_PARAMS(ENG_INFO_NET, _) CC_PARAMS(ENG_INFO_CC, _)};
+#undef ENG_INFO_NET
+#undef ENG_INFO_CC
+const int eng_n_params = (int)(sizeof eng_param_info / sizeof eng_param_info[0]);
+
+/* p's value of key k is outside k's range (compared in the stored unit). */
+static int params_out_of_range(const eng_params_t *p, const eng_param_info_t *k) {
+  const eng_range_t *r = &k->range;
+  const char *at = (const char *)p + k->off;
+  if (k->real) {
+    double v, lo = r->lo * k->scale, hi = r->hi * k->scale;
+    memcpy(&v, at, sizeof v);
+    if (r->derived && v == -1) return 0;
+    return !(r->lo_open ? v > lo : v >= lo) || !(v <= hi);
+  }
+  int64_t v;
+  if (k->size == 4) {
+    int32_t v32;
+    memcpy(&v32, at, sizeof v32);
+    v = v32;
+  } else {
+    memcpy(&v, at, sizeof v);
+  }
+  if (r->derived && v == -1) return 0;
+  /* The bounds are whole in the stored unit (at most 1e17 ps: exact doubles). */
+  int64_t lo = (int64_t)(r->lo * k->scale), hi = (int64_t)(r->hi * k->scale);
+  return (r->lo_open ? v <= lo : v < lo) || v > hi;
 }
 
 int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
+  const cc_params_t *c = &p->ccp;
+  for (int i = 0; i < eng_n_params; i++) {
+    const eng_param_info_t *k = &eng_param_info[i];
+    if (!k->range.numeric || (k->cc_kind != CC_NONE && k->cc_kind != c->kind)) continue;
+    if (params_out_of_range(p, k)) {
+      snprintf(err, errlen, "%s: must be %s", k->key, k->range.words);
+      return -1;
+    }
+  }
+  /* What ties keys together, and what is not a number. */
   const char *why = NULL;
-  if (p->mtu < 1 || p->mtu + p->header > 65000)
+  if (p->mtu + p->header > 65000)
     why = "mtu: must be 1..65000-header bytes";
-  else if (p->header < 0)
-    why = "header: must be >= 0";
-  else if (p->ctrl_bytes < 1 || p->ctrl_bytes > 65000)
-    why = "ctrl_bytes: must be 1..65000";
   else if (p->buffer < p->mtu + p->header)
     why = "buffer_mb: must hold at least one packet";
-  else if (p->pool_pkts < 0 || p->host_slots < 1)
-    why = "pool_pkts/host_slots: must be positive";
-  else if (p->pfc_xoff < 0 || p->pfc_resume < 0)
-    why = "pfc_xoff_kb/pfc_resume_kb: must be >= 0";
-  else if (p->pfc_a16 < 1 || p->pfc_a16 > 64 * 65536)
-    why = "pfc_alpha: must be in (0, 64]";
-  else if (p->ecn_pmax > 1)
-    why = "ecn_pmax: must be <= 1";
   else if (p->ecn_kmin >= 0 && p->ecn_kmax >= 0 && p->ecn_kmax < p->ecn_kmin)
     why = "ecn_kmax_kb: must not be below ecn_kmin_kb";
-  else if (p->ecn_kmax > ((int64_t)1 << 31))
-    why = "ecn_kmax_kb: must be below 2 GiB";
-  else if (p->ack_every < 1)
-    why = "ack_every: must be >= 1";
-  else if (p->rto < 1)
-    why = "rto_us: must be > 0";
-  else if (p->sync < 1 || p->sync > 1000000000000LL)
-    why = "sync_us: must be in (0, 1e6] us";
-  else if (p->overlap_q16 < 65536 || p->overlap_q16 > 10 * 65536)
-    why = "overlap_slowdown: must be in [1, 10]";
-  else if (p->flowlet_gap < 0)
-    why = "flowlet_gap_us: must be >= 0";
-  else if (p->max_time < 1 || p->max_time > 1000000000000000000LL)
-    why = "max_time_s: must be in (0, 1e6] s";
   else if (p->lb < ENG_LB_ECMP || p->lb > ENG_LB_ADAPTIVE)
     why = "lb: must be ecmp, spray or adaptive";
-  else if (p->ccp.kind < CC_NONE || p->ccp.kind > CC_HPCC)
+  else if (c->kind < CC_NONE || c->kind > CC_HPCC)
     why = "cc: unknown kind";
-  else if (p->ring_cap < 0 || (p->ring_cap & (p->ring_cap - 1)))
+  else if (p->ring_cap & (p->ring_cap - 1))
     why = "ring_cap: must be 0 (derived) or a power of two";
   else if (p->ecn_table.n < 0 || p->ecn_table.n > ENG_ECN_ROWS_MAX)
     why = "ecn_by_link_gbps: at most 16 rows";
   else if (p->ecn_table.n == 0 && (p->ecn_kmin < 0 || p->ecn_kmax < 0 || p->ecn_pmax < 0))
     why = "ecn: no ECN table and no explicit ecn_kmin_kb/ecn_kmax_kb/ecn_pmax";
-  else if (p->pfc_reserve < 0)
-    why = "pfc_reserve_kb: must be >= 0";
-  else if (!(p->pfc_headroom < 1e6))
-    why = "pfc_headroom_bdp: must be below 10^6 (negative: none)";
-  else if (p->pfc_frame_bytes < 0 || p->pfc_frame_bytes > 65000)
-    why = "pfc_frame_bytes: must be 0..65000";
-  else if (p->standalone_header < -1 || p->standalone_header > 65000)
-    why = "standalone_header: must be -1 (exact) or 0..65000 bytes";
+  else if (c->kind == CC_DCQCN && c->dcqcn_ns3 && c->dec_interval < 1)
+    why = "dcqcn_dec_interval_us: must be > 0 with dcqcn_ns3 (a periodic check)";
   for (int i = 0; !why && i < p->ecn_table.n; i++) {
     const eng_ecn_row_t *r = &p->ecn_table.row[i];
     if (r->gbps < 1 || (i && r->gbps <= r[-1].gbps))
@@ -78,40 +107,6 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
              !(r->pmax >= 0 && r->pmax <= 1))
       why = "ecn_by_link_gbps: each row needs 0 <= kmin <= kmax <= 2 GiB and pmax in [0, 1]";
   }
-  const cc_params_t *c = &p->ccp;
-  if (!why && c->kind == CC_DCQCN) {
-    if (!(c->g > 0 && c->g <= 1))
-      why = "dcqcn_g: must be in (0, 1]";
-    else if (c->alpha_timer < 1 || c->inc_timer < 1)
-      why = "dcqcn timers: must be > 0";
-    else if (c->byte_counter < 1)
-      why = "dcqcn_byte_counter_kb: must be > 0";
-    else if (c->fast_steps < 0)
-      why = "dcqcn_fast_steps: must be >= 0";
-    else if (!(c->rate_ai >= 0 && c->rate_hai >= 0 && c->min_rate >= 1e6))
-      why = "dcqcn rates: increases >= 0, dcqcn_min_rate_mbps >= 1";
-    else if (c->cnp_interval < 0 || c->dec_interval < 0)
-      why = "dcqcn intervals: must be >= 0";
-    else if (c->dcqcn_ns3 && c->dec_interval < 1)
-      why = "dcqcn_dec_interval_us: must be > 0 with dcqcn_ns3 (a periodic check)";
-  }
-  if (!why && c->kind == CC_HPCC) {
-    if (!(c->eta > 0 && c->eta <= 1))
-      why = "hpcc_eta: must be in (0, 1]";
-    else if (c->max_stage < 0)
-      why = "hpcc_max_stage: must be >= 0";
-    else if (c->int_multi < 0 || c->int_multi > 1024)
-      why = "hpcc_int_multi: must be 0 (exact) to 1024";
-    else if (!(c->hpcc_min_rate >= 0))
-      why = "hpcc_min_rate_mbps: must be >= 0";
-  }
-  if (!why && c->kind == CC_DCTCP) {
-    if (!(c->dctcp_g > 0 && c->dctcp_g <= 1))
-      why = "dctcp_g: must be in (0, 1]";
-    else if (c->init_cwnd < 1)
-      why = "dctcp_init_cwnd_kb: must be > 0";
-  }
-  if (!why) why = params_timers(p);
   if (why) {
     snprintf(err, errlen, "%s", why);
     return -1;

@@ -1,12 +1,15 @@
-/* Parameter ranges (jobs/job_param_range.c): every numeric key has one; each
- * bound is accepted, exactly and inside what the engine's checks accept, a
- * millionth past it is refused naming the key and the range; only -1 means
- * derived, and only where a derived value exists; a key of another
- * congestion control may be 0; a preset never overrides an explicit key,
- * whatever their order; docs/parameters.md's table states every range as
- * messages do. */
+/* Parameter ranges (each key's ENG_PARAMS / CC_PARAMS row; jobs/job_param_range.c
+ * checks user values, eng_params_check stored ones): every numeric key has one;
+ * each bound is accepted, exactly and by the engine's checks too, a millionth
+ * past it is refused naming the key and the range; the engine refuses a stored
+ * value one unit past a bound ("KEY: must be RANGE"); only -1 means derived,
+ * and only where a derived value exists; a key of another congestion control
+ * may be 0; a preset never overrides an explicit key, whatever their order.
+ * (docs/parameters.md is generated from the same rows: params_doc.) */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "jobs/job_param_int.h"
 #include "mvsim.h"
@@ -34,7 +37,7 @@ static eng_params_t base_for(const job_key_t *k, double bound) {
 
 /* KEY=VALUE on the key's base: expect accepted (and valid for the engine) or
  * refused with the key and its range in the message. */
-static void try_value(const job_key_t *k, const job_range_t *r, double bound, const char *value,
+static void try_value(const job_key_t *k, const eng_range_t *r, double bound, const char *value,
                       int accept) {
   eng_params_t p = base_for(k, bound);
   char kv[128], err[512], want[512];
@@ -47,7 +50,7 @@ static void try_value(const job_key_t *k, const job_range_t *r, double bound, co
     }
     return;
   }
-  snprintf(want, sizeof want, "--set %s: '%s' is out of range: %s", k->name, value, r->text);
+  snprintf(want, sizeof want, "--set %s: '%s' is out of range: %s", k->name, value, r->words);
   CHECK(rc == -1);
   CHECK_STR_CONTAINS(err, want);
 }
@@ -55,22 +58,24 @@ static void try_value(const job_key_t *k, const job_range_t *r, double bound, co
 static void every_key_bounded(void) {
   for (int i = 0; i < job_n_keys; i++) {
     const job_key_t *k = &job_keys[i];
-    const job_range_t *r = job_range_find(k->name);
+    const eng_range_t *r = job_range_find(k->name);
     if (numeric(k->unit) != (r != NULL)) {
       fprintf(stderr, "%s: %s\n", k->name,
               r ? "a range for a key that is not a number" : "a number without a range");
       mvtest_failures++;
     }
   }
-  for (int i = 0; i < job_n_ranges; i++)
-    CHECK(job_key_find(job_ranges[i].key) != NULL);
+  CHECK(eng_n_params == job_n_keys); /* the same rows, in the same order */
+  for (int i = 0; i < eng_n_params && i < job_n_keys; i++)
+    CHECK(strcmp(eng_param_info[i].key, job_keys[i].name) == 0);
 }
 
 static void bounds(void) {
   char v[64];
-  for (int i = 0; i < job_n_ranges; i++) {
-    const job_range_t *r = &job_ranges[i];
-    const job_key_t *k = job_key_find(r->key);
+  for (int i = 0; i < eng_n_params; i++) {
+    const eng_range_t *r = &eng_param_info[i].range;
+    const job_key_t *k = job_key_find(eng_param_info[i].key);
+    if (!r->numeric) continue;
     /* Every bound is a whole number; one millionth past it is out. */
     snprintf(v, sizeof v, "%.0f", r->hi);
     try_value(k, r, r->hi, v, 1);
@@ -155,35 +160,47 @@ static void presets_first(void) {
   CHECK_STR_CONTAINS(err, "--set dcqcn_g: '5' is out of range: more than 0 and at most 1");
 }
 
-/* docs/parameters.md, "Ranges": one row "| `key` | text |" per range, its
- * text the one messages give. */
-static void readme_rows(void) {
-  char path[1024], line[4096], key[80], text[512];
-  snprintf(path, sizeof path, "%s/../../docs/parameters.md",
-           getenv("MV_TEST_DATA") ? getenv("MV_TEST_DATA") : "tests/data");
-  FILE *f = fopen(path, "r");
-  CHECK(f != NULL);
-  if (!f) return;
-  int rows[256] = {0}, in_table = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "## ", 3) == 0) in_table = strcmp(line, "## Ranges\n") == 0;
-    if (!in_table || sscanf(line, "| `%79[^`]` | %511[^|]|", key, text) != 2) continue;
-    const job_range_t *r = job_range_find(key);
-    CHECK(r != NULL);
-    if (!r) continue;
-    rows[r - job_ranges]++;
-    text[strlen(text) - 1] = '\0'; /* the space before '|' */
-    if (strcmp(text, r->text) != 0) {
-      fprintf(stderr, "docs/parameters.md: %s: \"%s\", the table says \"%s\"\n", key, text, r->text);
-      mvtest_failures++;
+/* The engine's own check, on stored values: each bound passes, one stored
+ * unit past it (the next double for a real) fails naming the key and its
+ * range, and -1 passes exactly where the key has a derived value. */
+static void engine_bounds(void) {
+  for (int i = 0; i < eng_n_params; i++) {
+    const eng_param_info_t *k = &eng_param_info[i];
+    const eng_range_t *r = &k->range;
+    if (!r->numeric) continue;
+    char want[512], err[512];
+    snprintf(want, sizeof want, "%s: must be %s", k->key, r->words);
+    for (int end = 0; end < 2; end++) {
+      double bound = (end ? r->hi : r->lo) * k->scale;
+      for (int past = 0; past < 3; past++) { /* the bound, one past it, -1 */
+        eng_params_t p = base_for(job_key_find(k->key), end ? r->hi : r->lo);
+        char *at = (char *)&p + k->off;
+        double dv = past == 2 ? -1 : !past ? bound : nextafter(bound, end ? INFINITY : -INFINITY);
+        int64_t iv = past == 2 ? -1 : (int64_t)bound + (past ? (end ? 1 : -1) : 0);
+        if (past == 1 && iv == -1 && r->derived) iv = -2; /* -1 is the derived value */
+        if (k->real) {
+          memcpy(at, &dv, sizeof dv);
+        } else if (k->size == 4) {
+          if (iv > INT32_MAX) continue; /* past int32: not storable */
+          int32_t v = (int32_t)iv;
+          memcpy(at, &v, sizeof v);
+        } else {
+          memcpy(at, &iv, sizeof iv);
+        }
+        if (!k->real) dv = (double)iv;
+        int ok = past == 0 ? (end || !r->lo_open) : past == 2 ? r->derived : 0;
+        int rc = eng_params_check(&p, err, sizeof err);
+        if ((rc == 0) != ok) {
+          fprintf(stderr, "%s = %.17g (stored): %s, expected %s\n", k->key, dv,
+                  rc ? err : "accepted", ok ? "accepted" : "refused");
+          mvtest_failures++;
+        } else if (rc && past != 2 && !strstr(err, want)) {
+          fprintf(stderr, "%s = %.17g: \"%s\", expected \"%s\"\n", k->key, dv, err, want);
+          mvtest_failures++;
+        }
+      }
     }
   }
-  fclose(f);
-  for (int i = 0; i < job_n_ranges; i++)
-    if (rows[i] != 1) {
-      fprintf(stderr, "docs/parameters.md: %d rows for %s in Ranges\n", rows[i], job_ranges[i].key);
-      mvtest_failures++;
-    }
 }
 
 int main(void) {
@@ -191,6 +208,6 @@ int main(void) {
   bounds();
   specific();
   presets_first();
-  readme_rows();
+  engine_bounds();
   return mvtest_end();
 }
