@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "driver/drv_mpi.h"
+#include "sim/eng_num.h"
 
 static int mpi_on; /* drv_comm_init started MPI */
 
 static int launched(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
-  const char *force = getenv("MULTIVERSE_MPI");
-  if (force && strcmp(force, "1") == 0) return 1;
+  if (eng_env_flag("MULTIVERSE_MPI")) return 1; /* MPI even without a launcher's variables */
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
     if (getenv(vars[i])) return 1;
   return 0;

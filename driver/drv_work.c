@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver/drv_run.h"
+#include "sim/eng_num.h"
 
 /* The row of experiment k (values NULL: none), and the command's sink's view of
  * it (b NULL: it did not run). */
@@ -70,7 +71,7 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
   eng_batch_t *b = NULL;
   double t0 = 0, wall = 0; /* s: the batch's run */
   int rc = eng_batch_create(&(eng_batch_desc_t){n, d}, &b, err, sizeof err);
-  if (!rc && getenv("MULTIVERSE_VERBOSE")) /* the benchmarks read it */
+  if (!rc && eng_env_flag("MULTIVERSE_VERBOSE")) /* the benchmarks read it */
     fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
             (double)eng_batch_bytes(b) / n);
   if (!rc) {
