@@ -18,7 +18,8 @@ cat > jto.json <<'JSON'
 {"name": "jto", "base": {"kind": "network", "network": {"topology": "line3.txt", "flows": "f2.txt"}},
  "sweep": {"grid": {"network.cc": ["none", "dcqcn"], "network.max_time_s": [0.000001, 1]}}}
 JSON
-"$mv" run jto.json --run-dir rd > /dev/null 2>&1 || fail "run"
+rc=0; "$mv" run jto.json --run-dir rd > /dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "run: exit $rc, expected 1 (two experiments timed out: drv.h's exit rule)"
 $py - rd/results.nc <<'PY' || fail "results.nc"
 import math, sys
 import xarray as xr
