@@ -200,6 +200,11 @@ static void canon_value(job_buf_t *b, const eng_params_t *p, const job_key_t *k)
     job_buf_json_string(b, lb >= 0 && lb < JOB_LBS ? job_lb_names[lb] : "?");
     return;
   }
+  case JOB_U_MODEL: {
+    int32_t m = *(const int32_t *)at;
+    job_buf_json_string(b, m >= 0 && m < JOB_MODELS ? job_model_names[m] : "?");
+    return;
+  }
   case JOB_U_CC: {
     int32_t kind = ((const cc_params_t *)at)->kind;
     job_buf_json_string(b, kind >= 0 && kind < JOB_CC_KINDS ? job_cc_names[kind] : "?");

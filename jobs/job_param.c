@@ -20,6 +20,7 @@
 #define JOB_T_MBPS double
 #define JOB_T_Q16 int64_t
 #define JOB_T_LB int32_t
+#define JOB_T_MODEL int32_t
 #define JOB_T_CC cc_params_t
 #define JOB_T_ECN_TABLE eng_ecn_table_t
 
@@ -55,6 +56,7 @@ int job_param_known(const char *key) {
 
 const char *const job_cc_names[JOB_CC_KINDS] = {"none", "dcqcn", "dctcp", "hpcc"};
 const char *const job_lb_names[JOB_LBS] = {"ecmp", "spray", "adaptive"};
+const char *const job_model_names[JOB_MODELS] = {"packet", "flow"};
 
 /* cc=NAME: "none" (every CC parameter cleared), or a preset, which sets the CC
  * parameters and possibly the switches' ECN thresholds. */
@@ -186,6 +188,16 @@ int job_key_apply(const job_presets_t *ps, eng_params_t *p, const job_key_t *k, 
     snprintf(why, len, "unknown load balancing '%s' (ecmp, spray, adaptive)", name);
     return -1;
   }
+  if (k->unit == JOB_U_MODEL) {
+    for (int i = 0; name && i < JOB_MODELS; i++)
+      if (strcmp(name, job_model_names[i]) == 0) {
+        *(int32_t *)at = i;
+        return 0;
+      }
+    if (!name) goto bad;
+    snprintf(why, len, "unknown network model '%s' (packet, flow)", name);
+    return -1;
+  }
   if (k->unit == JOB_U_ECN_TABLE) {
     json_t *parsed = text ? json_loads(text, 0, NULL) : NULL;
     int rc = key_ecn_table((eng_ecn_table_t *)at, text ? parsed : json, why, len);
@@ -252,9 +264,10 @@ bad:
     snprintf(why, len, "bad value '%s' (expected %s)", text, key_expects(k->unit));
   else
     snprintf(why, len, "expected %s",
-             k->unit == JOB_U_CC   ? "a congestion control name"
-             : k->unit == JOB_U_LB ? "ecmp, spray or adaptive"
-                                   : key_expects(k->unit));
+             k->unit == JOB_U_CC      ? "a congestion control name"
+             : k->unit == JOB_U_LB    ? "ecmp, spray or adaptive"
+             : k->unit == JOB_U_MODEL ? "packet or flow"
+                                      : key_expects(k->unit));
   return -1;
 }
 
@@ -334,7 +347,10 @@ int job_params_equal(const eng_params_t *a, const eng_params_t *b) {
   for (int i = 0; i < job_n_keys; i++) {
     const job_key_t *k = &job_keys[i];
     const char *x = (const char *)a + k->off, *y = (const char *)b + k->off;
-    size_t size = k->unit == JOB_U_COUNT || k->unit == JOB_U_BOOL || k->unit == JOB_U_LB ? 4 : 8;
+    size_t size = k->unit == JOB_U_COUNT || k->unit == JOB_U_BOOL || k->unit == JOB_U_LB ||
+                          k->unit == JOB_U_MODEL
+                      ? 4
+                      : 8;
     if (k->unit == JOB_U_CC) {
       x = (const char *)&a->ccp.kind;
       y = (const char *)&b->ccp.kind;

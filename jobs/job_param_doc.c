@@ -18,6 +18,11 @@ static void doc_values(const job_presets_t *ps, const job_key_t *k, const eng_ra
     for (int i = 0; i < JOB_LBS; i++)
       job_buf_printf(b, "%s%s", i == 0 ? "" : i == JOB_LBS - 1 ? " or " : ", ", job_lb_names[i]);
     return;
+  case JOB_U_MODEL:
+    for (int i = 0; i < JOB_MODELS; i++)
+      job_buf_printf(b, "%s%s", i == 0 ? "" : i == JOB_MODELS - 1 ? " or " : ", ",
+                     job_model_names[i]);
+    return;
   case JOB_U_CC:
     job_buf_puts(b, "none");
     for (int i = 0; i < ps->n_cc; i++)

@@ -18,6 +18,7 @@ typedef enum job_unit_t {
   JOB_U_MBPS,      /* double bit/s given in Mb/s; negative: -1 */
   JOB_U_Q16,       /* int64 value * 2^16, to the nearest */
   JOB_U_LB,        /* int32 eng_lb_t by name */
+  JOB_U_MODEL,     /* int32 eng_model_t by name */
   JOB_U_CC,        /* cc_params_t: "none" or a preset's name */
   JOB_U_ECN_TABLE, /* eng_ecn_table_t: {"GBPS": [kmin_KB, kmax_KB, pmax], ...} */
 } job_unit_t;
@@ -31,11 +32,14 @@ typedef struct job_key_t {
 
 extern const job_key_t job_keys[];
 extern const int job_n_keys;
-/* Names of the values of `cc` (cc_kind_t) and `lb` (eng_lb_t). */
+/* Names of the values of `cc` (cc_kind_t), `lb` (eng_lb_t) and `model`
+ * (eng_model_t). */
 #define JOB_CC_KINDS (CC_HPCC + 1)
 extern const char *const job_cc_names[JOB_CC_KINDS];
 #define JOB_LBS (ENG_LB_ADAPTIVE + 1)
 extern const char *const job_lb_names[JOB_LBS];
+#define JOB_MODELS (ENG_MODEL_FLOW + 1)
+extern const char *const job_model_names[JOB_MODELS];
 const job_key_t *job_key_find(const char *name);
 
 /* The pseudo-key of network presets (not a parameter). */

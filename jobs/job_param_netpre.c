@@ -10,7 +10,7 @@
 
 /* Bytes of a key's stored value (presets hold scalar keys only). */
 static size_t netpre_size(job_unit_t u) {
-  return u == JOB_U_COUNT || u == JOB_U_BOOL || u == JOB_U_LB ? 4 : 8;
+  return u == JOB_U_COUNT || u == JOB_U_BOOL || u == JOB_U_LB || u == JOB_U_MODEL ? 4 : 8;
 }
 
 /* One section: {"key": value, ...}, each applied for experiments of kind

@@ -153,6 +153,11 @@ int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times
 int32_t eng_trace_samples(const eng_batch_t *b, int32_t e);
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series);
 
+/* Work of a flow-level experiment (model flow) in packet-hops of the packet
+ * level that take as long on one CPU thread: the planner's cost unit
+ * (jobs/presets/batching.json), from its tasks, edges and flows. */
+double eng_flow_work(const eng_exp_desc_t *x);
+
 /* FCT of a flow task alone in the network on its ECMP path (docs/model.md,
  * Outputs), ps from its start to the arrival of its last ACK; -1 if
  * unroutable. */

@@ -6,16 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/flw.h"
 #include "sim/eng_standalone.h"
 #include "sim/eng_num.h"
 #include "sim/eng_world.h"
 
 /* A batch is one world, or several where one would address more rows than
  * its int32 offsets allow: the valid experiments in order, cut in halves
- * until every part fits (each run after the other, results unchanged). */
+ * until every part fits (each run after the other, results unchanged).
+ * Experiments of the flow level (network.model flow) go to one flow world. */
 struct eng_batch_t {
   int32_t n;
-  int32_t *widx;    /* (n) experiment in its world; -1: invalid */
+  int32_t *widx;    /* (n) experiment in its world; -1: invalid or flow level */
+  int32_t *fidx;    /* (n) experiment in the flow world; -1: not there */
+  flw_world_t *fw;  /* the flow level's experiments, NULL: none */
   int32_t *wof;     /* (n) its world */
   char **msg;       /* (n) why invalid; NULL otherwise */
   int32_t *n_tasks; /* (n) */
@@ -91,6 +95,7 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
   if (batch_tasks_ok(x->tasks, x->params, err, errlen)) return -1;
   if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
   if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
+  if (x->params->model == ENG_MODEL_FLOW) return flw_exp_check(x, err, errlen);
   if (eng_world_rings_check(x, err, errlen)) return -1;
   int64_t rows[ENG_T_COUNT];
   if (eng_world_rows(x, 0, rows)) {
@@ -108,6 +113,7 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
 }
 
 int64_t eng_exp_memory_valid(const eng_exp_desc_t *x) {
+  if (x->params->model == ENG_MODEL_FLOW) return flw_exp_memory(x);
   eng_world_desc_t wd = {.n_exps = 1, .exps = x};
   return eng_world_estimate(&wd);
 }
@@ -117,17 +123,28 @@ int64_t eng_exp_memory(const eng_exp_desc_t *x) {
   return eng_exp_validate(x, err, sizeof err) ? -1 : eng_exp_memory_valid(x);
 }
 
-/* The valid experiments of d (malloc'd, *n of them); widx[e] their index, -1
- * for an invalid one whose reason goes to msg[e] (when msg is not NULL). */
-static eng_exp_desc_t *batch_valid(const eng_batch_desc_t *d, int32_t *widx, char **msg,
-                                   int32_t *n) {
+/* The valid experiments of the packet level of d (malloc'd, *n of them);
+ * widx[e] their index, -1 for an invalid one whose reason goes to msg[e]
+ * (when msg is not NULL) and for one of the flow level, which goes to
+ * flow[fidx[e]] (*nf of them; flow NULL: counted in *bytes instead). */
+static eng_exp_desc_t *batch_valid(const eng_batch_desc_t *d, int32_t *widx, char **msg, int32_t *n,
+                                   eng_exp_desc_t *flow, int32_t *fidx, int32_t *nf,
+                                   int64_t *bytes) {
   eng_exp_desc_t *v = malloc(((size_t)d->n_exps + 1) * sizeof *v);
-  *n = 0;
+  *n = *nf = 0;
   if (!v) return NULL;
   for (int32_t e = 0; e < d->n_exps; e++) {
     char why[1024];
     widx[e] = -1;
+    if (fidx) fidx[e] = -1;
     if (eng_exp_validate(&d->exps[e], why, sizeof why) == 0) {
+      if (d->exps[e].params->model == ENG_MODEL_FLOW) {
+        if (flow) flow[*nf] = d->exps[e];
+        if (fidx) fidx[e] = *nf;
+        if (bytes) *bytes += flw_exp_memory(&d->exps[e]);
+        ++*nf;
+        continue;
+      }
       v[*n] = d->exps[e];
       widx[e] = (*n)++;
     } else if (msg && !(msg[e] = strdup(why))) {
@@ -139,10 +156,12 @@ static eng_exp_desc_t *batch_valid(const eng_batch_desc_t *d, int32_t *widx, cha
 }
 
 int64_t eng_batch_memory(const eng_batch_desc_t *d) {
-  int32_t n = 0, *widx = malloc(((size_t)d->n_exps + 1) * sizeof *widx);
-  eng_exp_desc_t *v = widx ? batch_valid(d, widx, NULL, &n) : NULL;
+  int32_t n = 0, nf = 0, *widx = malloc(((size_t)d->n_exps + 1) * sizeof *widx);
+  int64_t fbytes = 0;
+  eng_exp_desc_t *v = widx ? batch_valid(d, widx, NULL, &n, NULL, NULL, &nf, &fbytes) : NULL;
   eng_world_desc_t wd = {.n_exps = n, .exps = v};
   int64_t bytes = v ? eng_world_estimate(&wd) : -1;
+  if (bytes >= 0) bytes += fbytes;
   free(v);
   free(widx);
   return bytes;
@@ -165,8 +184,8 @@ static int batch_worlds(eng_batch_t *b, const eng_exp_desc_t *v, int32_t lo, int
 
 int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, size_t errlen) {
   int rc = ENG_E_NOMEM;
-  int32_t n = d->n_exps, nv = 0, *first = NULL;
-  eng_exp_desc_t *v = NULL;
+  int32_t n = d->n_exps, nv = 0, nf = 0, *first = NULL;
+  eng_exp_desc_t *v = NULL, *fv = NULL;
   eng_batch_t *b = calloc(1, sizeof *b);
   *out = NULL;
   if (!b) goto fail_oom;
@@ -175,15 +194,18 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
   b->wof = calloc((size_t)n + 1, sizeof *b->wof);
   b->msg = calloc((size_t)n + 1, sizeof *b->msg);
   b->n_tasks = calloc((size_t)n + 1, sizeof *b->n_tasks);
-  if (!b->widx || !b->wof || !b->msg || !b->n_tasks) goto fail_oom;
+  b->fidx = malloc(((size_t)n + 1) * sizeof *b->fidx);
+  fv = malloc(((size_t)n + 1) * sizeof *fv);
+  if (!b->widx || !b->wof || !b->msg || !b->n_tasks || !b->fidx || !fv) goto fail_oom;
   for (int32_t e = 0; e < n; e++)
     b->n_tasks[e] = d->exps[e].tasks ? d->exps[e].tasks->n : 0;
-  v = batch_valid(d, b->widx, b->msg, &nv);
+  v = batch_valid(d, b->widx, b->msg, &nv, fv, b->fidx, &nf, NULL);
   b->n_valid = nv;
   b->w = calloc((size_t)nv + 1, sizeof *b->w);
   first = malloc(((size_t)nv + 2) * sizeof *first);
   if (!v || !b->w || !first) goto fail_oom;
   rc = batch_worlds(b, v, 0, nv, first, err, errlen);
+  if (!rc && nf) rc = flw_world_create(nf, fv, &b->fw, err, errlen);
   if (rc) goto fail;
   /* widx: index among the valid experiments, then within its world. */
   first[b->n_w] = nv;
@@ -199,6 +221,7 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
             b->n_w, (long long)eng_world_row_limit());
   free(first);
   free(v);
+  free(fv);
   *out = b;
   return 0;
 fail_oom:
@@ -206,6 +229,7 @@ fail_oom:
 fail:
   free(first);
   free(v);
+  free(fv);
   eng_batch_destroy(b);
   return rc;
 }
@@ -221,6 +245,7 @@ int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t err
     b->w[k]->threads = r->threads;
     rc = eng_world_run(b->w[k], r->backend, err, errlen);
   }
+  if (!rc && b->fw) rc = flw_world_run(b->fw, r, err, errlen);
   b->broken = rc != 0;
   return rc;
 }
@@ -231,6 +256,8 @@ void eng_batch_destroy(eng_batch_t *b) {
     free(b->msg[e]);
   free(b->msg);
   free(b->widx);
+  free(b->fidx);
+  flw_world_destroy(b->fw);
   free(b->wof);
   free(b->n_tasks);
   for (int32_t k = 0; b->w && k < b->n_w; k++)
@@ -243,7 +270,7 @@ int64_t eng_batch_bytes(const eng_batch_t *b) {
   int64_t bytes = 0;
   for (int32_t k = 0; k < b->n_w; k++)
     bytes += eng_world_bytes(b->w[k]);
-  return bytes;
+  return bytes + (b->fw ? flw_world_bytes(b->fw) : 0);
 }
 
 int32_t eng_batch_worlds(const eng_batch_t *b) {
@@ -251,18 +278,26 @@ int32_t eng_batch_worlds(const eng_batch_t *b) {
 }
 
 void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r) {
+  if (b->fidx[e] >= 0 && !b->broken) {
+    flw_world_result(b->fw, b->fidx[e], r);
+    return;
+  }
   if (b->widx[e] >= 0 && !b->broken) {
     eng_world_result(b->w[b->wof[e]], b->widx[e], r);
     return;
   }
   memset(r, 0, sizeof *r);
-  r->status = b->widx[e] < 0 ? ENG_INVALID : ENG_FAILED;
+  r->status = b->widx[e] < 0 && b->fidx[e] < 0 ? ENG_INVALID : ENG_FAILED;
   r->message = b->msg[e] ? b->msg[e] : "";
 }
 
 int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times_t *t) {
   if (e < 0 || e >= b->n || task < 0 || task >= b->n_tasks[e]) return -1;
   t->start = t->end = t->recv = -1;
+  if (b->fidx[e] >= 0 && !b->broken) {
+    flw_world_task_times(b->fw, b->fidx[e], task, t);
+    return 0;
+  }
   if (b->widx[e] < 0 || b->broken) return 0;
   const eng_world_t *w = b->w[b->wof[e]];
   t->start = eng_task_start(w, b->widx[e], task);
@@ -278,6 +313,10 @@ int32_t eng_trace_samples(const eng_batch_t *b, int32_t e) {
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series) {
   return k < eng_trace_samples(b, e) ? eng_world_trace_value(b->w[b->wof[e]], b->widx[e], k, series)
                                      : 0.0;
+}
+
+double eng_flow_work(const eng_exp_desc_t *x) {
+  return flw_exp_work(x);
 }
 
 int64_t eng_flow_standalone(const topo_t *t, const eng_params_t *p, const tg_task_t *flow) {

@@ -19,6 +19,7 @@
 #define ENG_SCALE_MBPS 1e6 /* bit/s per Mb/s */
 #define ENG_SCALE_Q16 65536.0
 #define ENG_SCALE_LB 1.0
+#define ENG_SCALE_MODEL 1.0
 #define ENG_SCALE_CC 1.0
 #define ENG_SCALE_ECN_TABLE 1.0
 
@@ -99,6 +100,8 @@ int eng_params_check(const eng_params_t *p, char *err, size_t errlen) {
     why = "ecn: no ECN table and no explicit ecn_kmin_kb/ecn_kmax_kb/ecn_pmax";
   else if (c->kind == CC_DCQCN && c->dcqcn_ns3 && c->dec_interval < 1)
     why = "dcqcn_dec_interval_us: must be > 0 with dcqcn_ns3 (a periodic check)";
+  else if (p->model != ENG_MODEL_PACKET && p->model != ENG_MODEL_FLOW)
+    why = "model: must be packet or flow";
   for (int i = 0; !why && i < p->ecn_table.n; i++) {
     const eng_ecn_row_t *r = &p->ecn_table.row[i];
     if (r->gbps < 1 || (i && r->gbps <= r[-1].gbps))

@@ -15,6 +15,10 @@
 
 typedef enum eng_lb_t { ENG_LB_ECMP = 0, ENG_LB_SPRAY = 1, ENG_LB_ADAPTIVE = 2 } eng_lb_t;
 
+/* Which network model runs an experiment (docs/model.md): the exact packet
+ * level, or the flow level (max-min fair rates, engine/flow). */
+typedef enum eng_model_t { ENG_MODEL_PACKET = 0, ENG_MODEL_FLOW = 1 } eng_model_t;
+
 /* Packets beyond rcv_nxt a re-order tolerant receiver can hold. */
 #define ENG_RX_WINDOW 256
 /* Flowlet entries per relay (lb = adaptive), indexed by flow hash. */
@@ -60,7 +64,7 @@ typedef struct eng_range_t {
  *   unit   how the user's value becomes the stored one (jobs/job_param.c):
  *          COUNT integer; BOOL true/false; KIB KiB -> bytes; MIB MiB -> bytes;
  *          US us -> ps; S s -> ps; REAL as is; MBPS Mb/s -> bit/s; Q16 number x
- *          2^16; LB, CC a name; ECN_TABLE {"GBPS": [kmin_KB, kmax_KB, pmax]};
+ *          2^16; LB, CC, MODEL a name; ECN_TABLE {"GBPS": [kmin_KB, kmax_KB, pmax]};
  *          KIB and MBPS store any negative value as -1 ("derived")
  *   type field   its storage in eng_params_t
  *   col    COL: copied into the experiment column exp_<field> (eng_world.h);
@@ -175,7 +179,10 @@ typedef struct eng_range_t {
   X(A, standalone_header, COUNT, int32_t, standalone_header, NOCOL,                                \
     ENG_RANGE(0, 65000, 0, 1, "-1 (exact) or 0 to 65000 bytes"),                                   \
     "standalone FCT column: -1 exact; >= 0: base RTT + (size + packets x this) x 8 / bottleneck "  \
-    "rate")
+    "rate")                                                                                        \
+  X(A, model, MODEL, int32_t, model, NOCOL, ENG_NORANGE,                                           \
+    "packet (every packet, queue and congestion control) or flow (each flow at the max-min fair "  \
+    "share of its path's links, no packets; docs/model.md)")
 
 typedef struct eng_params_t {
 #define ENG_PARAM_FIELD(A, key, unit, type, field, col, range, doc) type field;

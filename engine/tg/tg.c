@@ -1,5 +1,6 @@
 /* tg: building and checking task graphs. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,64 +92,65 @@ void tg_assign_ports(tg_t *g) {
   free(key);
 }
 
-/* "FILE:LINE: " or "FILE: task I: " for messages about task i. */
-static void tg_where(const tg_t *g, int32_t i, const char *where, char *buf, size_t len) {
+/* A message about task i, after "FILE:LINE: " or "FILE: task I: " (written
+ * only when there is something wrong: checks run on every experiment).
+ * Returns -1. */
+static int tg_fail(const tg_t *g, int32_t i, const char *where, char *err, size_t errlen,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int tg_fail(const tg_t *g, int32_t i, const char *where, char *err, size_t errlen,
+                   const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
   if (i >= 0 && i < g->n && g->t[i].line > 0)
-    snprintf(buf, len, "%s:%d: ", where, g->t[i].line);
+    snprintf(err, errlen, "%s:%d: %s", where, g->t[i].line, what);
   else
-    snprintf(buf, len, "%s: task %d: ", where, i);
+    snprintf(err, errlen, "%s: task %d: %s", where, i, what);
+  return -1;
 }
 
 static int tg_check_task(const tg_t *g, int32_t i, const topo_t *t, const char *where, char *err,
                          size_t errlen) {
   const tg_task_t *k = &g->t[i];
-  char at[600];
-  tg_where(g, i, where, at, sizeof at);
   if (k->kind < TG_FLOW || k->kind > TG_JOIN) {
-    snprintf(err, errlen, "%sunknown task kind %d", at, k->kind);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "unknown task kind %d", k->kind);
   }
   if (k->host < 0 || k->host >= t->n_nodes || t->is_switch[k->host]) {
-    snprintf(err, errlen, "%shost %d is not a host of the topology (%d nodes)", at, k->host,
-             t->n_nodes);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "host %d is not a host of the topology (%d nodes)",
+                   k->host, t->n_nodes);
   }
   if (k->start < 0 || k->delay < 0 || k->dur < 0) {
-    snprintf(err, errlen, "%sstart, delay and duration must be >= 0", at);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "start, delay and duration must be >= 0");
   }
   if (k->start > TG_MAX_START_PS) {
-    snprintf(err, errlen, "%sstart %lld ps is past 1e18 ps (1e6 s), the latest start", at,
-             (long long)k->start);
-    return -1;
+    return tg_fail(g, i, where, err, errlen,
+                   "start %lld ps is past 1e18 ps (1e6 s), the latest start", (long long)k->start);
   }
   if (k->delay > TG_MAX_WAIT_PS || k->dur > TG_MAX_WAIT_PS - k->delay) {
-    snprintf(err, errlen, "%sdelay %lld ps + duration %lld ps: more than 1e17 ps (1e5 s)", at,
-             (long long)k->delay, (long long)k->dur);
-    return -1;
+    return tg_fail(g, i, where, err, errlen,
+                   "delay %lld ps + duration %lld ps: more than 1e17 ps (1e5 s)",
+                   (long long)k->delay, (long long)k->dur);
   }
   if (k->gpu < -1 || k->gpu > TG_MAX_ID || k->stream < -1 || k->stream > TG_MAX_ID) {
-    snprintf(err, errlen, "%sGPU %d, stream %d: each must be -1 (none) or 0..%d", at, k->gpu,
-             k->stream, TG_MAX_ID);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "GPU %d, stream %d: each must be -1 (none) or 0..%d",
+                   k->gpu, k->stream, TG_MAX_ID);
   }
   if (k->kind != TG_FLOW) return 0;
   if (k->dst < 0 || k->dst >= t->n_nodes || t->is_switch[k->dst]) {
-    snprintf(err, errlen, "%sdestination %d is not a host of the topology", at, k->dst);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "destination %d is not a host of the topology",
+                   k->dst);
   }
   if (k->dst == k->host) {
-    snprintf(err, errlen, "%sa flow from host %d to itself", at, k->host);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "a flow from host %d to itself", k->host);
   }
   if (k->bytes == 0 || k->bytes > TG_MAX_BYTES) {
-    snprintf(err, errlen, "%sa flow of %llu bytes: 1 to 2^40 (1 TiB)", at,
-             (unsigned long long)k->bytes);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "a flow of %llu bytes: 1 to 2^40 (1 TiB)",
+                   (unsigned long long)k->bytes);
   }
   if (topo_distance(t, k->host, k->dst) < 0) {
-    snprintf(err, errlen, "%shost %d cannot reach host %d", at, k->host, k->dst);
-    return -1;
+    return tg_fail(g, i, where, err, errlen, "host %d cannot reach host %d", k->host, k->dst);
   }
   return 0;
 }
@@ -216,7 +218,6 @@ done:
 }
 
 int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_t errlen) {
-  char at[600];
   int32_t *npred = calloc((size_t)g->n + 1, sizeof *npred);
   int32_t *stream_host = NULL, *gpu_host = NULL;
   int32_t max_stream = -1, max_gpu = -1, rc = -1;
@@ -233,18 +234,17 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
                e->pred);
       goto done;
     }
-    tg_where(g, e->task, where, at, sizeof at);
     if (e->task == e->pred) {
-      snprintf(err, errlen, "%sthe task waits for itself", at);
+      tg_fail(g, e->task, where, err, errlen, "the task waits for itself");
       goto done;
     }
     if (e->on != TG_ON_END && e->on != TG_ON_RECV) {
-      snprintf(err, errlen, "%sunknown predecessor event %d", at, e->on);
+      tg_fail(g, e->task, where, err, errlen, "unknown predecessor event %d", e->on);
       goto done;
     }
     if (e->on == TG_ON_RECV && g->t[e->pred].kind != TG_FLOW) {
-      snprintf(err, errlen, "%swaits for the reception of task %d, which is not a flow", at,
-               e->pred);
+      tg_fail(g, e->task, where, err, errlen,
+              "waits for the reception of task %d, which is not a flow", e->pred);
       goto done;
     }
     npred[e->task]++;
@@ -258,23 +258,22 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
     gpu_host[s] = -1;
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *k = &g->t[i];
-    tg_where(g, i, where, at, sizeof at);
     if (k->need < 0 || k->need > npred[i]) {
-      snprintf(err, errlen, "%sneeds %d predecessors but has %d", at, k->need, npred[i]);
+      tg_fail(g, i, where, err, errlen, "needs %d predecessors but has %d", k->need, npred[i]);
       goto done;
     }
     if (k->gpu >= 0) {
       if (gpu_host[k->gpu] >= 0 && gpu_host[k->gpu] != k->host) {
-        snprintf(err, errlen, "%sGPU %d is on host %d, not %d", at, k->gpu, gpu_host[k->gpu],
-                 k->host);
+        tg_fail(g, i, where, err, errlen, "GPU %d is on host %d, not %d", k->gpu, gpu_host[k->gpu],
+                k->host);
         goto done;
       }
       gpu_host[k->gpu] = k->host;
     }
     if (k->stream < 0) continue;
     if (stream_host[k->stream] >= 0 && stream_host[k->stream] != k->host) {
-      snprintf(err, errlen, "%sstream %d is on host %d, not %d", at, k->stream,
-               stream_host[k->stream], k->host);
+      tg_fail(g, i, where, err, errlen, "stream %d is on host %d, not %d", k->stream,
+              stream_host[k->stream], k->host);
       goto done;
     }
     stream_host[k->stream] = k->host;
@@ -283,8 +282,7 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
   int cyc = tg_acyclic(g, max_stream, &bad);
   if (cyc < 0) goto oom;
   if (cyc) {
-    tg_where(g, bad, where, at, sizeof at);
-    snprintf(err, errlen, "%sthe dependencies form a cycle through this task", at);
+    tg_fail(g, bad, where, err, errlen, "the dependencies form a cycle through this task");
     goto done;
   }
   rc = 0;

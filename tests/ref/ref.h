@@ -37,6 +37,11 @@ int ref_run(const topo_t *t, const tg_t *g, const eng_params_t *p, uint64_t seed
 
 void ref_result_free(ref_result_t *r);
 
+/* The flow level of docs/model.md ("The flow-level model"): the same inputs,
+ * task times and status in `out` (packet counters 0), written apart from
+ * engine/flow. Returns 0. */
+int ref_flow_run(const topo_t *t, const tg_t *g, const eng_params_t *p, ref_result_t *out);
+
 /* Routing of docs/model.md computed from the topology's links and node kinds
  * alone (not from topo's tables): ports numbered in link order, the edge switch
  * of each host, hop distances by breadth-first search. */

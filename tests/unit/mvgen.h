@@ -108,7 +108,7 @@ static inline int32_t mvgen_graph(const topo_t *t, uint64_t seed, int32_t mtu, i
                                   unsigned flags, tg_t *g) {
   mvgen_rng_t r = {seed * 0x2545f4914f6cdd1dULL + 1};
   int32_t n = 2 + (int32_t)mvgen_rnd(&r, (uint64_t)(max_tasks > 2 ? max_tasks - 1 : 1));
-  int32_t hosts[8], nh = 0, last[16], want = 2 + (int32_t)mvgen_rnd(&r, 5), rc = -1;
+  int32_t hosts[8] = {0}, nh = 0, last[16], want = 2 + (int32_t)mvgen_rnd(&r, 5), rc = -1;
   for (int tries = 0; tries < 256 && nh < want; tries++) {
     int32_t v = (int32_t)mvgen_rnd(&r, (uint64_t)t->n_nodes), dup = 0;
     for (int32_t k = 0; k < nh; k++)

@@ -16,7 +16,8 @@
 #include "mvtest.h"
 
 static int numeric(job_unit_t u) {
-  return u != JOB_U_BOOL && u != JOB_U_LB && u != JOB_U_CC && u != JOB_U_ECN_TABLE;
+  return u != JOB_U_BOOL && u != JOB_U_LB && u != JOB_U_MODEL && u != JOB_U_CC &&
+         u != JOB_U_ECN_TABLE;
 }
 
 /* The defaults with the congestion control whose presets set key k, and the
