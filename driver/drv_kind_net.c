@@ -224,7 +224,8 @@ static void net_build(void *k, const char *canon, uint64_t id, const char *where
     xo->own = own;
     xo->desc = (eng_exp_desc_t){
         .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
-    xo->hops = net_hops(&t->t, &w->g, &x.params);
+    xo->hops = x.params.model == ENG_MODEL_FLOW ? eng_flow_work(&xo->desc)
+                                                : net_hops(&t->t, &w->g, &x.params);
     xo->status = ANA_OK;
   }
   job_exp_free(&x);

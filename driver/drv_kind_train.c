@@ -106,7 +106,7 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
     xo->status = ANA_INVALID;
   } else {
     xo->desc = trn_exp_desc(x);
-    xo->hops = train_hops(x);
+    xo->hops = x->params.model == ENG_MODEL_FLOW ? eng_flow_work(&xo->desc) : train_hops(x);
     xo->status = ANA_OK;
   }
 }
