@@ -132,6 +132,10 @@ ana_table_t *ana_collect(const ana_table_t *want, ana_table_t *const *shards,
                          const char *const *names, int n, int allow_missing, int64_t *missing,
                          int64_t *first_missing, char *err, size_t errlen);
 
+/* Spearman's rank correlation of a[k] and b[k] (ties: average ranks); NaN
+ * when either is constant. */
+double ana_spearman(const double *a, const double *b, int64_t n);
+
 /* What `multiverse report` shows. Zero is a valid default for every field. */
 typedef struct ana_report_desc_t {
   const char *metric;   /* column to rank by; NULL: the first double result */
@@ -144,6 +148,10 @@ typedef struct ana_report_desc_t {
  * ok experiments with their swept parameters and ids, then for each value of
  * each swept parameter (or `by`) the count of ok experiments, the best and the
  * median metric, and how many were not ok. `name` heads the report (the file).
+ * A refined search's results (refine.stage, refine.of): the best of its last
+ * stage, then each stage's experiments with their rank and metric at the
+ * stage before and the two stages' rank correlation, then the effects over
+ * the sweep's (stage 0) experiments.
  * Returns 0, or -1 with a message for an unknown metric or parameter. */
 int ana_report(FILE *out, const char *name, const ana_table_t *t, const ana_report_desc_t *d,
                char *err, size_t errlen);

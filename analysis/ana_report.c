@@ -1,5 +1,8 @@
 /* Results: `multiverse report`: the best experiments by a metric, and each swept
- * parameter's effect on it (per value: best and median), as terminal tables. */
+ * parameter's effect on it (per value: best and median), as terminal tables;
+ * for a refined search (columns refine.stage and refine.of) the best of its
+ * last stage, the effects over the whole sweep, and each stage's ranks
+ * against the stage before. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -130,8 +133,21 @@ typedef struct group_t {
 typedef struct ctx_t {
   const ana_table_t *t;
   int metric;
-  int higher; /* 1: higher is better */
+  int higher;    /* 1: higher is better */
+  int stage_col; /* refine.stage, -1: none */
+  int of_col;    /* refine.of */
+  int64_t stage; /* the rows considered: this stage's */
 } ctx_t;
+
+/* Whether row r is of the stage considered. */
+static int in_stage(const ctx_t *x, int64_t r) {
+  return x->stage_col < 0 || ana_table_value(x->t, r, x->stage_col).i == x->stage;
+}
+
+/* Columns the report lists: swept keys, not the refinement's bookkeeping. */
+static int listed(const ana_col_t *c) {
+  return c->key && strncmp(c->key, "refine.", 7) != 0;
+}
 
 /* Counts row r into group g. */
 static void tally(const ctx_t *x, group_t *g, int64_t r) {
@@ -157,7 +173,7 @@ static int numeric_groups(const ctx_t *x, int c, group_t *gs) {
   if (!it) abort();
   int64_t n = 0, distinct = 0;
   for (int64_t r = 0; r < t->n_rows; r++)
-    if (!missing(t, c, r)) it[n++] = (item_t){number(t, c, r), t->index[r], r};
+    if (!missing(t, c, r) && in_stage(x, r)) it[n++] = (item_t){number(t, c, r), t->index[r], r};
   qsort(it, (size_t)n, sizeof *it, by_value);
   for (int64_t k = 0; k < n; k++)
     distinct += k == 0 || it[k].v != it[k - 1].v;
@@ -184,7 +200,7 @@ static int numeric_groups(const ctx_t *x, int c, group_t *gs) {
 static int string_groups(const ctx_t *x, int c, group_t *gs) {
   int ng = 0;
   for (int64_t r = 0; r < x->t->n_rows; r++) {
-    if (missing(x->t, c, r)) continue;
+    if (missing(x->t, c, r) || !in_stage(x, r)) continue;
     const char *s = x->t->cols[c].s[r];
     int g = 0;
     while (g < ng && strcmp(gs[g].label, s))
@@ -203,7 +219,7 @@ static void effect(FILE *out, const ctx_t *x, int c) {
   int ng = t->cols[c].col.type == ANA_STRING ? string_groups(x, c, gs) : numeric_groups(x, c, gs);
   snprintf(gs[ng].label, sizeof gs[ng].label, "-");
   for (int64_t r = 0; r < t->n_rows; r++)
-    if (missing(t, c, r)) tally(x, &gs[ng], r);
+    if (missing(t, c, r) && in_stage(x, r)) tally(x, &gs[ng], r);
   if (gs[ng].n + gs[ng].not_ok > 0) ng++;
   static const int right[] = {0, 1, 1, 1, 1};
   grid_t g = {.cols = 5, .right = right};
@@ -243,13 +259,14 @@ static void best(FILE *out, const ctx_t *x, int top) {
   int64_t n = 0;
   for (int64_t r = 0; r < t->n_rows; r++) {
     double m = number(t, x->metric, r);
-    if (t->status[r] == ANA_OK && !isnan(m)) it[n++] = (item_t){x->higher ? -m : m, t->index[r], r};
+    if (t->status[r] == ANA_OK && !isnan(m) && in_stage(x, r))
+      it[n++] = (item_t){x->higher ? -m : m, t->index[r], r};
   }
   qsort(it, (size_t)n, sizeof *it, by_value);
   int cols = 3;
   right[0] = right[1] = 1;
   for (int c = 0; c < t->n_cols; c++)
-    if (t->cols[c].col.key) {
+    if (listed(&t->cols[c].col)) {
       right[cols - 1] = t->cols[c].col.type != ANA_STRING; /* before experiment_id */
       cols++;
     }
@@ -257,26 +274,29 @@ static void best(FILE *out, const ctx_t *x, int top) {
   put(&g, "rank");
   put(&g, "%s", t->cols[x->metric].col.name);
   for (int c = 0; c < t->n_cols; c++)
-    if (t->cols[c].col.key) put(&g, "%s", header(&t->cols[c].col));
+    if (listed(&t->cols[c].col)) put(&g, "%s", header(&t->cols[c].col));
   put(&g, "experiment_id");
   int64_t shown = n < top ? n : top;
   for (int64_t k = 0; k < shown; k++) {
     put(&g, "%lld", (long long)k + 1);
     put_cell(&g, t, x->metric, it[k].row);
     for (int c = 0; c < t->n_cols; c++)
-      if (t->cols[c].col.key) put_cell(&g, t, c, it[k].row);
+      if (listed(&t->cols[c].col)) put_cell(&g, t, c, it[k].row);
     put(&g, "%s", t->id[it[k].row]);
   }
-  int64_t not_ok = 0;
+  int64_t not_ok = 0, rows = 0;
   for (int64_t r = 0; r < t->n_rows; r++)
-    not_ok += t->status[r] != ANA_OK;
+    if (in_stage(x, r)) {
+      rows++;
+      not_ok += t->status[r] != ANA_OK;
+    }
   fprintf(out, "\nbest %lld of %lld ok experiments", (long long)shown, (long long)n);
-  if (not_ok || n + not_ok < t->n_rows) { /* what was left out, and why */
+  if (x->stage_col >= 0) fprintf(out, " of refine stage %lld", (long long)x->stage);
+  if (not_ok || n + not_ok < rows) { /* what was left out, and why */
     fprintf(out, " (");
     if (not_ok) fprintf(out, "%lld not ok", (long long)not_ok);
-    if (n + not_ok < t->n_rows)
-      fprintf(out, "%s%lld without a value", not_ok ? ", " : "",
-              (long long)(t->n_rows - n - not_ok));
+    if (n + not_ok < rows)
+      fprintf(out, "%s%lld without a value", not_ok ? ", " : "", (long long)(rows - n - not_ok));
     fprintf(out, ", skipped)");
   }
   fprintf(out, ":\n");
@@ -285,9 +305,153 @@ static void best(FILE *out, const ctx_t *x, int top) {
   free(right);
 }
 
+/* Ranks (1: the best) of stage s's ok rows with the metric into rank[row]
+ * (0 elsewhere); returns how many were ranked. */
+static int64_t stage_ranks(const ctx_t *x, int64_t s, int64_t *rank) {
+  const ana_table_t *t = x->t;
+  item_t *it = malloc(((size_t)t->n_rows + 1) * sizeof *it);
+  if (!it) abort();
+  int64_t n = 0;
+  for (int64_t r = 0; r < t->n_rows; r++) {
+    double m = number(t, x->metric, r);
+    rank[r] = 0;
+    if (ana_table_value(t, r, x->stage_col).i == s && t->status[r] == ANA_OK && !isnan(m))
+      it[n++] = (item_t){x->higher ? -m : m, t->index[r], r};
+  }
+  qsort(it, (size_t)n, sizeof *it, by_value);
+  for (int64_t k = 0; k < n; k++)
+    rank[it[k].row] = k + 1;
+  free(it);
+  return n;
+}
+
+/* Ranks of v[0..n) (1 = smallest; ties share their average rank). */
+static void avg_ranks(const double *v, int64_t n, double *out) {
+  item_t *it = malloc(((size_t)n + 1) * sizeof *it);
+  if (!it) abort();
+  for (int64_t k = 0; k < n; k++)
+    it[k] = (item_t){v[k], k, k};
+  qsort(it, (size_t)n, sizeof *it, by_value);
+  for (int64_t k = 0; k < n;) {
+    int64_t e = k;
+    while (e + 1 < n && it[e + 1].v == it[k].v)
+      e++;
+    for (int64_t q = k; q <= e; q++)
+      out[it[q].row] = (double)(k + e) / 2 + 1;
+    k = e + 1;
+  }
+  free(it);
+}
+
+double ana_spearman(const double *a, const double *b, int64_t n) {
+  double *ra = malloc(((size_t)n + 1) * sizeof *ra), *rb = malloc(((size_t)n + 1) * sizeof *rb);
+  if (!ra || !rb) abort();
+  avg_ranks(a, n, ra);
+  avg_ranks(b, n, rb);
+  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+  for (int64_t k = 0; k < n; k++) {
+    ma += ra[k] / (double)n;
+    mb += rb[k] / (double)n;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    sab += (ra[k] - ma) * (rb[k] - mb);
+    saa += (ra[k] - ma) * (ra[k] - ma);
+    sbb += (rb[k] - mb) * (rb[k] - mb);
+  }
+  free(ra);
+  free(rb);
+  return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
+}
+
+/* Each refine stage against the one before: the kept experiments by their
+ * rank at this stage, their rank and metric at the stage before, the ratio,
+ * and the rank correlation of the two. */
+static void refinement(FILE *out, const ctx_t *x, int64_t last) {
+  const ana_table_t *t = x->t;
+  int64_t n = t->n_rows, top_index = 0;
+  for (int64_t r = 0; r < n; r++)
+    if (t->index[r] > top_index) top_index = t->index[r];
+  int64_t *rank0 = malloc(((size_t)n + 1) * sizeof *rank0);
+  int64_t *rank1 = malloc(((size_t)n + 1) * sizeof *rank1);
+  int64_t *row_of = malloc(((size_t)top_index + 2) * sizeof *row_of);
+  item_t *it = malloc(((size_t)n + 1) * sizeof *it);
+  double *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+  int *right = calloc((size_t)t->n_cols + 8, sizeof *right);
+  if (!rank0 || !rank1 || !row_of || !it || !a || !b || !right) abort();
+  for (int64_t r = 0; r <= top_index; r++)
+    row_of[r] = -1;
+  for (int64_t r = 0; r < n; r++)
+    if (row_of[t->index[r]] < 0) row_of[t->index[r]] = r;
+  for (int64_t s = 1; s <= last; s++) {
+    int64_t n0 = stage_ranks(x, s - 1, rank0), n1 = stage_ranks(x, s, rank1), m = 0;
+    for (int64_t r = 0; r < n; r++) {
+      int64_t of = ana_table_value(t, r, x->of_col).i,
+              p = of >= 0 && of <= top_index ? row_of[of] : -1;
+      if (rank1[r] && p >= 0 && rank0[p]) it[m++] = (item_t){(double)rank1[r], p, r};
+    }
+    qsort(it, (size_t)m, sizeof *it, by_value);
+    int cols = 5;
+    right[0] = right[1] = right[2] = right[3] = right[4] = 1;
+    for (int c = 0; c < t->n_cols; c++)
+      if (listed(&t->cols[c].col)) right[cols++] = t->cols[c].col.type != ANA_STRING;
+    right[cols++] = 0;
+    grid_t g = {.cols = cols, .right = right};
+    char h0[64], h1[64];
+    snprintf(h0, sizeof h0, "stage %lld", (long long)(s - 1));
+    snprintf(h1, sizeof h1, "stage %lld", (long long)s);
+    put(&g, "rank");
+    put(&g, "rank at %s", h0);
+    put(&g, "%s", h0);
+    put(&g, "%s", h1);
+    put(&g, "ratio");
+    for (int c = 0; c < t->n_cols; c++)
+      if (listed(&t->cols[c].col)) put(&g, "%s", header(&t->cols[c].col));
+    put(&g, "experiment_id");
+    for (int64_t k = 0; k < m; k++) {
+      int64_t p = it[k].index, r = it[k].row;
+      a[k] = number(t, x->metric, p);
+      b[k] = number(t, x->metric, r);
+      put(&g, "%lld", (long long)rank1[r]);
+      put(&g, "%lld", (long long)rank0[p]);
+      put(&g, "%.6g", a[k]);
+      put(&g, "%.6g", b[k]);
+      put(&g, "%.4f", b[k] / a[k]);
+      for (int c = 0; c < t->n_cols; c++)
+        if (listed(&t->cols[c].col)) put_cell(&g, t, c, r);
+      put(&g, "%s", t->id[r]);
+    }
+    fprintf(out, "\nrefine stage %lld: %lld of %lld ok experiments of stage %lld again, %lld ok:\n",
+            (long long)s, (long long)m, (long long)n0, (long long)(s - 1), (long long)n1);
+    grid_print(out, &g);
+    if (m > 0) {
+      int64_t r0 = rank0[it[0].index];
+      fprintf(out,
+              "stage %lld's best was stage %lld's rank %lld of %lld (top %.3g %%); rank "
+              "correlation (Spearman) of the two stages over these %lld: %.4f\n",
+              (long long)s, (long long)(s - 1), (long long)r0, (long long)n0,
+              100.0 * (double)r0 / (double)n0, (long long)m, m > 1 ? ana_spearman(a, b, m) : NAN);
+    }
+  }
+  free(rank0);
+  free(rank1);
+  free(row_of);
+  free(it);
+  free(a);
+  free(b);
+  free(right);
+}
+
 int ana_report(FILE *out, const char *name, const ana_table_t *t, const ana_report_desc_t *d,
                char *err, size_t errlen) {
   ctx_t x = {.t = t, .metric = -1, .higher = d->higher_is_better != 0};
+  x.stage_col = ana_table_find(t, "refine.stage");
+  x.of_col = ana_table_find(t, "refine.of");
+  if (x.stage_col >= 0 && (x.of_col < 0 || t->cols[x.stage_col].col.type != ANA_INT64 ||
+                           t->cols[x.of_col].col.type != ANA_INT64))
+    x.stage_col = -1;
+  int64_t last = 0;
+  for (int64_t r = 0; x.stage_col >= 0 && r < t->n_rows; r++)
+    if (ana_table_value(t, r, x.stage_col).i > last) last = ana_table_value(t, r, x.stage_col).i;
   if (d->metric) x.metric = ana_table_find(t, d->metric);
   for (int c = 0; !d->metric && c < t->n_cols && x.metric < 0; c++)
     if (!t->cols[c].col.key && t->cols[c].col.type == ANA_DOUBLE) x.metric = c;
@@ -322,8 +486,14 @@ int ana_report(FILE *out, const char *name, const ana_table_t *t, const ana_repo
   const ana_col_t *m = &t->cols[x.metric].col;
   fprintf(out, "\nmetric: %s%s%s%s, %s is better\n", m->name, m->units ? " (" : "",
           m->units ? m->units : "", m->units ? ")" : "", x.higher ? "higher" : "lower");
+  x.stage = last; /* the best of the most refined stage */
   best(out, &x, d->top > 0 ? d->top : 10);
+  if (x.stage_col >= 0) {
+    refinement(out, &x, last);
+    fprintf(out, "\nthe sweep (refine stage 0) by each swept key:\n");
+  }
+  x.stage = 0; /* each key's effect over the whole sweep */
   for (int c = 0; c < t->n_cols; c++)
-    if (t->cols[c].col.key && (by < 0 || c == by)) effect(out, &x, c);
+    if (listed(&t->cols[c].col) && (by < 0 || c == by)) effect(out, &x, c);
   return 0;
 }

@@ -160,12 +160,12 @@ static const drv_kind_t *job_kind(const job_sweep_t *sw, job_sweep_errs_t *errs)
   return kind;
 }
 
-/* Every experiment's canonical text and id. */
-static int job_identify(drv_job_t *j, job_sweep_errs_t *errs) {
+/* The canonical text and id of experiments from..count-1. */
+static int job_identify(drv_job_t *j, int64_t from, job_sweep_errs_t *errs) {
   probs_t probs = {0};
   char err[2048];
   int bad = 0;
-  for (int64_t i = 0; i < j->count; i++) {
+  for (int64_t i = from; i < j->count; i++) {
     json_t *x = job_sweep_experiment(j->sw, i);
     const char *name = x ? job_sweep_kind_name(x) : "?";
     int rc;
@@ -248,7 +248,25 @@ int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, 
   j->first = calloc(n, sizeof *j->first);
   j->broken = calloc(n, sizeof *j->broken);
   if (!j->id || !j->canon || !j->first || !j->broken) abort();
-  if (job_identify(j, errs)) return -1;
+  if (job_identify(j, 0, errs)) return -1;
+  if (job_dedupe(j)) abort();
+  return drv_refine_check(j, errs);
+}
+
+int drv_job_grow(drv_job_t *j, job_sweep_errs_t *errs) {
+  int64_t from = j->count;
+  j->count = job_sweep_count(j->sw);
+  size_t n = (size_t)j->count + 1;
+  j->id = realloc(j->id, n * sizeof *j->id);
+  j->canon = realloc(j->canon, n * sizeof *j->canon);
+  j->first = realloc(j->first, n * sizeof *j->first);
+  j->broken = realloc(j->broken, n * sizeof *j->broken);
+  if (!j->id || !j->canon || !j->first || !j->broken) abort();
+  for (int64_t i = from; i < j->count; i++) {
+    j->id[i] = 0;
+    j->canon[i] = j->broken[i] = NULL;
+  }
+  if (job_identify(j, from, errs)) return -1;
   if (job_dedupe(j)) abort();
   return 0;
 }

@@ -62,6 +62,21 @@ int drv_job_load(const char *path, const char *presets, drv_job_t *j, job_sweep_
 int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, drv_job_t *j,
                  job_sweep_errs_t *errs);
 void drv_job_free(drv_job_t *j);
+/* Identifies the experiments appended to the job since (refined ones:
+ * job_sweep_refine_add); 0 or -1 with their problems in errs. */
+int drv_job_grow(drv_job_t *j, job_sweep_errs_t *errs);
+
+/* ---- refinement (drv_refine.c) ---- */
+
+/* The job's refine stages against its kind: each metric a numeric result,
+ * each stage's keys valid on the sweep's first experiment. 0 or -1 with the
+ * problems in errs. */
+int drv_refine_check(drv_job_t *j, job_sweep_errs_t *errs);
+/* Appends and identifies stage s's experiments: the best of stage s - 1 by
+ * the run folder's results file (ok rows with the metric; ties: the lower
+ * index), each with the stage's keys set. Prints what it kept to msg. 0, or
+ * -1 with a message. */
+int drv_refine_stage(drv_job_t *j, const char *run_dir, int s, FILE *msg, char *err, size_t errlen);
 /* The experiment id as results files write it: 16 hex digits. */
 void drv_id_text(uint64_t id, char buf[17]);
 
@@ -221,5 +236,6 @@ int drv_run(int argc, char **argv);
 int drv_plan(int argc, char **argv);
 int drv_merge(int argc, char **argv);
 int drv_report(int argc, char **argv);
+int drv_fidelity(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const char usage[] =
     "  merge     merge a run folder's shards into its results file\n"
     "  report    best configurations and each swept key's effect\n"
     "  params    every network parameter: default, values, meaning\n"
+    "  fidelity  a job's sample at its fast and slow levels: the error between them\n"
     "  version   print the version\n"
     "`multiverse COMMAND --help` describes a command.\n";
 
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "merge") == 0) return drv_merge(argc - 2, argv + 2);
   if (strcmp(argv[1], "report") == 0) return drv_report(argc - 2, argv + 2);
   if (strcmp(argv[1], "params") == 0) return drv_params(argc - 2, argv + 2);
+  if (strcmp(argv[1], "fidelity") == 0) return drv_fidelity(argc - 2, argv + 2);
   if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
     printf("multiverse %s\n", MV_VERSION);
     return 0;

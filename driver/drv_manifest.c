@@ -1,7 +1,10 @@
 /* driver: RUNDIR/manifest.jsonl, the expanded job a run folder holds: a header
  * line (job, name, kind, output, counts, swept keys with their types), then
  * one line per experiment: {"index","id","values","config"} (config: its
- * canonical JSON as a string, byte for byte). The merge reads it back. */
+ * canonical JSON as a string, byte for byte). The merge reads it back. A job
+ * with refine stages has two more keys, refine.stage (0: the sweep's) and
+ * refine.of (the index of the experiment it refines, -1), and its stages in
+ * the header; it is written again as each stage adds experiments. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -24,10 +27,26 @@ static json_t *man_header(const drv_job_t *j) {
   for (int a = 0; a < job_sweep_n_axes(j->sw); a++)
     json_array_append_new(axes, json_pack("{s:s,s:s}", "key", job_sweep_axis(j->sw, a), "type",
                                           type_names[job_sweep_axis_type(j->sw, a)]));
-  return json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o}", "manifest", 1, "job", j->path, "name",
-                   job_sweep_name(j->sw), "kind", j->kind->name, "output", job_sweep_output(j->sw),
-                   "count", (json_int_t)j->count, "distinct", (json_int_t)j->distinct, "axes",
-                   axes);
+  json_t *h =
+      json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o}", "manifest", 1, "job", j->path, "name",
+                job_sweep_name(j->sw), "kind", j->kind->name, "output", job_sweep_output(j->sw),
+                "count", (json_int_t)j->count, "distinct", (json_int_t)j->distinct, "axes", axes);
+  if (!h || job_sweep_n_stages(j->sw) == 0) return h;
+  json_t *stages = json_array();
+  for (int s = 1; s <= job_sweep_n_stages(j->sw); s++) {
+    const job_refine_t *r = job_sweep_stage(j->sw, s);
+    json_t *o = json_pack("{s:s,s:s,s:O}", "metric", r->metric, "order",
+                          r->maximize ? "max" : "min", "set", r->set);
+    if (r->keep_pct > 0)
+      json_object_set_new(o, "keep_pct", json_real(r->keep_pct));
+    else
+      json_object_set_new(o, "keep", json_integer(r->keep));
+    json_array_append_new(stages, o);
+  }
+  json_object_set_new(h, "refine", stages);
+  json_array_append_new(axes, json_pack("{s:s,s:s}", "key", "refine.stage", "type", "int"));
+  json_array_append_new(axes, json_pack("{s:s,s:s}", "key", "refine.of", "type", "int"));
+  return h;
 }
 
 static int man_line(FILE *f, json_t *o) {
@@ -52,6 +71,10 @@ int drv_manifest_write(const char *run_dir, const drv_job_t *j, char *err, size_
     for (int a = 0; a < job_sweep_n_axes(j->sw); a++) {
       json_t *v = job_sweep_value(j->sw, i, a);
       json_array_append(vals, v ? v : json_null());
+    }
+    if (job_sweep_n_stages(j->sw) > 0) {
+      json_array_append_new(vals, json_integer(job_sweep_exp_stage(j->sw, i)));
+      json_array_append_new(vals, json_integer(job_sweep_exp_refines(j->sw, i)));
     }
     drv_id_text(j->id[i], id);
     rc = man_line(f, json_pack("{s:I,s:s,s:o,s:s}", "index", (json_int_t)i, "id", id, "values",
@@ -100,6 +123,11 @@ static ana_table_t *man_table(const json_t *h, const drv_kind_t *kind, char *err
   if (t) {
     ana_table_set_attr(t, "title", json_string_value(json_object_get(h, "name")));
     ana_table_set_attr(t, "job_file", json_string_value(json_object_get(h, "job")));
+    char *refine = json_object_get(h, "refine")
+                       ? json_dumps(json_object_get(h, "refine"), JSON_COMPACT | JSON_SORT_KEYS)
+                       : NULL;
+    if (refine) ana_table_set_attr(t, "refine", refine);
+    free(refine);
   }
   free(cols);
   free(names);

@@ -188,7 +188,18 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
              r->size == 1 ? "" : "s", drv_backend_name(r->m.backend), r->makespan, r->bound);
     fflush(stdout);
     stopped = drv_run_loop(r, &merged, &abandoned);
-    if (r->rank == 0) rc = finish(r, stopped, merged);
+    /* Refinement: each stage after the one before has merged, through the
+     * same loop (jobs/job_refine.c picks its experiments). */
+    for (int s = 1; !stopped && !merged && !abandoned && s <= r->n_stages; s++) {
+      drv_run_stage(r, s);
+      if ((rc = r->code)) break;
+      if (r->rank == 0 && !p->quiet)
+        printf("multiverse %s: refine stage %d: %lld to run in %d batches\n", p->cmd, s,
+               (long long)(r->to_run - r->n_rows), r->n_batches);
+      fflush(stdout);
+      stopped = drv_run_loop(r, &merged, &abandoned);
+    }
+    if (r->rank == 0 && rc == 0) rc = finish(r, stopped, merged);
     drv_bcast_int(&rc);
   }
   if (r->rank == 0 && p->temp_run_dir && r->run_dir) remove_tree(r->run_dir);

@@ -167,8 +167,9 @@ typedef struct drv_run_t {
   const drv_pipe_t *pipe;
   drv_opts_t o;
   drv_machine_t m;
-  int code;    /* rank 0's verdict before running: 0 go, else the exit status */
-  int attempt; /* of this run in its folder */
+  int code;     /* rank 0's verdict before running: 0 go, else the exit status */
+  int attempt;  /* of this run in its folder (of its current stage's shards) */
+  int n_stages; /* the job's refine stages */
   char *run_dir, *job_path, *job_dir, *kind_name, *name;
   int64_t total, distinct, skipped, n_rows; /* n_rows: rows rank 0 writes at once */
   int64_t to_run; /* experiments of this run: n_rows and those in batches */
@@ -199,6 +200,10 @@ void drv_run_plan(drv_run_t *r);
  * merge's code (drv_merge_dir; 0 when none was wanted). *abandoned: a batch
  * was left running on its thread. */
 int drv_run_loop(drv_run_t *r, int *merged, int *abandoned);
+/* Refine stage s (after the stage before has merged): rank 0 picks its
+ * experiments, rewrites the manifest and plans them; every rank holds the
+ * new plan (r->code says whether to go on). */
+void drv_run_stage(drv_run_t *r, int s);
 void drv_run_free(drv_run_t *r);
 
 /* The signal that asked to stop (SIGTERM, SIGUSR1, SIGINT), or 0. */

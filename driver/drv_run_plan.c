@@ -136,6 +136,7 @@ static void encode(drv_run_t *r, drv_buf_t *b, int code, const char *dir) {
   const drv_plan_t *p = &r->plan;
   drv_buf_i64(b, code);
   if (code) return;
+  drv_buf_i64(b, job_sweep_n_stages(r->job.sw));
   drv_buf_i64(b, r->attempt);
   drv_buf_i64(b, r->job.count);
   drv_buf_i64(b, r->job.distinct);
@@ -173,6 +174,7 @@ static void *must(void *p) {
 static void decode(drv_run_t *r, drv_buf_t *b) {
   r->code = (int)drv_buf_get_i64(b);
   if (r->code) return;
+  r->n_stages = (int)drv_buf_get_i64(b);
   r->attempt = (int)drv_buf_get_i64(b);
   r->total = drv_buf_get_i64(b);
   r->distinct = drv_buf_get_i64(b);
@@ -237,7 +239,8 @@ void drv_run_plan(drv_run_t *r) {
   }
 }
 
-void drv_run_free(drv_run_t *r) {
+/* Forgets the decoded plan (before the next stage's). */
+static void forget(drv_run_t *r) {
   for (int64_t t = 0; r->canon && t < r->n_todo; t++)
     free(r->canon[t]);
   free(r->canon);
@@ -251,6 +254,50 @@ void drv_run_free(drv_run_t *r) {
   free(r->job_dir);
   free(r->kind_name);
   free(r->name);
+  r->canon = NULL;
+  r->index = NULL;
+  r->id = NULL;
+  r->batch_first = r->batch_n = r->members = NULL;
+  r->run_dir = r->job_path = r->job_dir = r->kind_name = r->name = NULL;
+  r->n_todo = 0;
+}
+
+/* Rank 0: refine stage s: its experiments from the results so far, the
+ * manifest with them, and the plan of those without results. */
+static int stage_rank0(drv_run_t *r, int s) {
+  char err[2048];
+  drv_opts_t o = r->o;
+  o.force = o.only_failed = 0; /* the stages before ran in this run */
+  if (drv_refine_stage(&r->job, r->run_dir, s, stdout, err, sizeof err))
+    return drv_fail(2, "multiverse %s: %s\n", r->pipe->cmd, err);
+  drv_done_t done;
+  drv_done_read(r->run_dir, &done, stderr);
+  r->attempt = drv_next_attempt(r->run_dir);
+  drv_plan_free(&r->plan);
+  int rc = 0;
+  if (drv_manifest_write(r->run_dir, &r->job, err, sizeof err) ||
+      drv_plan_make(&r->job, &done, &o, &r->m, r->size, &r->plan, err, sizeof err))
+    rc = drv_fail(2, "multiverse %s: %s\n", r->pipe->cmd, err);
+  drv_done_free(&done);
+  return rc;
+}
+
+void drv_run_stage(drv_run_t *r, int s) {
+  drv_buf_t b = {0};
+  if (r->rank == 0) {
+    char *dir = strdup(r->run_dir);
+    if (!dir) DRV_ABORT("out of memory");
+    encode(r, &b, stage_rank0(r, s), dir);
+    free(dir);
+  }
+  drv_buf_bcast(&b);
+  forget(r);
+  decode(r, &b);
+  drv_buf_free(&b);
+}
+
+void drv_run_free(drv_run_t *r) {
+  forget(r);
   if (r->rank == 0) {
     drv_plan_free(&r->plan);
     drv_job_free(&r->job); /* closes the kind's state too */

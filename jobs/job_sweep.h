@@ -83,6 +83,34 @@ job_sweep_type_t job_sweep_axis_type(const job_sweep_t *sw, int a);
  * experiment nor `base` sets it). */
 json_t *job_sweep_value(const job_sweep_t *sw, int64_t i, int a);
 
+/* ---- refinement (job_refine.c) ----
+ * `refine`: a stage or a list of stages. Stage s (1..n) keeps the best `keep`
+ * experiments of stage s - 1 (stage 0: the sweep's) with a result by
+ * `metric` and runs them again with `set` applied. Its keys are axes (after
+ * the include-only ones). The driver appends the kept experiments, so
+ * job_sweep_count grows; those from the sweep's count on are refined ones. */
+typedef struct job_refine_t {
+  const char *metric; /* a result column of the job's kind */
+  int maximize;       /* order "max"; default "min": the smallest is best */
+  int64_t keep;       /* experiments kept; 0 with keep_pct */
+  double keep_pct;    /* percent of the stage's candidates, rounded up */
+  const json_t *set;  /* {"dotted.key": value, ...} (borrowed from the file) */
+  char where[64];     /* its JSON path: "refine" or "refine[k]" */
+} job_refine_t;
+
+int job_sweep_n_stages(const job_sweep_t *sw);
+const job_refine_t *job_sweep_stage(const job_sweep_t *sw, int s); /* s = 1..n; else NULL */
+/* A copy of experiment `exp` with stage s's keys set (NULL: no such stage). */
+json_t *job_refine_apply(const job_sweep_t *sw, const json_t *exp, int s);
+/* How many of n candidates stage r keeps (at least 1, at most n). */
+int64_t job_refine_keep(const job_refine_t *r, int64_t n);
+/* Appends experiment `from` with stage s's keys set: a stage-s experiment;
+ * returns its index, -1 if s or from does not exist. */
+int64_t job_sweep_refine_add(job_sweep_t *sw, int64_t from, int s);
+/* The stage of experiment i (0: the sweep's), and the one it refines (-1). */
+int job_sweep_exp_stage(const job_sweep_t *sw, int64_t i);
+int64_t job_sweep_exp_refines(const job_sweep_t *sw, int64_t i);
+
 /* Looks up a dotted path in a JSON object (borrowed; NULL if absent). */
 json_t *job_sweep_get(const json_t *obj, const char *path);
 

@@ -105,7 +105,7 @@ static void include_configs(job_sweep_t *sw) {
   }
 }
 
-static job_sweep_type_t type_add(job_sweep_type_t t, int *any, const json_t *v) {
+job_sweep_type_t job_type_add(job_sweep_type_t t, int *any, const json_t *v) {
   job_sweep_type_t u = json_is_integer(v)   ? JOB_SWEEP_INT
                        : json_is_real(v)    ? JOB_SWEEP_REAL
                        : json_is_boolean(v) ? JOB_SWEEP_BOOL
@@ -132,11 +132,11 @@ static void axis_types(job_sweep_t *sw) {
       any = 1;
     }
     for (size_t j = 0; j < json_array_size(ax->values); j++)
-      t = type_add(t, &any, json_array_get(ax->values, j));
+      t = job_type_add(t, &any, json_array_get(ax->values, j));
     if (ax->src == JOB_SRC_INCLUDE && sw->n_exp > (int64_t)json_array_size(sw->incl))
-      t = type_add(t, &any, job_sweep_get(sw->base, ax->path));
+      t = job_type_add(t, &any, job_sweep_get(sw->base, ax->path));
     for (size_t k = 0; k < json_array_size(sw->incl); k++)
-      t = type_add(t, &any, job_sweep_get(json_array_get(sw->incl, k), ax->path));
+      t = job_type_add(t, &any, job_sweep_get(json_array_get(sw->incl, k), ax->path));
     ax->type = t;
   }
 }

@@ -62,6 +62,14 @@ struct job_sweep_t {
   int64_t n_exp;
   int64_t *order; /* per experiment: combo index, or -1 - k for include entry k */
   int64_t dropped;
+  /* refine stages (job_refine.c); experiments from n_sweep on are refined
+   * ones, appended as include entries: the stage and the experiment each
+   * refines */
+  int n_stages;
+  job_refine_t *stages;
+  int64_t n_sweep;
+  int *ref_stage;
+  int64_t *ref_from;
 };
 
 /* Adds "FILE: WHERE: message" to errs. */
@@ -90,6 +98,14 @@ int job_parse_grid(job_sweep_t *sw, json_t *grid, job_sweep_errs_t *errs);
 int job_parse_zip(job_sweep_t *sw, json_t *zip, job_sweep_errs_t *errs);
 int job_parse_samples(job_sweep_t *sw, json_t *samples, job_sweep_errs_t *errs);
 int job_parse_filters(job_sweep_t *sw, json_t *include, json_t *exclude, job_sweep_errs_t *errs);
+
+/* `refine` (job_refine.c): its stages, and their keys as axes. */
+int job_parse_refine(job_sweep_t *sw, json_t *refine, job_sweep_errs_t *errs);
+/* After expansion: the refined keys' types take the values stages set. */
+void job_refine_types(job_sweep_t *sw);
+/* The type of a column that holds the values seen so far (type t; *any: some
+ * were) and v. */
+job_sweep_type_t job_type_add(job_sweep_type_t t, int *any, const json_t *v);
 
 /* Draws the sample points (after job_parse_samples succeeded). */
 int job_draw_samples(job_sweep_t *sw, job_sweep_errs_t *errs);

@@ -1,4 +1,4 @@
-/* Job files: reading the file, its top-level keys (name, base, sweep, output), and
+/* Job files: reading the file, its top-level keys (name, base, sweep, refine, output), and
  * the order in which the sections are checked and expanded. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -51,8 +51,8 @@ static int printable(const char *s) {
 }
 
 static int top_level(job_sweep_t *sw, job_sweep_errs_t *errs) {
-  static const char *const top[] = {"name", "base", "sweep", "output", NULL};
-  int bad = unknown_keys(sw, sw->root, "", top, "name, base, sweep, output", errs);
+  static const char *const top[] = {"name", "base", "sweep", "refine", "output", NULL};
+  int bad = unknown_keys(sw, sw->root, "", top, "name, base, sweep, refine, output", errs);
   json_t *name = json_object_get(sw->root, "name"), *out = json_object_get(sw->root, "output");
   if (name && (!json_is_string(name) || json_string_length(name) == 0 ||
                json_string_length(name) > JOB_NAME_MAX || !printable(json_string_value(name)))) {
@@ -123,6 +123,7 @@ static int build(const char *file, json_t *root, job_sweep_t **out, job_sweep_er
     bad = top_level(sw, errs);
     json_t *sweep = json_object_get(root, "sweep");
     if (sw->base && sweep) bad += sweep_sections(sw, sweep, errs);
+    if (sw->base) bad += job_parse_refine(sw, json_object_get(root, "refine"), errs);
   }
   double combos = 1;
   for (int f = 0; f < sw->n_factors; f++)
@@ -135,6 +136,10 @@ static int build(const char *file, json_t *root, job_sweep_t **out, job_sweep_er
   sw->n_combos = (int64_t)combos;
   if (!bad) bad = job_draw_samples(sw, errs);
   if (!bad) bad = job_expand(sw, errs);
+  if (!bad) {
+    sw->n_sweep = sw->n_exp;
+    job_refine_types(sw);
+  }
   if (bad) {
     job_sweep_free(sw);
     return -1;
@@ -186,6 +191,9 @@ void job_sweep_free(job_sweep_t *sw) {
   free(sw->excl);
   free(sw->axes);
   free(sw->order);
+  free(sw->stages);
+  free(sw->ref_stage);
+  free(sw->ref_from);
   json_decref(sw->points);
   json_decref(sw->incl);
   json_decref(sw->root);

@@ -1,7 +1,8 @@
 /* `multiverse report`: the exact text of the best-experiments table and of each
  * swept parameter's effect (ok count, best, median, not ok) on a small grid
- * with an oom and a failed experiment (and a value without any ok one), and on
- * a sampled parameter (bins). */
+ * with an oom and a failed experiment (and a value without any ok one), on
+ * a sampled parameter (bins), and on a refined search (each stage against the
+ * stage before, Spearman's rank correlation). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
@@ -71,7 +72,39 @@ static ana_table_t *sampled(void) {
   return t;
 }
 
+/* A search refined once: 6 experiments (tp 1..6) at the flow level, their 3
+ * best again at the packet level (indices 6..8 refine 1, 2, 0). */
+static ana_table_t *refined(void) {
+  const ana_col_t c[] = {
+      {.name = "training_tp", .type = ANA_INT64, .key = "training.tp"},
+      {.name = "network_model", .type = ANA_STRING, .key = "network.model"},
+      {.name = "refine_stage", .type = ANA_INT64, .key = "refine.stage"},
+      {.name = "refine_of", .type = ANA_INT64, .key = "refine.of"},
+      {.name = "iteration_time", .type = ANA_DOUBLE, .units = "s"}};
+  static const double fast[6] = {3, 1, 2, 5, 4, 6}, slow[3] = {2.2, 2.1, 3.3};
+  static const int64_t of[3] = {1, 2, 0};
+  char err[256], id[32];
+  ana_table_t *t = ana_table_create(c, 5, err, sizeof err);
+  for (int64_t k = 0; k < 9; k++) {
+    int64_t src = k < 6 ? k : of[k - 6];
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)(0xf0 + k));
+    ana_value_t v[5] = {{.i = src + 1},
+                        {.s = k < 6 ? "flow" : "packet"},
+                        {.i = k < 6 ? 0 : 1},
+                        {.i = k < 6 ? -1 : src},
+                        {.d = k < 6 ? fast[k] : slow[k - 6]}};
+    ana_table_append(t, &(ana_row_t){.index = k, .id = id, .values = v});
+  }
+  return t;
+}
+
 int main(void) {
+  /* Spearman: ranks (2, 1, 3) against (1, 2, 3): 1 - 6 x 2 / (3 x 8); ties
+   * share their average rank: (1, 2, 3, 4) against (1, 2.5, 2.5, 4). */
+  CHECK(fabs(ana_spearman((double[]){2, 1, 3}, (double[]){2.1, 2.2, 3.3}, 3) - 0.5) < 1e-12);
+  CHECK(fabs(ana_spearman((double[]){1, 2, 3, 4}, (double[]){1, 7, 7, 9}, 4) -
+             4.5 / sqrt(5 * 4.5)) < 1e-12);
+  CHECK(isnan(ana_spearman((double[]){1, 2}, (double[]){3, 3}, 2)));
   ana_table_t *t = grid();
   expect(t, &(ana_report_desc_t){0},
          "results.nc: 12 experiments: 10 ok, 1 oom, 1 failed\n"
@@ -180,6 +213,39 @@ int main(void) {
          "2.1 - 2.3   3     9       8       0\n"
          "2.4 - 2.6   3     6       5       0\n"
          "2.7 - 2.9   3     3       2       0\n");
+  ana_table_free(t);
+  t = refined();
+  expect(t, &(ana_report_desc_t){.top = 2},
+         "results.nc: 9 experiments: 9 ok\n"
+         "metric: iteration_time (s), lower is better\n"
+         "\n"
+         "best 2 of 3 ok experiments of refine stage 1:\n"
+         "rank  iteration_time  training.tp  network.model  experiment_id\n"
+         "   1             2.1            3  packet         00000000000000f7\n"
+         "   2             2.2            2  packet         00000000000000f6\n"
+         "\n"
+         "refine stage 1: 3 of 6 ok experiments of stage 0 again, 3 ok:\n"
+         "rank  rank at stage 0  stage 0  stage 1   ratio  training.tp  network.model  experiment_id\n"
+         "   1                2        2      2.1  1.0500            3  packet         00000000000000f7\n"
+         "   2                1        1      2.2  2.2000            2  packet         00000000000000f6\n"
+         "   3                3        3      3.3  1.1000            1  packet         00000000000000f8\n"
+         "stage 1's best was stage 0's rank 2 of 6 (top 33.3 %); rank correlation (Spearman) of the "
+         "two stages over these 3: 0.5000\n"
+         "\n"
+         "the sweep (refine stage 0) by each swept key:\n"
+         "\n"
+         "by training.tp:\n"
+         "training.tp  ok  best  median  not_ok\n"
+         "1             1     3       3       0\n"
+         "2             1     1       1       0\n"
+         "3             1     2       2       0\n"
+         "4             1     5       5       0\n"
+         "5             1     4       4       0\n"
+         "6             1     6       6       0\n"
+         "\n"
+         "by network.model:\n"
+         "network.model  ok  best  median  not_ok\n"
+         "flow            6     1     3.5       0\n");
   ana_table_free(t);
   return mvtest_end();
 }

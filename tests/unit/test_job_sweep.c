@@ -3,7 +3,8 @@
  * documented generator, and every problem of a bad file reported in one pass.
  * The topology-search example expands to 24 experiments; grid x 2 zip groups x
  * samples gives 240 in mixed-radix order; exclude/include: 12 - 4 + 3 = 11, 2
- * dropped. */
+ * dropped. Refine stages: their keys as axes, experiments appended by stage,
+ * every problem of a stage in one pass. */
 #include <math.h>
 
 #include "job_sweep.h"
@@ -284,7 +285,7 @@ static void errors(void) {
   char want[4096];
   snprintf(
       want, sizeof want,
-      "%1$s: nam: unknown key (expected name, base, sweep, output)\n"
+      "%1$s: nam: unknown key (expected name, base, sweep, refine, output)\n"
       "%1$s: output: " OUTPUT_RULE "\n"
       "%1$s: sweep.bogus: unknown key (expected grid, zip, samples, include, exclude)\n"
       "%1$s: sweep.grid.network.cc[2]: \"a\" repeats [0]\n"
@@ -379,7 +380,7 @@ static void errors(void) {
       {"{\"base\": {}, \"name\": \"" LONG_NAME "\"}", "job.json: name: " NAME_RULE "\n"},
       /* A key holding a newline (fuzz_job_sweep): still one line. */
       {"{\"base\": {}, \"nam\\ne\": 1}",
-       "job.json: nam?e: unknown key (expected name, base, sweep, output)\n"},
+       "job.json: nam?e: unknown key (expected name, base, sweep, refine, output)\n"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     int n;
@@ -418,9 +419,91 @@ static void wide_int_axes(void) {
   }
 }
 
+/* Two refine stages: flow to packet (32 kept), then another CC (5 %). */
+static void refine(void) {
+  job_sweep_t *sw = parse(
+      "{\"base\": {\"network\": {\"model\": \"flow\", \"cc\": \"dcqcn\"}},"
+      " \"sweep\": {\"grid\": {\"training.tp\": [1, 2, 4]}},"
+      " \"refine\": [{\"metric\": \"iteration_time_s\", \"keep\": 2,"
+      " \"set\": {\"network.model\": \"packet\"}},"
+      " {\"metric\": \"tokens_per_s\", \"order\": \"max\", \"keep\": \"5%\","
+      " \"set\": {\"network.cc\": \"hpcc\", \"network.mtu\": 1024}}]}");
+  if (!sw) return;
+  CHECK_EQ_I64(job_sweep_n_stages(sw), 2);
+  CHECK_EQ_I64(job_sweep_count(sw), 3);
+  const job_refine_t *a = job_sweep_stage(sw, 1), *b = job_sweep_stage(sw, 2);
+  CHECK(a && b && !job_sweep_stage(sw, 0) && !job_sweep_stage(sw, 3));
+  if (!a || !b) return;
+  CHECK(strcmp(a->metric, "iteration_time_s") == 0 && !a->maximize && a->keep == 2);
+  CHECK(strcmp(b->metric, "tokens_per_s") == 0 && b->maximize && b->keep_pct == 5);
+  CHECK(strcmp(a->where, "refine[0]") == 0 && strcmp(b->where, "refine[1]") == 0);
+  /* keep: a count, at most the candidates; a share rounded up, at least 1 */
+  CHECK_EQ_I64(job_refine_keep(a, 144), 2);
+  CHECK_EQ_I64(job_refine_keep(a, 1), 1);
+  CHECK_EQ_I64(job_refine_keep(b, 144), 8);
+  CHECK_EQ_I64(job_refine_keep(b, 100), 5);
+  CHECK_EQ_I64(job_refine_keep(b, 3), 1);
+  /* the stages' keys are axes after the sweep's, typed by base and stages */
+  CHECK_EQ_I64(job_sweep_n_axes(sw), 4);
+  CHECK(strcmp(job_sweep_axis(sw, 1), "network.model") == 0 &&
+        job_sweep_axis_type(sw, 1) == JOB_SWEEP_STRING);
+  CHECK(strcmp(job_sweep_axis(sw, 3), "network.mtu") == 0 &&
+        job_sweep_axis_type(sw, 3) == JOB_SWEEP_INT);
+  /* kept experiments appended: stage 1 refines 2, stage 2 refines that one */
+  CHECK_EQ_I64(job_sweep_refine_add(sw, 2, 1), 3);
+  CHECK_EQ_I64(job_sweep_refine_add(sw, 3, 2), 4);
+  CHECK_EQ_I64(job_sweep_refine_add(sw, 0, 3), -1);
+  CHECK_EQ_I64(job_sweep_count(sw), 5);
+  CHECK(job_sweep_exp_stage(sw, 2) == 0 && job_sweep_exp_stage(sw, 3) == 1 &&
+        job_sweep_exp_stage(sw, 4) == 2);
+  CHECK(job_sweep_exp_refines(sw, 2) == -1 && job_sweep_exp_refines(sw, 3) == 2 &&
+        job_sweep_exp_refines(sw, 4) == 3);
+  CHECK(strcmp(sval(sw, 0, 1), "flow") == 0 && strcmp(sval(sw, 3, 1), "packet") == 0);
+  CHECK(ival(sw, 4, 0) == 4 && strcmp(sval(sw, 4, 1), "packet") == 0 &&
+        strcmp(sval(sw, 4, 2), "hpcc") == 0 && ival(sw, 4, 3) == 1024);
+  CHECK(job_sweep_value(sw, 3, 3) == NULL); /* the base has no mtu */
+  json_t *e = job_sweep_experiment(sw, 4), *want = json_loads(
+      "{\"network\": {\"model\": \"packet\", \"cc\": \"hpcc\", \"mtu\": 1024},"
+      " \"training\": {\"tp\": 4}}", 0, NULL);
+  CHECK(json_equal(e, want));
+  json_decref(e);
+  json_decref(want);
+  job_sweep_free(sw);
+  /* Every problem of the stages in one pass. */
+  int n;
+  char *t = problems(
+      "{\"base\": {\"network\": {\"cc\": \"x\"}}, \"refine\": [{\"metric\": \"\", \"keep\": 0,"
+      " \"set\": {}}, {\"metric\": \"m\", \"keep\": \"101%\", \"order\": \"up\", \"why\": 1,"
+      " \"set\": {\"network.cc.x\": 1}}, 7]}",
+      &n);
+  CHECK_EQ_I64(n, 8);
+  const char *want_text =
+      "job.json: refine[0].metric: must name a result, such as \"iteration_time_s\"\n"
+      "job.json: refine[0].keep: must be how many experiments go on (1 to 10000000) or a "
+      "percentage of them (\"5%\")\n"
+      "job.json: refine[0].set: must be an object of dotted keys and values, such as "
+      "{\"network.model\": \"packet\"}\n"
+      "job.json: refine[1].why: unknown key (expected metric, order, keep, set)\n"
+      "job.json: refine[1].order: must be \"min\" (the smallest is best, the default) or "
+      "\"max\"\n"
+      "job.json: refine[1].keep: must be how many experiments go on (1 to 10000000) or a "
+      "percentage of them (\"5%\")\n"
+      "job.json: refine[1].set.network.cc.x: cannot set network.cc.x: base.network.cc is not "
+      "an object\n"
+      "job.json: refine[2]: must be an object {\"metric\", \"keep\", \"set\"} (or a list of "
+      "them)\n";
+  CHECK(t && strcmp(t, want_text) == 0);
+  if (t && strcmp(t, want_text)) fprintf(stderr, "got:\n%s", t);
+  free(t);
+  t = problems("{\"base\": {}, \"refine\": []}", &n);
+  CHECK(n == 1 && t && strcmp(t, "job.json: refine: must hold at least one stage\n") == 0);
+  free(t);
+}
+
 int main(void) {
   wide_int_axes();
   example();
+  refine();
   counts();
   samples();
   filters();
