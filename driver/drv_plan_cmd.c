@@ -42,6 +42,20 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_machin
          (double)m->mem_budget / 1073741824.0);
   printf("estimated makespan %.4g s, lower bound %.4g s (%.4fx); cost = packet-hops / %.3g per s\n",
          p->makespan, p->bound, p->bound > 0 ? p->makespan / p->bound : 1.0, p->hops_per_s);
+  for (int st = 1; st <= job_sweep_n_stages(j->sw); st++) { /* known when the stage before ends */
+    const job_refine_t *r = job_sweep_stage(j->sw, st);
+    char *set = json_dumps(r->set, JSON_COMPACT | JSON_SORT_KEYS);
+    if (r->keep_pct > 0)
+      printf("then refine stage %d: the best %.4g %% of stage %d's ok experiments by %s (%s is "
+             "better), again with %s\n",
+             st, r->keep_pct, st - 1, r->metric, r->maximize ? "higher" : "lower", set ? set : "?");
+    else
+      printf("then refine stage %d: the best %lld of stage %d's ok experiments by %s (%s is "
+             "better), again with %s\n",
+             st, (long long)r->keep, st - 1, r->metric, r->maximize ? "higher" : "lower",
+             set ? set : "?");
+    free(set);
+  }
   if (!list) return;
   int32_t *rank_of = malloc(((size_t)s->n_batches + 1) * sizeof *rank_of);
   if (!rank_of) abort();

@@ -23,6 +23,9 @@ cat > job.json << 'JOB'
                     "network.topology.link_gbps": [100, 25]}},
  "refine": {"metric": "max_fct", "keep": 2, "set": {"network.model": "packet"}}}
 JOB
+"$mv" plan job.json --run-dir run > plan.out 2>&1 || fail "$(cat plan.out)"
+grep -q "^then refine stage 1: the best 2 of stage 0's ok experiments by max_fct (lower is better), again with {\"network.model\":\"packet\"}" plan.out ||
+  fail "$(cat plan.out)"
 "$mv" run job.json --run-dir run --backend cpu --threads 2 > run.out 2>&1 || fail "$(cat run.out)"
 grep -q "refine stage 1: the best 2 of 6 ok experiments of stage 0 by max_fct (lower is better), again with {\"network.model\":\"packet\"}" run.out ||
   fail "$(cat run.out)"
