@@ -3,7 +3,8 @@
 # the flow level, refined to its 2 best by max_fct at the packet level. The
 # kept ones are the 2 smallest max_fct of stage 0 (ties: the lower index);
 # each refined row equals `multiverse net` of the same flows at the packet
-# level to the last digit; a rerun keeps the same ones and runs nothing; the
+# level to the last digit; 2 MPI ranks give the same rows; a rerun keeps the
+# same ones and runs nothing; the
 # report ranks them against stage 0; `multiverse fidelity` prints, for its
 # sample, the flow level's and the packet level's values that `net` gives.
 # (No congestion control: results do not depend on the seed, which is the
@@ -64,6 +65,17 @@ for k, (v, r, i, g) in enumerate(kept):
     assert abs(float(row.max_fct) - want["max_fct_ns"] * 1e-9) < 1.01e-9, (float(row.max_fct), want)
     assert int(row.packet_hops) == want["packet_hops"] > 0
 print("ok")
+PY
+# On 2 MPI ranks: the same rows (every stage planned by rank 0, run by both).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpirun -np 2 "$mv" run job.json --run-dir run2 --backend cpu --threads 1 > run2.out 2>&1 ||
+  fail "$(cat run2.out)"
+grep -q "wrote run2/results.nc: 8 experiments (8 ok)" run2.out || fail "$(cat run2.out)"
+/usr/bin/python3 - << 'PY' || fail "2 ranks differ from 1"
+import xarray as xr
+a, b = xr.open_dataset("run/results.nc"), xr.open_dataset("run2/results.nc")
+for v in ["experiment_id", "refine_stage", "refine_of", "network_model", "max_fct", "packet_hops"]:
+    assert (a[v].values == b[v].values).all(), v
 PY
 # A rerun: the same ones kept, nothing to run.
 "$mv" run job.json --run-dir run --backend cpu > rerun.out 2>&1 || fail "$(cat rerun.out)"
