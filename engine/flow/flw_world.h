@@ -41,7 +41,7 @@ typedef unsigned __int128 flw_u128_t;
   X(exp, int64_t, first)       /* ps: the earliest task start; INT64_MAX: none */                  \
   X(exp, int32_t, done)        /* tasks ended */                                                   \
   X(exp, int32_t, heap_n)      /* pending events */                                                \
-  X(exp, int32_t, epoch)       /* instants with rate changes so far (marks) */                     \
+  X(exp, int32_t, epoch)       /* instants so far: marks of the component search */                \
   X(exp, int32_t, n_touch)     /* links whose flow set changed in this instant */                  \
   X(exp, int64_t, events)      /* events processed */                                              \
   X(exp, int64_t, rerates)     /* flows given a rate (progressive filling) */                      \
