@@ -62,7 +62,8 @@ static void example(void) {
     CHECK(strcmp(json_string_value(job_sweep_get(e, "network.cc")), cc[i / 4 % 3]) == 0);
     CHECK_EQ_I64(json_integer_value(job_sweep_get(e, "training.tp")), tp[i % 4]);
     CHECK_EQ_I64(json_integer_value(job_sweep_get(e, "training.dp")), dp[i % 4]);
-    CHECK_EQ_I64(json_integer_value(job_sweep_get(e, "network.topology.tiers")), 2);
+    CHECK(job_sweep_get(e, "network.topology.tiers") == NULL); /* the default fat tree */
+    CHECK_EQ_I64(json_integer_value(job_sweep_get(e, "training.zero")), 1);
     CHECK_EQ_I64(json_integer_value(job_sweep_get(e, "training.global_batch")), 1024);
     CHECK(job_sweep_kind(e) == JOB_SWEEP_TRAINING);
     CHECK(strcmp(sval(sw, i, 1), cc[i / 4 % 3]) == 0 && ival(sw, i, 3) == dp[i % 4]);
