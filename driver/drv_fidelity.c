@@ -86,49 +86,28 @@ static int fid_parse(int argc, char **argv, fid_opts_t *o) {
   return drv_opt_keys_once(cmd, "--set", o->sets, o->n_sets);
 }
 
-/* Sets a dotted key of obj to v (objects made on the way); v is taken. */
-static void fid_set(json_t *obj, const char *path, json_t *v) {
-  char seg[256];
-  for (;;) {
-    const char *dot = strchr(path, '.');
-    size_t n = dot ? (size_t)(dot - path) : strlen(path);
-    if (n >= sizeof seg) n = sizeof seg - 1;
-    memcpy(seg, path, n);
-    seg[n] = '\0';
-    if (!dot) {
-      json_object_set_new(obj, seg, v);
-      return;
-    }
-    json_t *next = json_object_get(obj, seg);
-    if (!json_is_object(next)) {
-      next = json_object();
-      json_object_set_new(obj, seg, next);
-    }
-    obj = next;
-    path = dot + 1;
-  }
-}
-
 /* The two levels of experiment i: the fast one and the slow one. */
 static void fid_levels(const drv_job_t *j, const fid_opts_t *o, int64_t i, json_t **fast,
                        json_t **slow) {
-  *fast = job_sweep_experiment(j->sw, i);
-  if (!job_sweep_get(*fast, "network.model")) fid_set(*fast, "network.model", json_string("flow"));
+  json_t *x = job_sweep_experiment(j->sw, i);
+  json_t *flow = json_pack("{s:s}", "network.model", "flow");
+  json_t *slow_set = json_pack("{s:s}", "network.model", "packet");
+  *fast = job_sweep_get(x, "network.model") ? json_incref(x) : job_sweep_with(x, flow);
   if (o->n_sets > 0) {
-    *slow = json_deep_copy(*fast);
+    json_object_clear(slow_set);
     for (int k = 0; k < o->n_sets; k++) {
       const char *eq = strchr(o->sets[k], '=');
       char key[256];
       snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[k]), o->sets[k]);
       json_t *v = json_loads(eq + 1, JSON_DECODE_ANY, NULL);
-      fid_set(*slow, key, v ? v : json_string(eq + 1));
+      json_object_set_new(slow_set, key, v ? v : json_string(eq + 1));
     }
-  } else if (job_sweep_n_stages(j->sw) > 0) {
-    *slow = job_refine_apply(j->sw, *fast, 1);
-  } else {
-    *slow = json_deep_copy(*fast);
-    fid_set(*slow, "network.model", json_string("packet"));
   }
+  *slow = o->n_sets == 0 && job_sweep_n_stages(j->sw) > 0 ? job_refine_apply(j->sw, *fast, 1)
+                                                          : job_sweep_with(*fast, slow_set);
+  json_decref(x);
+  json_decref(flow);
+  json_decref(slow_set);
 }
 
 /* splitmix64 of the seed and a counter: the sample's draw. */

@@ -152,13 +152,17 @@ int64_t job_refine_keep(const job_refine_t *r, int64_t n) {
   return k < n ? k : n;
 }
 
-json_t *job_refine_apply(const job_sweep_t *sw, const json_t *exp, int s) {
-  const job_refine_t *r = job_sweep_stage(sw, s);
-  json_t *cfg = r && exp ? json_deep_copy(exp) : NULL;
+json_t *job_sweep_with(const json_t *exp, const json_t *set) {
+  json_t *cfg = exp ? json_deep_copy(exp) : NULL;
   const char *key;
   json_t *v;
-  if (cfg) json_object_foreach((json_t *)r->set, key, v) job_path_set(cfg, key, v);
+  if (cfg) json_object_foreach((json_t *)set, key, v) job_path_set(cfg, key, v);
   return cfg;
+}
+
+json_t *job_refine_apply(const job_sweep_t *sw, const json_t *exp, int s) {
+  const job_refine_t *r = job_sweep_stage(sw, s);
+  return r ? job_sweep_with(exp, r->set) : NULL;
 }
 
 int64_t job_sweep_refine_add(job_sweep_t *sw, int64_t from, int s) {

@@ -100,6 +100,9 @@ typedef struct job_refine_t {
 
 int job_sweep_n_stages(const job_sweep_t *sw);
 const job_refine_t *job_sweep_stage(const job_sweep_t *sw, int s); /* s = 1..n; else NULL */
+/* A copy of experiment `exp` with the dotted keys of `set` set to its values
+ * (objects made on the way), as the sweep sets its keys. */
+json_t *job_sweep_with(const json_t *exp, const json_t *set);
 /* A copy of experiment `exp` with stage s's keys set (NULL: no such stage). */
 json_t *job_refine_apply(const job_sweep_t *sw, const json_t *exp, int s);
 /* How many of n candidates stage r keeps (at least 1, at most n). */

@@ -24,6 +24,19 @@ static inline uint64_t mvgen_rnd(mvgen_rng_t *r, uint64_t n) { /* splitmix64; un
   return (z ^ (z >> 31)) % n;
 }
 
+/* Topologies the exactness tests draw from (topo_from_json objects): a
+ * three-tier k=4 fat tree, an oversubscribed leaf-spine with faster links
+ * above its hosts', a rail-optimized fabric and a 3x3 torus whose hosts relay. */
+static const char *const mvgen_topologies[] = {
+    "{\"kind\":\"fat_tree\",\"tiers\":3,\"k\":4,\"link_delay_ns\":1000}",
+    "{\"kind\":\"fat_tree\",\"tiers\":2,\"k\":6,\"oversubscription\":2,\"host_gbps\":100,"
+    "\"link_gbps\":400,\"link_delay_ns\":700,\"host_delay_ns\":1300}",
+    "{\"kind\":\"rail_optimized\",\"servers\":4,\"nics_per_server\":4,\"spines\":2,"
+    "\"link_delay_ns\":800}",
+    "{\"kind\":\"torus\",\"dims\":[3,3],\"link_gbps\":100,\"link_delay_ns\":600}",
+};
+#define MVGEN_N_TOPO 4
+
 /* ps: durations, starts and delays drawn from a few shared values (ties) or
  * anywhere below `most`. */
 static inline int64_t mvgen_time(mvgen_rng_t *r, int64_t most) {

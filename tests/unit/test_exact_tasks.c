@@ -20,16 +20,6 @@
 #define N_EXP 300
 #define MAX_TASKS 48
 
-static const char *topologies[] = {
-    "{\"kind\":\"fat_tree\",\"tiers\":3,\"k\":4,\"link_delay_ns\":1000}",
-    "{\"kind\":\"fat_tree\",\"tiers\":2,\"k\":6,\"oversubscription\":2,\"host_gbps\":100,"
-    "\"link_gbps\":400,\"link_delay_ns\":700,\"host_delay_ns\":1300}",
-    "{\"kind\":\"rail_optimized\",\"servers\":4,\"nics_per_server\":4,\"spines\":2,"
-    "\"link_delay_ns\":800}",
-    "{\"kind\":\"torus\",\"dims\":[3,3],\"link_gbps\":100,\"link_delay_ns\":600}",
-};
-#define N_TOPO (int)(sizeof topologies / sizeof topologies[0])
-
 /* A star of n hosts around one switch with random rates, delays and loss. */
 static topo_t random_star(mvgen_rng_t *r, int n, int lossy) {
   static const int64_t gbps[] = {10, 25, 40, 100, 400};
@@ -147,13 +137,13 @@ int main(int argc, char **argv) {
   mvgen_rng_t rng = {4242};
   char err[512];
   for (int e = 0; e < N_EXP; e++) {
-    int kind = (int)mvgen_rnd(&rng, N_TOPO + 2);
-    if (kind < N_TOPO) {
-      json_t *o = json_loads(topologies[kind], 0, NULL);
+    int kind = (int)mvgen_rnd(&rng, MVGEN_N_TOPO + 2);
+    if (kind < MVGEN_N_TOPO) {
+      json_t *o = json_loads(mvgen_topologies[kind], 0, NULL);
       if (!o || topo_from_json(o, "test", &topo[e], err, sizeof err)) return 2;
       json_decref(o);
     } else {
-      topo[e] = random_star(&rng, 2 + (int)mvgen_rnd(&rng, 7), kind == N_TOPO + 1);
+      topo[e] = random_star(&rng, 2 + (int)mvgen_rnd(&rng, 7), kind == MVGEN_N_TOPO + 1);
     }
     par[e] = mvsim_params();
     random_params(&rng, &par[e]);

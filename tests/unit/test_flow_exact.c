@@ -22,16 +22,6 @@
 #define N_EXP 400
 #define MAX_TASKS 64
 
-static const char *topologies[] = {
-    "{\"kind\":\"fat_tree\",\"tiers\":3,\"k\":4,\"link_delay_ns\":1000}",
-    "{\"kind\":\"fat_tree\",\"tiers\":2,\"k\":6,\"oversubscription\":2,\"host_gbps\":100,"
-    "\"link_gbps\":400,\"link_delay_ns\":700,\"host_delay_ns\":1300}",
-    "{\"kind\":\"rail_optimized\",\"servers\":4,\"nics_per_server\":4,\"spines\":2,"
-    "\"link_delay_ns\":800}",
-    "{\"kind\":\"torus\",\"dims\":[3,3],\"link_gbps\":100,\"link_delay_ns\":600}",
-};
-#define N_TOPO (int)(sizeof topologies / sizeof topologies[0])
-
 /* A star of n hosts around one switch, random rates (some not dividing 8e12,
  * so ceilings matter) and delays. */
 static topo_t random_star(mvgen_rng_t *r, int n) {
@@ -51,9 +41,9 @@ static topo_t random_star(mvgen_rng_t *r, int n) {
 static topo_t topology(mvgen_rng_t *r) {
   topo_t t = {0};
   char err[512];
-  int kind = (int)mvgen_rnd(r, N_TOPO + 1);
-  if (kind == N_TOPO) return random_star(r, 2 + (int)mvgen_rnd(r, 7));
-  json_t *o = json_loads(topologies[kind], 0, NULL);
+  int kind = (int)mvgen_rnd(r, MVGEN_N_TOPO + 1);
+  if (kind == MVGEN_N_TOPO) return random_star(r, 2 + (int)mvgen_rnd(r, 7));
+  json_t *o = json_loads(mvgen_topologies[kind], 0, NULL);
   if (!o || topo_from_json(o, "test", &t, err, sizeof err)) exit(2);
   json_decref(o);
   return t;
