@@ -108,28 +108,6 @@ int flw_exp_rows(const eng_exp_desc_t *x, int64_t rows[FLW_T_COUNT], char *err, 
   return 0;
 }
 
-/* Tier of each node: hosts 0, a switch one more than its nearest host. */
-static int flw_tiers(const topo_t *t, uint8_t *tier) {
-  int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
-  if (!queue) return -1;
-  for (int32_t i = 0; i < t->n_nodes; i++) {
-    tier[i] = t->is_switch[i] ? 255 : 0;
-    if (!t->is_switch[i]) queue[tail++] = i;
-  }
-  while (head < tail) {
-    int32_t x = queue[head++];
-    for (int32_t q = t->port_off[x]; q < t->port_off[x + 1]; q++) {
-      int32_t y = t->ports[q].peer;
-      if (tier[y] == 255 && tier[x] < 254) {
-        tier[y] = (uint8_t)(tier[x] + 1);
-        queue[tail++] = y;
-      }
-    }
-  }
-  free(queue);
-  return 0;
-}
-
 /* Flow f of experiment view v: task k (index i); its hops from *hop on, at
  * most `room` of them. -1 if its path is not as long as sizing counted (a
  * broken invariant: ECMP paths are shortest paths). */
@@ -209,7 +187,7 @@ static int flw_build_exp(flw_cols_t *c, int32_t e, const eng_exp_desc_t *x) {
   uint8_t *tier = malloc((size_t)t->n_nodes + 1);
   int rc = -1;
   if (!prev || !npred || !nsucc || !tier || flw_streams(g, prev, npred, nsucc) ||
-      flw_tiers(t, tier))
+      topo_tiers(t, tier))
     goto out;
   v.exp_sync[0] = x->params->sync;
   v.exp_overlap_q16[0] = x->params->overlap_q16;

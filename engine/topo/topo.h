@@ -70,7 +70,7 @@ typedef struct topo_t {
   int32_t *port_off;  /* (n_nodes + 1) CSR offsets into ports */
   topo_port_t *ports; /* (2 * n_links) grouped by node, in link order */
   topo_routes_t routes;
-  char kind[32]; /* "file", "fat_tree", "rail_optimized", "torus" */
+  char kind[32];         /* "file", "fat_tree", "rail_optimized", "torus" */
   int32_t ignored_lines; /* ns-3 file: lines after the declared links, ignored as ns-3 does */
   /* A SimAI topology file (6-field header): */
   uint8_t *nvswitch;       /* (n_nodes) 1 for its NVSwitches (switches too); NULL: none */
@@ -157,6 +157,11 @@ int topo_next_hops(const topo_t *t, int32_t node, int32_t dst, uint16_t *out, in
 
 /* Hop count of the shortest path from node to host dst, -1 if unreachable. */
 int topo_distance(const topo_t *t, int32_t node, int32_t dst);
+
+/* Each node's tier into tier[n_nodes]: hosts 0, a switch one more than the
+ * nearest host's (254 at most; 255: no host reaches it). 0, or -1 when out of
+ * memory. */
+int topo_tiers(const topo_t *t, uint8_t *tier);
 
 void topo_free(topo_t *t);
 

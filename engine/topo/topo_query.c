@@ -1,6 +1,30 @@
 /* topo: route queries over the built tables: next-hop port sets (model.md, Routing
- * rules 1-3) and hop distances. */
+ * rules 1-3) and hop distances; nodes' tiers by breadth-first search from the
+ * hosts. */
+#include <stdlib.h>
+
 #include "topo/topo_int.h"
+
+int topo_tiers(const topo_t *t, uint8_t *tier) {
+  int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
+  if (!queue) return -1;
+  for (int32_t i = 0; i < t->n_nodes; i++) {
+    tier[i] = t->is_switch[i] ? 255 : 0;
+    if (!t->is_switch[i]) queue[tail++] = i;
+  }
+  while (head < tail) {
+    int32_t x = queue[head++];
+    for (int32_t q = t->port_off[x]; q < t->port_off[x + 1]; q++) {
+      int32_t y = t->ports[q].peer;
+      if (tier[y] == 255 && tier[x] < 254) {
+        tier[y] = (uint8_t)(tier[x] + 1);
+        queue[tail++] = y;
+      }
+    }
+  }
+  free(queue);
+  return 0;
+}
 
 static int valid_dst(const topo_t *t, int32_t node, int32_t dst) {
   return node >= 0 && node < t->n_nodes && dst >= 0 && dst < t->n_nodes && !t->is_switch[dst];

@@ -10,7 +10,8 @@
  * and a hierarchical all-reduce of 2 x 2 GPUs (the intra-server model's
  * steps around the ring). The packet level's closed forms for the same rings
  * (test_coll_closed) differ by the ACKs that delay each step's first packet:
- * (steps - 1) x A. */
+ * (steps - 1) x A. And a lone flow's links' utilisation: its wire bits over
+ * rate x duration. */
 #include "coll/coll.h"
 #include "mvsim.h"
 #include "mvtest.h"
@@ -162,6 +163,41 @@ static void hierarchical(void) {
   coll_model_free(&model);
 }
 
+/* One flow of W wire bits on a 2-host star: it carries its bits on the
+ * sender's port (tier 0) and the switch's port to the receiver (tier 1) over
+ * the experiment's duration d (its end): utilisation W / (R d) there, 0 on
+ * the other port of each tier. */
+static void utilisation(void) {
+  const int64_t rate = 100 * GBPS, d = US;
+  topo_t star = mvsim_star(2, rate, d);
+  tg_t g = {0};
+  tg_task_t f = tg_task_default(TG_FLOW);
+  f.host = 0;
+  f.dst = 1;
+  f.bytes = 1000000;
+  tg_add(&g, &f);
+  tg_assign_ports(&g);
+  eng_exp_desc_t ex = {.topo = &star, .tasks = &g, .params = &par, .seed = 5};
+  eng_batch_t *w = mvsim_run(1, &ex, ENG_BACKEND_CPU);
+  eng_result_t r;
+  eng_exp_result(w, 0, &r);
+  int64_t pkts = (int64_t)((f.bytes + (uint64_t)par.mtu - 1) / (uint64_t)par.mtu);
+  double bits = 8.0 * (double)((int64_t)f.bytes + pkts * par.header);
+  int64_t end = send_k(f.bytes, rate, 1) + lat(f.bytes, rate, d) + ack(rate, d);
+  CHECK_EQ_I64(r.end_ps, end);
+  CHECK_EQ_I64(r.duration_ps, end);
+  CHECK_EQ_I64(r.n_tiers, 2);
+  double u = bits * 1e12 / ((double)rate * (double)end);
+  for (int k = 0; k < 2; k++) {
+    CHECK_EQ_I64(r.tier[k].ports, 2);
+    CHECK(r.tier[k].max_util == u && r.tier[k].mean_util == u / 2 && r.tier[k].max_queue == 0);
+  }
+  printf("one flow of %.0f wire bits on a 2-host star: utilisation %.6f of its ports\n", bits, u);
+  eng_batch_destroy(w);
+  tg_free(&g);
+  topo_free(&star);
+}
+
 int main(void) {
   par = mvsim_params();
   par.model = ENG_MODEL_FLOW;
@@ -173,5 +209,6 @@ int main(void) {
   alltoall(9, 3 * (uint64_t)par.mtu, 400 * GBPS);
   alltoall(17, 100000, 400 * GBPS);
   hierarchical();
+  utilisation();
   return mvtest_end();
 }
