@@ -53,6 +53,7 @@ void flw_world_result(const flw_world_t *w, int32_t e, eng_result_t *r) {
   r->message = "";
   r->status = (eng_status_t)c->exp_status[e];
   r->fail = (eng_fail_t)c->exp_fail[e];
+  r->events = c->exp_events[e]; /* the flow level's: task starts, ends, drains, receptions */
   for (int32_t i = 0; i < c->cnt[FLW_T_task][e]; i++)
     if (c->task_end[t0 + i] > r->end_ps) r->end_ps = c->task_end[t0 + i];
   int64_t first = c->exp_first[e], last = c->exp_now[e];
