@@ -1,8 +1,8 @@
 /* The flow level's CUDA backend: the CPU's event loop (flw_step.h, the same
  * integer arithmetic), one thread per experiment. The experiments' rows go to
  * one device arena, as many experiments at a time as the device's free memory
- * holds (rows of consecutive experiments are contiguous in every table), and
- * come back when all of them have ended. */
+ * (or MULTIVERSE_CUDA_BYTES) holds (rows of consecutive experiments are
+ * contiguous in every table), and come back when all of them have ended. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,8 @@
 
 extern "C" {
 #include "flow/flw_step.h"
+#include "sim/eng_num.h"
+size_t eng_cuda_free_bytes(void);
 }
 
 #define FLW_CUDA_TRY(call)                                                                         \
@@ -22,9 +24,17 @@ extern "C" {
     }                                                                                              \
   } while (0)
 
-__global__ void flw_k_run(flw_cols_t c, int32_t n) {
+/* The chunk's column pointers, for every thread, in constant memory (set by
+ * cudaMemcpyToSymbol before each launch), as the packet level's cu_c
+ * (engine/sim/eng_cuda.cu): every thread reads the same pointer at once (one
+ * broadcast), and no kernel parameter's address is taken, which could make
+ * nvcc copy the 712-byte struct to each thread's stack. */
+static __constant__ flw_cols_t flw_dc;
+
+__global__ void flw_k_run(int32_t n) {
+  const flw_cols_t *c = (const flw_cols_t *)&flw_dc;
   int32_t e = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (e < n && c.exp_status[e] == ENG_RUNNING) flw_exp_run(&c, e);
+  if (e < n && c->exp_status[e] == ENG_RUNNING) flw_exp_run(c, e);
 }
 
 /* Rows of table k held by experiments [a, b). */
@@ -63,6 +73,12 @@ static int flw_chunk(flw_world_t *w, int32_t a, int32_t b, char *err, size_t err
     snprintf(err, errlen, "out of memory staging the flow level's offsets");
     return -1;
   }
+  if (bytes > eng_cuda_free_bytes()) { /* MULTIVERSE_CUDA_BYTES caps it too */
+    free(off);
+    snprintf(err, errlen, "%d experiments need %zu bytes on the GPU, more than it has free", n,
+             bytes);
+    return ENG_E_NOMEM;
+  }
   cudaError_t ae = cudaMalloc((void **)&arena, bytes);
   if (ae != cudaSuccess) {
     cudaGetLastError();
@@ -90,7 +106,8 @@ static int flw_chunk(flw_world_t *w, int32_t a, int32_t b, char *err, size_t err
     FLW_CUDA_TRY(
         cudaMemcpy(d.cnt[k], w->c.cnt[k] + a, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice));
   }
-  flw_k_run<<<(unsigned)((n + 63) / 64), 64>>>(d, n);
+  FLW_CUDA_TRY(cudaMemcpyToSymbol(flw_dc, &d, sizeof d));
+  flw_k_run<<<(unsigned)((n + 63) / 64), 64>>>(n);
   FLW_CUDA_TRY(cudaGetLastError());
   FLW_CUDA_TRY(cudaDeviceSynchronize());
 #define FLW_DOWN(tab, type, name)                                                                  \
@@ -114,6 +131,7 @@ extern "C" int flw_run_cuda(flw_world_t *w, char *err, size_t errlen) {
     return ENG_E_DEVICE;
   }
   /* As many experiments at a time as fit (a chunk that does not is halved). */
+  int32_t chunks = 0;
   for (int32_t a = 0, step = w->n_exps; a < w->n_exps;) {
     int32_t b = a + step < w->n_exps ? a + step : w->n_exps;
     int rc = flw_chunk(w, a, b, err, errlen);
@@ -123,6 +141,17 @@ extern "C" int flw_run_cuda(flw_world_t *w, char *err, size_t errlen) {
     }
     if (rc) return rc == ENG_E_NOMEM ? ENG_E_NOMEM : ENG_E_DEVICE;
     a = b;
+    chunks++;
+  }
+  if (eng_env_flag("MULTIVERSE_VERBOSE")) { /* tests/cli/flow_sweep_cuda.sh reads it */
+    size_t one = 0;
+    for (int32_t e = 0; e < w->n_exps; e++) {
+      size_t x = flw_chunk_bytes(w, e, e + 1);
+      one = x > one ? x : one;
+    }
+    fprintf(stderr,
+            "flow level on the GPU: %d experiments in %d chunks (%zu bytes, one at most %zu)\n",
+            w->n_exps, chunks, flw_chunk_bytes(w, 0, w->n_exps), one);
   }
   return 0;
 }
