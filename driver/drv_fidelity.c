@@ -1,10 +1,12 @@
 /* `multiverse fidelity JOB.json`: how far the fast level of a search is from
  * the slow one on the user's own experiments. A random sample of the job's
- * experiments runs at both levels (the fast one as the job gives them, with
+ * experiments at both levels (the fast one as the job gives them, with
  * network.model flow unless the job sets a model; the slow one with the first
- * refine stage's keys, or --set, else network.model packet); it prints each
- * experiment's ratio of the metric, the ratio's distribution and the rank
- * correlation of the two levels: how much a refine stage should keep. */
+ * refine stage's keys, or --set, else network.model packet) is a job of its
+ * own, which runs through the pipeline (drv_pipe_run: ranks, batches, shards,
+ * progress, resume); at its end rank 0 prints each experiment's ratio of the
+ * metric, the ratio's distribution and the rank correlation of the two
+ * levels: how much a refine stage should keep. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <omp.h>
@@ -18,7 +20,8 @@
 static const char fid_usage[] =
     "usage: multiverse fidelity JOB.json [--sample N] [--seed S] [--metric NAME]\n"
     "                           [--order min|max] [--set KEY=VALUE ...] [--threads N]\n"
-    "                           [--backend cpu|cuda] [--presets FILE.json]\n"
+    "                           [--backend cpu|cuda] [--presets FILE.json] [--run-dir DIR]\n"
+    "                           [--memory GB] [--max-batch N] [--grace S]\n"
     "  Runs a random sample of the job's experiments (default 32, drawn with --seed, default 1)\n"
     "  at two levels: as the job gives them, with network.model flow unless the job sets a\n"
     "  model (the fast level), and again with the first refine stage's keys set, or the\n"
@@ -27,9 +30,12 @@ static const char fid_usage[] =
     "  distribution (median, p90 and max of |fast/slow - 1|), the rank correlation of the two\n"
     "  levels (Spearman), and where the slow level's best ranks at the fast level: what a\n"
     "  refine stage's keep should be. --metric: the first refine stage's, else the kind's\n"
-    "  first result; --order: the stage's, else min (smaller is better).\n";
+    "  first result; --order: the stage's, else min (smaller is better). The sample runs as a\n"
+    "  job of its own (under mpirun on every rank): in --run-dir DIR if given (kept, and a\n"
+    "  rerun continues there), else in a temporary folder.\n";
 
 typedef struct fid_opts_t {
+  drv_pipe_t *pipe; /* --run-dir, --memory, --max-batch, --grace */
   const char *job, *presets, *metric, *order;
   int64_t sample, seed;
   int threads, backend;
@@ -40,7 +46,8 @@ typedef struct fid_opts_t {
 static int fid_parse(int argc, char **argv, fid_opts_t *o) {
   const char *cmd = "fidelity";
   long long v;
-  *o = (fid_opts_t){.sample = 32, .seed = 1, .backend = ENG_BACKEND_CPU};
+  drv_pipe_t *p = o->pipe;
+  *o = (fid_opts_t){.pipe = p, .sample = 32, .seed = 1, .backend = ENG_BACKEND_CPU};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -50,6 +57,12 @@ static int fid_parse(int argc, char **argv, fid_opts_t *o) {
     if (a[0] != '-') {
       if (o->job) return drv_fail(2, "multiverse fidelity: unexpected %s\n%s", a, fid_usage);
       o->job = a;
+      continue;
+    }
+    int pipe_opt = drv_pipe_opt(o->pipe, a, next);
+    if (pipe_opt) {
+      if (pipe_opt == 2) return 2;
+      i++;
       continue;
     }
     if (!next) return drv_fail(2, "multiverse fidelity: %s needs a value\n%s", a, fid_usage);
@@ -134,40 +147,143 @@ static double fid_q(const double *v, int64_t n, double q) {
   return v[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
 
-/* Runs experiments (their canonical texts) as one batch of the kind; their
- * rows into `rows`. */
-static void fid_run(const drv_job_t *j, int32_t n, const int64_t *index, const uint64_t *id,
-                    char *const *canon, const fid_opts_t *o, ana_table_t *rows) {
-  drv_work_t w = {.kind = j->kind,
-                  .k = j->k,
-                  .n = n,
-                  .index = index,
-                  .id = id,
-                  .canon = canon,
-                  .run = {(eng_backend_t)o->backend, o->threads},
-                  .rows = rows};
-  drv_work_run(&w);
-}
-
 /* Canonical text and id of each level's experiments; -1 after a problem. */
-static int fid_ident(const drv_job_t *j, json_t *const *x, int64_t n, char **canon, uint64_t *id) {
-  char err[2048];
-  for (int64_t k = 0; k < n; k++)
-    if (j->kind->canon(j->k, x[k], "experiment", &canon[k], &id[k], err, sizeof err) < 0) {
+static int fid_ident(const drv_job_t *j, json_t *const *x, int64_t n, uint64_t *id) {
+  char err[2048], *canon = NULL;
+  for (int64_t k = 0; k < n; k++) {
+    int bad = j->kind->canon(j->k, x[k], "experiment", &canon, &id[k], err, sizeof err) < 0;
+    free(canon);
+    canon = NULL;
+    if (bad) {
       fprintf(stderr, "multiverse fidelity: %s\n", err);
       return -1;
     }
+  }
   return 0;
 }
 
+/* The sample as a job of its own: the first experiment's fast level is its
+ * base, every other experiment at each level an include entry that sets all
+ * of its top-level keys (the experiments of one job share them; an id that
+ * does not come out the same is found by fid_finish). */
+static char *fid_job_text(json_t *const *xf, json_t *const *xs, int64_t n) {
+  json_t *inc = json_array(), *base = json_deep_copy(xf[0]);
+  for (int64_t k = 0; k < 2 * n; k++) {
+    if (k == 0) continue;
+    json_t *e = json_deep_copy(k < n ? xf[k] : xs[k - n]);
+    json_object_del(e, "kind"); /* the base's; not a key an entry sets */
+    json_array_append_new(inc, e);
+  }
+  json_t *job =
+      json_pack("{s:s,s:o,s:{s:o}}", "name", "fidelity", "base", base, "sweep", "include", inc);
+  char *text = job ? json_dumps(job, JSON_COMPACT) : NULL;
+  json_decref(job);
+  return text;
+}
+
+typedef struct fid_t {
+  fid_opts_t *o;
+  const char *job, *metric;
+  int maximize;
+  int64_t n, m, *pick;
+  uint64_t *idf, *ids;
+} fid_t;
+
+/* The row of experiment id in t, or -1. */
+static int64_t fid_row(const ana_table_t *t, uint64_t id) {
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+  for (int64_t r = 0; r < ana_table_n_rows(t); r++)
+    if (strcmp(ana_table_row(t, r).id, hex) == 0) return r;
+  return -1;
+}
+
+/* Rank 0 at the end: each experiment at both levels, the ratio's distribution,
+ * the rank correlation. */
+static int fid_finish(void *ctx, const drv_end_t *end) {
+  fid_t *f = ctx;
+  if (end->stopped) return end->status;
+  const drv_pipe_t *p = f->o->pipe;
+  char path[4400], err[1024];
+  if (p->results && *p->results)
+    snprintf(path, sizeof path, "%s", p->results);
+  else
+    snprintf(path, sizeof path, "%s/%s", end->run_dir, job_sweep_output(end->job->sw));
+  ana_table_t *t = ana_read(path, err, sizeof err);
+  if (!t) return drv_fail(2, "multiverse fidelity: %s\n", err);
+  int mc = ana_table_find(t, f->metric);
+  if (mc < 0) {
+    ana_table_free(t);
+    return drv_fail(2, "multiverse fidelity: %s: no column %s\n", path, f->metric);
+  }
+  int64_t n = f->n, q = 0;
+  double *vf = malloc(((size_t)n + 1) * sizeof *vf), *vs = malloc(((size_t)n + 1) * sizeof *vs);
+  double *dev = malloc(((size_t)n + 1) * sizeof *dev),
+         *ratio = malloc(((size_t)n + 1) * sizeof *ratio);
+  if (!vf || !vs || !dev || !ratio) abort();
+  int rc = 0;
+  printf("\n%8s  %14s  %14s  %8s  experiment_id (slow level)\n", "index", "fast", "slow", "ratio");
+  for (int64_t k = 0; k < n && !rc; k++) {
+    int64_t rf = fid_row(t, f->idf[k]), rs = fid_row(t, f->ids[k]);
+    if (rf < 0 || rs < 0) {
+      rc = drv_fail(2, "multiverse fidelity: experiment %lld has no row at the %s level in %s\n",
+                    (long long)f->pick[k], rf < 0 ? "fast" : "slow", path);
+      break;
+    }
+    ana_row_t a = ana_table_row(t, rf), b = ana_table_row(t, rs);
+    double x = ana_table_value(t, rf, mc).d, y = ana_table_value(t, rs, mc).d;
+    if (a.status != ANA_OK || b.status != ANA_OK || !isfinite(x) || !isfinite(y) || y == 0) {
+      printf("%8lld  %14s  %14s  %8s  %s (not ok at one level: %s)\n", (long long)f->pick[k], "-",
+             "-", "-", b.id,
+             a.status != ANA_OK ? (a.message ? a.message : "") : (b.message ? b.message : ""));
+      continue;
+    }
+    vf[q] = f->maximize ? -x : x;
+    vs[q] = f->maximize ? -y : y;
+    ratio[q] = x / y;
+    dev[q] = fabs(x / y - 1);
+    q++;
+    printf("%8lld  %14.9g  %14.9g  %8.4f  %s\n", (long long)f->pick[k], x, y, x / y, b.id);
+  }
+  if (!rc && q > 0) {
+    double rho = q > 1 ? ana_spearman(vf, vs, q) : NAN;
+    /* where the slow level's best ranks at the fast level */
+    int64_t best = 0, rank = 1;
+    for (int64_t k = 1; k < q; k++)
+      if (vs[k] < vs[best]) best = k;
+    for (int64_t k = 0; k < q; k++)
+      rank += vf[k] < vf[best];
+    qsort(dev, (size_t)q, sizeof *dev, by_dbl);
+    qsort(ratio, (size_t)q, sizeof *ratio, by_dbl);
+    printf("\n%lld experiments ok at both levels: fast/slow ratio min %.4f, median %.4f, max %.4f; "
+           "|ratio - 1| median %.2f %%, p90 %.2f %%, max %.2f %%\n",
+           (long long)q, ratio[0], fid_q(ratio, q, 0.5), ratio[q - 1], 100 * fid_q(dev, q, 0.5),
+           100 * fid_q(dev, q, 0.9), 100 * dev[q - 1]);
+    printf("rank correlation (Spearman): %.4f; the slow level's best is the fast level's rank %lld "
+           "of %lld (top %.3g %%): keep at least that many\n",
+           rho, (long long)rank, (long long)q, 100.0 * (double)rank / (double)q);
+  }
+  fflush(stdout);
+  free(vf);
+  free(vs);
+  free(dev);
+  free(ratio);
+  ana_table_free(t);
+  if (rc) return rc;
+  return q > 0 ? end->status : 1;
+}
+
 int drv_fidelity(int argc, char **argv) {
-  fid_opts_t o;
+  static drv_pipe_t p = {.cmd = "fidelity"};
+  fid_opts_t o = {.pipe = &p};
+  drv_quiet = drv_launcher_rank() > 0; /* one copy of each message under mpirun */
   int rc = fid_parse(argc, argv, &o);
+  drv_quiet = 0;
   if (rc) return rc < 0 ? 0 : rc;
   drv_job_t j;
   job_sweep_errs_t errs = {0};
   if (drv_job_load(o.job, o.presets, &j, &errs)) {
-    fputs(errs.text ? errs.text : "", stderr);
+    if (drv_launcher_rank() <= 0) fputs(errs.text ? errs.text : "", stderr);
     job_sweep_errs_free(&errs);
     drv_job_free(&j);
     return drv_fail(2, "multiverse fidelity: %s: problems in the job; nothing ran\n", o.job);
@@ -183,7 +299,6 @@ int drv_fidelity(int argc, char **argv) {
     return drv_fail(2, "multiverse fidelity: --metric %s: not a result of %s experiments\n", metric,
                     j.kind->name);
   }
-  metric = j.kind->cols[mc].name;
   /* The sample: distinct experiments of the sweep in a seeded shuffle. */
   int64_t m = 0, *pick = malloc(((size_t)j.count + 1) * sizeof *pick);
   if (!pick) abort();
@@ -197,108 +312,68 @@ int drv_fidelity(int argc, char **argv) {
   int64_t n = m < o.sample ? m : o.sample;
   qsort(pick, (size_t)n, sizeof *pick, by_i64);
   json_t **xf = calloc((size_t)n + 1, sizeof *xf), **xs = calloc((size_t)n + 1, sizeof *xs);
-  char **cf = calloc((size_t)n + 1, sizeof *cf), **cs = calloc((size_t)n + 1, sizeof *cs);
   uint64_t *idf = calloc((size_t)n + 1, sizeof *idf), *ids = calloc((size_t)n + 1, sizeof *ids);
-  double *vf = malloc(((size_t)n + 1) * sizeof *vf), *vs = malloc(((size_t)n + 1) * sizeof *vs);
-  double *err = malloc(((size_t)n + 1) * sizeof *err),
-         *ratio = malloc(((size_t)n + 1) * sizeof *ratio);
-  char tmp[1024];
-  ana_table_t *rf = ana_table_create(j.kind->cols, j.kind->n_cols, tmp, sizeof tmp);
-  ana_table_t *rs = ana_table_create(j.kind->cols, j.kind->n_cols, tmp, sizeof tmp);
-  if (!xf || !xs || !cf || !cs || !idf || !ids || !vf || !vs || !err || !ratio || !rf || !rs)
-    abort();
+  if (!xf || !xs || !idf || !ids) abort();
   for (int64_t k = 0; k < n; k++)
     fid_levels(&j, &o, pick[k], &xf[k], &xs[k]);
-  rc = fid_ident(&j, xf, n, cf, idf) || fid_ident(&j, xs, n, cs, ids) ? 2 : 0;
-  printf("multiverse fidelity: %s: %lld of %lld distinct experiments (seed %lld), metric %s (%s "
-         "is better)\n",
-         o.job, (long long)n, (long long)m, (long long)o.seed, metric,
-         maximize ? "higher" : "lower");
-  double t0 = omp_get_wtime();
-  if (!rc) fid_run(&j, (int32_t)n, pick, idf, cf, &o, rf);
-  double t1 = omp_get_wtime();
-  if (!rc) printf("fast level: %lld experiments in %.3f s\n", (long long)n, t1 - t0);
-  fflush(stdout);
-  /* The slow level a few at a time, with progress. */
-  int64_t step = o.threads > 1 ? o.threads : 1;
-  for (int64_t a = 0; !rc && a < n; a += step) {
-    int64_t b = a + step < n ? a + step : n;
-    fid_run(&j, (int32_t)(b - a), pick + a, ids + a, cs + a, &o, rs);
-    double el = omp_get_wtime() - t1;
-    printf("slow level: %lld/%lld done, %.1f s, ETA %.0f s\n", (long long)b, (long long)n, el,
-           el / (double)b * (double)(n - b));
-    fflush(stdout);
-  }
-  int64_t q = 0, *at_f = malloc(((size_t)n + 1) * sizeof *at_f);
-  int64_t *at_s = malloc(((size_t)n + 1) * sizeof *at_s);
-  if (!at_f || !at_s) abort();
-  for (int64_t k = 0; k < n;
-       k++) { /* each experiment's row at each level (rows come in any order) */
-    at_f[k] = at_s[k] = -1;
-    for (int64_t r = 0; !rc && r < ana_table_n_rows(rf); r++)
-      if (ana_table_row(rf, r).index == pick[k]) at_f[k] = r;
-    for (int64_t r = 0; !rc && r < ana_table_n_rows(rs); r++)
-      if (ana_table_row(rs, r).index == pick[k]) at_s[k] = r;
-  }
+  fid_t f = {.o = &o,
+             .job = o.job,
+             .metric = j.kind->cols[mc].name,
+             .maximize = maximize,
+             .n = n,
+             .m = m,
+             .pick = pick,
+             .idf = idf,
+             .ids = ids};
+  char *text = NULL, dir[4096];
+  rc = n == 0 ? drv_fail(1, "multiverse fidelity: %s: no valid experiment to sample\n", o.job)
+       : fid_ident(&j, xf, n, idf) || fid_ident(&j, xs, n, ids) ? 2
+                                                                : 0;
+  if (!rc && !(text = fid_job_text(xf, xs, n)))
+    rc = drv_fail(2, "multiverse fidelity: out of memory\n");
   if (!rc) {
-    printf("\n%8s  %14s  %14s  %8s  experiment_id (slow level)\n", "index", "fast", "slow",
-           "ratio");
-    for (int64_t k = 0; k < n; k++) {
-      if (at_f[k] < 0 || at_s[k] < 0) abort(); /* drv_work_run gives every experiment a row */
-      ana_row_t a = ana_table_row(rf, at_f[k]), b = ana_table_row(rs, at_s[k]);
-      double x = ana_table_value(rf, at_f[k], mc).d, y = ana_table_value(rs, at_s[k], mc).d;
-      if (a.status != ANA_OK || b.status != ANA_OK || !isfinite(x) || !isfinite(y) || y == 0) {
-        printf("%8lld  %14s  %14s  %8s  %s (not ok at one level: %s)\n", (long long)pick[k], "-",
-               "-", "-", b.id, a.status != ANA_OK ? a.message : b.message);
-        continue;
-      }
-      vf[q] = maximize ? -x : x;
-      vs[q] = maximize ? -y : y;
-      ratio[q] = x / y;
-      err[q] = fabs(x / y - 1);
-      q++;
-      printf("%8lld  %14.9g  %14.9g  %8.4f  %s\n", (long long)pick[k], x, y, x / y, b.id);
+    /* the job's relative paths (topologies, flows, workloads) start at its folder */
+    snprintf(dir, sizeof dir, "%s", o.job);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      slash[slash == dir ? 1 : 0] = '\0';
+    else
+      snprintf(dir, sizeof dir, ".");
+    p.o.job = "fidelity";
+    p.o.presets = o.presets;
+    p.o.backend = o.backend;
+    p.o.threads = o.threads;
+    p.job_text = text;
+    p.job_dir = dir;
+    const char *in[] = {o.job};
+    p.inputs = in;
+    p.n_inputs = 1;
+    const char *results = p.results;
+    if (!(rc = drv_pipe_front(&p))) {
+      p.results = results; /* the results file: in the run folder, unless --results */
+      p.quiet = 0;         /* the plan, progress and merge lines */
+      p.o.one_batch = 0;   /* batches as `run` makes them: progress as they end */
+      p.finish = fid_finish;
+      p.finish_ctx = &f;
+      if (drv_launcher_rank() <= 0)
+        printf("multiverse fidelity: %s: %lld of %lld distinct experiments (seed %lld), metric %s "
+               "(%s is better)\n",
+               o.job, (long long)n, (long long)m, (long long)o.seed, f.metric,
+               maximize ? "higher" : "lower");
+      fflush(stdout);
+      rc = drv_pipe_run(&p, argc, argv);
     }
-  }
-  if (!rc && q > 0) {
-    double rho = q > 1 ? ana_spearman(vf, vs, q) : NAN;
-    /* where the slow level's best ranks at the fast level */
-    int64_t best = 0, rank = 1;
-    for (int64_t k = 1; k < q; k++)
-      if (vs[k] < vs[best]) best = k;
-    for (int64_t k = 0; k < q; k++)
-      rank += vf[k] < vf[best];
-    qsort(err, (size_t)q, sizeof *err, by_dbl);
-    qsort(ratio, (size_t)q, sizeof *ratio, by_dbl);
-    printf("\n%lld experiments ok at both levels: fast/slow ratio min %.4f, median %.4f, max %.4f; "
-           "|ratio - 1| median %.2f %%, p90 %.2f %%, max %.2f %%\n",
-           (long long)q, ratio[0], fid_q(ratio, q, 0.5), ratio[q - 1], 100 * fid_q(err, q, 0.5),
-           100 * fid_q(err, q, 0.9), 100 * err[q - 1]);
-    printf("rank correlation (Spearman): %.4f; the slow level's best is the fast level's rank %lld "
-           "of %lld (top %.3g %%): keep at least that many\n",
-           rho, (long long)rank, (long long)q, 100.0 * (double)rank / (double)q);
   }
   for (int64_t k = 0; k < n; k++) {
     json_decref(xf[k]);
     json_decref(xs[k]);
-    free(cf[k]);
-    free(cs[k]);
   }
+  free(text);
   free(xf);
   free(xs);
-  free(cf);
-  free(cs);
   free(idf);
   free(ids);
-  free(vf);
-  free(vs);
-  free(err);
-  free(ratio);
   free(pick);
-  free(at_f);
-  free(at_s);
-  ana_table_free(rf);
-  ana_table_free(rs);
   drv_job_free(&j);
-  return rc ? rc : q > 0 ? 0 : 1;
+  return rc;
 }

@@ -6,7 +6,8 @@
 # level to the last digit; 2 MPI ranks give the same rows; a rerun keeps the
 # same ones and runs nothing; the
 # report ranks them against stage 0; `multiverse fidelity` prints, for its
-# sample, the flow level's and the packet level's values that `net` gives.
+# sample, the flow level's and the packet level's values that `net` gives, the
+# same on 2 MPI ranks and from a rerun in its run folder.
 # (No congestion control: results do not depend on the seed, which is the
 # experiment id, and `net`'s ids differ from the job's.)
 # usage: refine.sh MULTIVERSE MV_GENFLOWS WORK
@@ -107,4 +108,14 @@ line = [l for l in open("fid.txt") if l.startswith("rank correlation (Spearman):
 assert len(line) == 1, line
 print("ok")
 PY
+# Fidelity through the pipeline: on 2 MPI ranks in a run folder it keeps, the
+# same table; a rerun there runs nothing and prints it again.
+table() { grep -E "^ +[0-9]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |^rank correlation" "$1"; }
+mpirun -np 2 "$mv" fidelity job.json --sample 3 --seed 7 --threads 1 --run-dir fidrun > fid2.txt 2>&1 ||
+  fail "$(cat fid2.txt)"
+diff <(table fid.txt) <(table fid2.txt) || fail "2 ranks: $(cat fid2.txt)"
+grep -q "wrote fidrun/results.nc: 6 experiments (6 ok)" fid2.txt || fail "$(cat fid2.txt)"
+"$mv" fidelity job.json --sample 3 --seed 7 --run-dir fidrun > fid3.txt 2>&1 || fail "$(cat fid3.txt)"
+grep -q "0 to run in 0 batches" fid3.txt || fail "$(cat fid3.txt)"
+diff <(table fid.txt) <(table fid3.txt) || fail "rerun: $(cat fid3.txt)"
 echo "refine: ok"
