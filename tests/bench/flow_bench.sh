@@ -7,12 +7,13 @@
 # flow level (ties share the better rank). Speed: CPU seconds (user + sys) of
 # `multiverse train --experiment I --threads 1` at both levels, side by side
 # on FLOW_BENCH_SAMPLE experiments spread evenly over the job (default 8: the
-# packet level takes seconds to minutes each here), and the flow level's whole
-# run. The packet level's run takes hours on 2 cores: a run folder given
-# after the job (results.nc) is used as it is (the sampled experiments' rows
-# are checked against this build's); otherwise this script runs it
-# (`multiverse run`, 2 ranks of 1 thread). Prints a Markdown
-# section (tests/bench/RESULTS.md, "Flow level against packet level").
+# packet level takes seconds to minutes each here; 0: none), and the flow
+# level's whole run. The packet level's run takes hours on 2 cores: a run
+# folder given after the job (results.nc; `multiverse run JOB --backend cuda
+# --run-dir DIR` on a GPU) is used as it is (the sampled experiments' rows are
+# checked against this build's); otherwise this script runs it (`multiverse
+# run`, 2 ranks of 1 thread). Prints a Markdown section (tests/bench/RESULTS.md,
+# "Flow level against packet level").
 # usage: flow_bench.sh MULTIVERSE WORKDIR JOB.json [PACKET_RUN_DIR] [JOB.json [DIR]] ...
 set -euo pipefail
 mv=$(realpath "$1") work=$(mkdir -p "$2" && realpath "$2")
@@ -138,14 +139,18 @@ for i in sorted(cpu):
     print(f"| {i} | {sw} | {fl[-1]:.3f} | {pk[-1]:.2f} | {pk[-1] / fl[-1]:.0f}x | "
           f"{a['iteration_time_s']:.6f} | {b['iteration_time_s']:.6f} |")
 fl, pk = np.array(fl), np.array(pk)
-print(f"| **all {len(fl)}** | | {fl.sum():.3f} | {pk.sum():.2f} | **{pk.sum() / fl.sum():.0f}x** "
-      f"(median {np.median(pk / fl):.0f}x) | | |")
-print()
-print(f"The flow level's whole sweep (`multiverse run`, 2 threads): {wall:.1f} s wall, "
-      f"{user + sys_:.1f} s of CPU, {(user + sys_) / n * 1000:.1f} ms of CPU per experiment "
-      f"(against the sampled packet level's mean {pk.mean():.2f} s: {pk.mean() / ((user + sys_) / n):.0f}x). "
-      f"The packet level's results file: {sum(d == 0 for d in same)} of the {len(same)} sampled "
-      f"rows equal this build's to the last bit (the others within {100 * max(same):.3f} %).")
+whole = (f"The flow level's whole sweep (`multiverse run`, 2 threads): {wall:.1f} s wall, "
+         f"{user + sys_:.1f} s of CPU, {(user + sys_) / n * 1000:.1f} ms of CPU per experiment")
+if len(fl):
+    print(f"| **all {len(fl)}** | | {fl.sum():.3f} | {pk.sum():.2f} | **{pk.sum() / fl.sum():.0f}x** "
+          f"(median {np.median(pk / fl):.0f}x) | | |")
+    print()
+    print(f"{whole} (against the sampled packet level's mean {pk.mean():.2f} s: "
+          f"{pk.mean() / ((user + sys_) / n):.0f}x). The packet level's results file: "
+          f"{sum(d == 0 for d in same)} of the {len(same)} sampled rows equal this build's to the "
+          f"last bit (the others within {100 * max(same):.3f} %).")
+else:  # FLOW_BENCH_SAMPLE=0: no experiment rerun side by side
+    print(f"(none)\n\n{whole}.")
 print()
 print(f"Iteration time, flow level over packet level, {len(r)} experiments: median "
       f"**{np.median(r):.4f}**, p10 {np.percentile(r, 10):.4f}, p90 {np.percentile(r, 90):.4f}, "
