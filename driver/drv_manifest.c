@@ -181,6 +181,56 @@ int drv_manifest_header(const char *run_dir, char *name, size_t name_len, char *
   return rc;
 }
 
+/* What a row must agree with (a hand-edited manifest relabelled results):
+ * its index is its place, its id names one configuration and a configuration
+ * one id, and each swept value is the configuration's where that holds the key
+ * as a number, string or bool. 0, or -1 with why in err. */
+typedef struct man_seen_t {
+  drv_map_t *by_id, *by_config; /* id -> config, config -> id (owned copies) */
+  const json_t *axes;
+} man_seen_t;
+
+static int man_agrees(man_seen_t *s, const json_t *o, long row, char *why, size_t len) {
+  const char *id = json_string_value(json_object_get(o, "id"));
+  const char *config = json_string_value(json_object_get(o, "config"));
+  if (json_integer_value(json_object_get(o, "index")) != row) {
+    snprintf(why, len, "index %lld, expected %ld (rows in order)",
+             (long long)json_integer_value(json_object_get(o, "index")), row);
+    return -1;
+  }
+  const char *c = drv_map_get(s->by_id, id), *i = drv_map_get(s->by_config, config);
+  if ((c && strcmp(c, config) != 0) || (i && strcmp(i, id) != 0)) {
+    snprintf(why, len, "experiment id %.40s %s", id,
+             c && strcmp(c, config) != 0 ? "is an earlier row's, with another configuration"
+                                         : "differs from an earlier row's with this configuration");
+    return -1;
+  }
+  if (!c &&
+      (drv_map_put(s->by_id, id, strdup(config)) || drv_map_put(s->by_config, config, strdup(id))))
+    abort();
+  json_t *cfg = json_loads(config, 0, NULL);
+  int rc = 0;
+  for (size_t a = 0; !rc && a < json_array_size(s->axes); a++) {
+    const char *key = json_string_value(json_object_get(json_array_get(s->axes, a), "key"));
+    const json_t *v = json_array_get(json_object_get(o, "values"), a);
+    const json_t *w = key && cfg ? job_sweep_get(cfg, key) : NULL;
+    /* null: an include entry that does not set this key */
+    int scalar = v && !json_is_null(v) && w &&
+                 (json_is_number(w) || json_is_string(w) || json_is_boolean(w));
+    if (scalar && !job_same(v, w)) {
+      char *vs = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+      char *ws = json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY);
+      snprintf(why, len, "%s is %.100s here but %.100s in its config", key, vs ? vs : "?",
+               ws ? ws : "?");
+      free(vs);
+      free(ws);
+      rc = -1;
+    }
+  }
+  json_decref(cfg);
+  return rc;
+}
+
 ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, char *output,
                                size_t output_len, char *err, size_t errlen) {
   char path[4200];
@@ -196,6 +246,10 @@ ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, cha
   ana_table_t *t = NULL;
   ana_value_t *v = NULL;
   int na = 0, bad = 0;
+  man_seen_t seen = {drv_map_new(), drv_map_new(), NULL};
+  json_t *header = NULL;
+  char why[512];
+  if (!seen.by_id || !seen.by_config) abort();
   while (!bad && getline(&line, &cap, f) > 0) {
     json_error_t je;
     json_t *o = json_loads(line, 0, &je);
@@ -212,12 +266,17 @@ ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, cha
         bad = 1;
       } else {
         snprintf(output, output_len, "%s", out);
+        seen.axes = json_object_get(header = json_incref(o), "axes");
         t = man_table(o, *kind, err, errlen);
         v = calloc((size_t)(na + (*kind)->n_cols) + 1, sizeof *v);
         bad = !t || !v;
       }
     } else if (man_row(t, o, na, v)) {
       snprintf(err, errlen, "%s:%ld: expected {\"index\",\"id\",\"values\",\"config\"}", path, no);
+      bad = 1;
+    } else if (man_agrees(&seen, o, no - 2, why, sizeof why)) {
+      snprintf(err, errlen, "%s:%ld: %s (the manifest was changed by hand? rerun `multiverse run`)",
+               path, no, why);
       bad = 1;
     }
     json_decref(o);
@@ -229,6 +288,9 @@ ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, cha
   fclose(f);
   free(line);
   free(v);
+  json_decref(header);
+  drv_map_free(seen.by_id, free);
+  drv_map_free(seen.by_config, free);
   if (bad) {
     ana_table_free(t);
     return NULL;

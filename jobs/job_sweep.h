@@ -116,5 +116,9 @@ int64_t job_sweep_exp_refines(const job_sweep_t *sw, int64_t i);
 
 /* Looks up a dotted path in a JSON object (borrowed; NULL if absent). */
 json_t *job_sweep_get(const json_t *obj, const char *path);
+/* 1 if a and b are the same value: json_equal, except that numbers compare by
+ * value (1000 and 1000.0 are one experiment: their canonical forms and ids are
+ * equal), in arrays and objects too. */
+int job_same(const json_t *a, const json_t *b);
 
 #endif

@@ -78,11 +78,6 @@ void job_err(job_sweep_errs_t *errs, const char *file, const char *where, const 
 
 /* Checks a dotted path's syntax and that `base` can take it (every prefix that
  * exists is an object); adds an error and returns -1 otherwise. */
-/* 1 if a and b are the same value: json_equal, except that numbers compare by
- * value (1000 and 1000.0 are one experiment: their canonical forms and ids are
- * equal), in arrays and objects too. */
-int job_same(const json_t *a, const json_t *b);
-
 int job_path_check(const job_sweep_t *sw, const char *where, const char *path,
                    job_sweep_errs_t *errs);
 /* Sets a dotted path in obj to a new reference to v, creating objects on the way. */

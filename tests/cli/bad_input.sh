@@ -54,6 +54,40 @@ expect 2 "multiverse net: --sweep mtu: the value 1e3 is given twice (as 1000)" \
 expect 2 "multiverse net: --sweep buffer_mb: the value 32.0 is given twice (as 32)" \
   "$mv" net --topology line3.txt --flows f2.txt --sweep buffer_mb=16,32,32.0 -o o
 
+# 22. A hand-edited manifest is refused, not trusted (it relabelled results silently).
+cp -r rd edited
+/usr/bin/python3 - edited/manifest.jsonl <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+row = json.loads(lines[1])
+row["values"] = [999999, "hacked"]
+lines[1] = json.dumps(row, separators=(",", ":"))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+expect 2 "multiverse merge: edited/manifest.jsonl:2: network.mtu is 999999 here but 1000 in its config (the manifest was changed by hand? rerun \`multiverse run\`)" \
+  "$mv" merge edited
+cp -r rd edited2
+/usr/bin/python3 - edited2/manifest.jsonl <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+a, b = json.loads(lines[2]), json.loads(lines[3])
+a["id"] = b["id"]
+lines[2] = json.dumps(a, separators=(",", ":"))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$mv" merge edited2 > out.txt 2> err.txt && fail "two configurations under one id were merged"
+grep -q "^multiverse merge: edited2/manifest.jsonl:4: experiment id [0-9a-f]\{16\} is an earlier row's, with another configuration" \
+  err.txt || fail "one id twice: $(cat err.txt)"
+
+# 23. --force that cannot delete an old shard stops before anything is lost.
+cp -r rd forced
+mkdir forced/shards/a0009-r000000-p0000.nc && touch forced/shards/a0009-r000000-p0000.nc/x
+sum=$(cksum < forced/results.nc)
+"$mv" run j.json --run-dir forced --force > out.txt 2> err.txt && fail "--force ran"
+grep -q "^multiverse run: --force: cannot delete the old shard forced/shards/a0009-r000000-p0000.nc: Directory not empty; nothing ran (the results file is kept)$" \
+  err.txt || fail "--force: $(cat err.txt)"
+[ "$(cksum < forced/results.nc)" = "$sum" ] || fail "--force lost the results file"
+
 # 25. Environment variables: whole values in range, or one line naming the variable.
 env_expect() { # VAR=VALUE MESSAGE
   local got=0
