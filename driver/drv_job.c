@@ -76,7 +76,9 @@ static void probs_report(probs_t *ps, const job_sweep_t *sw, int64_t count,
   for (int k = 0; k < ps->n; k++) {
     const prob_t *p = &ps->p[k];
     job_values(sw, p->idx[0], vals, sizeof vals);
-    if (p->count == count && count == 1) {
+    if (p->count == count && count == 1 && job_sweep_n_axes(sw) == 0) { /* all in base */
+      job_sweep_errs_add(errs, "%s: base.%s", file, p->text);
+    } else if (p->count == count && count == 1) {
       job_sweep_errs_add(errs, "%s: the experiment: %s", file, p->text);
     } else if (p->count == count) {
       job_sweep_errs_add(errs, "%s: every experiment (%" PRId64 "): %s", file, count, p->text);
@@ -196,6 +198,12 @@ static int job_identify(drv_job_t *j, int64_t from, job_sweep_errs_t *errs) {
 /* When the sweep itself has problems: the base's, as its kind sees them. */
 static void base_problems(const char *path, const char *presets, job_sweep_errs_t *errs) {
   json_t *root = json_load_file(path, 0, NULL), *base = json_object_get(root, "base");
+  const char *named = json_string_value(json_object_get(base, "kind"));
+  if (json_object_get(base, "kind") &&
+      !(named && (strcmp(named, "network") == 0 || strcmp(named, "training") == 0))) {
+    json_decref(root); /* which kind's rules apply is unknown: job_sweep_load said so */
+    return;
+  }
   char *dir = job_dir(path), err[4096], *canon = NULL;
   const drv_kind_t *kind =
       json_is_object(base)

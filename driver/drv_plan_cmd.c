@@ -28,8 +28,13 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_machin
   for (int64_t k = 0; k < p->n_rows; k++) {
     int64_t i = p->row_index[k];
     drv_id_text(j->id[i], id);
-    printf("  experiment %lld (%s): %s: %s\n", (long long)i, id, status_names[p->row_status[k]],
-           p->row_message[k]);
+    printf("  experiment %lld (%s): %s: ", (long long)i, id, status_names[p->row_status[k]]);
+    for (const char *c = p->row_message[k]; *c; c++) /* one problem a line, the later indented */
+      if (*c == '\n')
+        fputs(c[1] ? "\n      " : "", stdout);
+      else
+        putchar(*c);
+    putchar('\n');
   }
   double hops = 0;
   for (int32_t b = 0; b < s->n_batches; b++)

@@ -98,8 +98,8 @@ static int nonempty_list(const job_sweep_t *sw, const char *where, const json_t 
 }
 
 int job_parse_grid(job_sweep_t *sw, json_t *grid, job_sweep_errs_t *errs) {
-  if (!json_is_object(grid)) {
-    job_err(errs, sw->file, "sweep.grid", "must be an object of KEY: [values]");
+  if (!json_is_object(grid) || json_object_size(grid) == 0) { /* {}: silently no sweep */
+    job_err(errs, sw->file, "sweep.grid", "must be a non-empty object of KEY: [values]");
     return 1;
   }
   int bad = 0;

@@ -88,6 +88,34 @@ grep -q "^multiverse run: --force: cannot delete the old shard forced/shards/a00
   err.txt || fail "--force: $(cat err.txt)"
 [ "$(cksum < forced/results.nc)" = "$sum" ] || fail "--force lost the results file"
 
+# 20. A mistake inside an inline topology object is a problem of the job (it was a
+# `failed` row that --only-failed retried forever), with its JSON path.
+cat > jtopo.json <<'JSON'
+{"base": {"kind": "network", "network": {"topology": {"kind": "fat_tree", "tiers": 2, "k": 4, "colour": 1}, "flows": "f2.txt"}},
+ "sweep": {"grid": {"network.topology.k": [4, "four"]}}}
+JSON
+expect 2 'jtopo.json: experiment 0 (network.topology.k=4): network.topology.colour: unknown key (this kind takes: kind, tiers, k, oversubscription, leaves, spines, hosts_per_leaf, link_gbps, host_gbps, link_delay_ns, host_delay_ns)
+jtopo.json: experiment 1 (network.topology.k="four"): network.topology.k: must be an integer, got "four"
+multiverse plan: 2 problems' "$mv" plan jtopo.json
+# 21. plan: a reason of several problems keeps its continuation lines indented.
+cat > t_types.json <<'JSON'
+{"base": {"model": {"layers": "2", "hidden": 256.5, "heads": true, "vocab": 1024, "seq_len": 128},
+ "training": {"global_batch": 4, "micro_batch": 1, "tp": 1, "pp": 1},
+ "cluster": {"gpu": "h200", "servers": 1, "gpus_per_server": 2}}}
+JSON
+"$mv" plan t_types.json > out.txt 2> err.txt && fail "t_types: exit 0"
+grep -A2 "^  experiment 0 ([0-9a-f]*): invalid: experiment.model.layers: must be an integer, got \"2\"$" out.txt |
+  tail -2 > got.txt
+printf '      experiment.model.hidden: must be an integer, got 256.5\n      experiment.model.heads: must be an integer, got true\n' > want.txt
+diff want.txt got.txt || fail "plan's continuation lines"
+# 29. One line for one problem; a one-experiment job's paths in base.
+echo '{"base": {"kind": "bogus", "network": {"topology": "line3.txt", "flows": "f2.txt"}}}' > kb.json
+expect 2 'kb.json: base.kind: must be "network" or "training"
+multiverse plan: 1 problem' "$mv" plan kb.json
+echo '{"base": {"kind": "network", "model": {"layers": 2}, "network": {"topology": "line3.txt", "flows": "f2.txt"}}}' > km.json
+expect 2 'km.json: base.model: unknown member (kind, network)
+multiverse plan: 1 problem' "$mv" plan km.json
+
 # 25. Environment variables: whole values in range, or one line naming the variable.
 env_expect() { # VAR=VALUE MESSAGE
   local got=0

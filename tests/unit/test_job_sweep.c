@@ -362,6 +362,9 @@ static void errors(void) {
        "[-9223372036854775808, 9223372036854775807]}}}}}",
        "job.json: sweep.samples.axes.a.int: needs [low, high], at most 2^64 - 1 integers (not "
        "every int64)\n"},
+      /* An empty grid is a mistake, not "no sweep". */
+      {"{\"base\": {}, \"sweep\": {\"grid\": {}}}",
+       "job.json: sweep.grid: must be a non-empty object of KEY: [values]\n"},
       /* Numbers by value: 1000 and 1000.0 are one experiment (one canonical form, one id). */
       {"{\"base\": {}, \"sweep\": {\"grid\": {\"network.mtu\": [1000, 1000.0]}}}",
        "job.json: sweep.grid.network.mtu[1]: 1000.0 repeats [0]\n"},
