@@ -85,6 +85,25 @@ int drv_out_check(const char *cmd, const char *what, const char *path, const cha
                   path, why);
 }
 
+void drv_out_json_inputs(const json_t *v, const char *base_dir, char **paths, int *n, int max) {
+  if (json_is_string(v) && *n < max) {
+    const char *s = json_string_value(v);
+    char path[DRV_OUT_PATH_MAX + 1];
+    struct stat st;
+    int bare = s[0] == '/' || !base_dir || strcmp(base_dir, ".") == 0;
+    if (!s[0] || strlen(s) > DRV_OUT_PATH_MAX / 2) return;
+    snprintf(path, sizeof path, "%s%s%s", bare ? "" : base_dir, bare ? "" : "/", s);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (paths[*n] = strdup(path))) (*n)++;
+  } else if (json_is_array(v)) {
+    for (size_t i = 0; i < json_array_size(v); i++)
+      drv_out_json_inputs(json_array_get(v, i), base_dir, paths, n, max);
+  } else if (json_is_object(v)) {
+    const char *key;
+    json_t *m;
+    json_object_foreach((json_t *)v, key, m) drv_out_json_inputs(m, base_dir, paths, n, max);
+  }
+}
+
 /* Temporary copies: ".NAME.mvtmp-PID-N" beside the path. */
 #define OUT_TMP_TAG ".mvtmp-"
 

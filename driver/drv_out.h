@@ -10,6 +10,7 @@
 #ifndef DRV_OUT_H
 #define DRV_OUT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "analysis/ana.h"
@@ -24,6 +25,12 @@ int drv_out_why(const char *path, const char *const *inputs, int n, char *why, s
  * the option or key that named it, e.g. "-o"; NULL: none). 0 or 2. */
 int drv_out_check(const char *cmd, const char *what, const char *path, const char *const *inputs,
                   int n);
+
+/* The files a job's experiment reads, as inputs for drv_out_check: each string
+ * in `v` (at any depth) that names a regular file, relative to `base_dir`
+ * (NULL: the current folder) unless absolute, appended to paths[*n] (at most
+ * `max`; malloc'd strings, freed by the caller). */
+void drv_out_json_inputs(const json_t *v, const char *base_dir, char **paths, int *n, int max);
 
 /* A file can be made in folder `dir`: one is made and removed. 0, else errno. */
 int drv_out_probe(const char *dir);

@@ -3,6 +3,7 @@
  * process; a line (or a JSON object) per experiment, and optionally a Chrome trace of
  * one of them. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -144,9 +145,14 @@ static int train_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t er
   int rc = text ? drv_sink_text(ev, "json", text, err, errlen) : -1;
   free(text);
   if (rc == 0 && ev->b && x && ev->status == ANA_OK && ev->index == t->trace_exp) {
-    char path[4200];
-    drv_sink_path(path, sizeof path, ev->out_dir, ev->id, "trace.json");
-    rc = trn_exp_trace(x, ev->b, ev->e, path, err, errlen) ? -1 : 0;
+    drv_out_t f; /* the output rule: whole, then renamed */
+    if (drv_sink_open(&f, ev->out_dir, ev->id, "trace.json", err, errlen)) return -1;
+    if (trn_exp_trace(x, ev->b, ev->e, f.f)) {
+      snprintf(err, errlen, "%s: cannot write: %s", f.path, strerror(errno));
+      drv_out_abort(&f);
+      return -1;
+    }
+    rc = drv_out_commit(&f, err, errlen);
   }
   return rc;
 }
@@ -234,11 +240,39 @@ static int train_finish(void *ctx, const drv_end_t *end) {
   fflush(stdout);
   if (rc < 2 && t->a.trace && t->trace_exp >= 0) {
     drv_sink_path(path, sizeof path, out, j->id[t->trace_exp], "trace.json");
-    if (access(path, R_OK) == 0 &&
-        drv_sink_copy("train", out, j->id[t->trace_exp], "trace.json", t->a.trace))
-      rc = 2;
+    if (access(path, R_OK) == 0) {
+      if (drv_sink_copy("train", out, j->id[t->trace_exp], "trace.json", t->a.trace)) rc = 2;
+    } else { /* oom, invalid, failed: no schedule (nothing said so before) */
+      json_t *s = json_load_file((drv_sink_path(path, sizeof path, out, j->id[t->trace_exp], "json"),
+                                  path), 0, NULL);
+      const char *st = json_string_value(json_object_get(s, "status"));
+      drv_fail(0, "multiverse train: --trace %s: experiment %lld is %s: no schedule to trace, "
+                  "nothing written\n",
+               t->a.trace, (long long)t->trace_exp, st ? st : "not run");
+      json_decref(s);
+      if (rc < 1) rc = 1;
+    }
   }
   return rc > end->status ? rc : end->status;
+}
+
+/* --trace by the output rule, before anything runs: never a device, folder or
+ * pipe, never the job file, the calibration or a file the traced experiment
+ * reads. 0 or 2. */
+static int trace_check(const train_args_t *a, const job_sweep_t *sw) {
+  enum { MAX_INPUTS = 256 };
+  char *in[MAX_INPUTS], dir[4096];
+  int n = 0;
+  int64_t count = job_sweep_count(sw);
+  in[n++] = strdup(a->job);
+  if (a->calibration) in[n++] = strdup(a->calibration);
+  json_t *exp = job_sweep_experiment(sw, a->only >= 0 && a->only < count ? a->only : 0);
+  drv_out_json_inputs(exp, dir_of(a->job, dir, sizeof dir), in, &n, MAX_INPUTS);
+  json_decref(exp);
+  int rc = drv_out_check("train", "--trace", a->trace, (const char *const *)in, n);
+  for (int i = 0; i < n; i++)
+    free(in[i]);
+  return rc;
 }
 
 int drv_train(int argc, char **argv) {
@@ -274,8 +308,7 @@ int drv_train(int argc, char **argv) {
       goto done;
     }
   }
-  const char *job_in[] = {a->job};
-  if (a->trace && drv_out_check("train", "--trace", a->trace, job_in, 1)) {
+  if (a->trace && trace_check(a, t.sw)) {
     rc = 2;
     goto done;
   }

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "coll/coll.h"
@@ -153,10 +154,10 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
 int trn_exp_span_times(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const trn_span_t *s,
                        int64_t *start, int64_t *end);
 
-/* Chrome trace events (chrome://tracing, ui.perfetto.dev) of experiment e: one
- * process per GPU, a thread per stream (compute, tp, pp, dp, ep). 0 or -1 with a
- * message. */
-int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const char *path, char *err,
-                  size_t errlen);
+/* Chrome trace events (chrome://tracing, ui.perfetto.dev) of experiment e, written
+ * to f (the caller opens and closes it by the driver's output rule): one process
+ * per GPU, a thread per stream (compute, tp, pp, dp, ep). 0, or -1 after a write
+ * error. */
+int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, FILE *f);
 
 #endif

@@ -1,9 +1,7 @@
 /* trn: a training experiment's schedule as Chrome trace events (JSON object format,
  * opened by ui.perfetto.dev and chrome://tracing): a process per GPU, a thread per
  * stream, one complete event ("X") per compute task and per communication span. */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "train/trn_exp_int.h"
 
@@ -69,14 +67,8 @@ static void event(FILE *f, int *first, const char *name, const char *cat, int64_
   *first = 0;
 }
 
-int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const char *path, char *err,
-                  size_t errlen) {
+int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, FILE *f) {
   const trn_graph_t *o = &x->graph;
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
-  }
   int first = 1;
   char name[160];
   fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
@@ -114,9 +106,5 @@ int trn_exp_trace(const trn_exp_t *x, const eng_batch_t *b, int32_t e, const cha
     event(f, &first, name, trn_cat_name(s->cat), t0, t1, s->gpu, tid_of(s, m));
   }
   fputs("\n]}\n", f);
-  if (fclose(f)) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
-  }
-  return 0;
+  return ferror(f) ? -1 : 0;
 }

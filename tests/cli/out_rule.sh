@@ -74,6 +74,41 @@ expect 2 "multiverse calibrate: -o inout.log: is an input of this command: give 
   "$mv" calibrate inout.log -o inout.log
 same inout.log "$sum"
 
+# 4. train --trace: checked before anything runs, never the job file or a file the
+# traced experiment reads (the job file was replaced by the trace; a folder was
+# found after the whole simulation, its message twice without --trace).
+cp "$src/tests/data/wl_toy.txt" wl.txt
+cat > t1.json <<'JSON'
+{"name": "tiny", "base": {"model": {"layers": 2, "hidden": 256, "heads": 4, "vocab": 1024, "seq_len": 128},
+ "training": {"global_batch": 4, "micro_batch": 1, "tp": 1, "pp": 1},
+ "cluster": {"gpu": "h200", "servers": 1, "gpus_per_server": 2}, "network": {"topology": {"kind": "rail_optimized"}}}}
+JSON
+cat > wl.json <<'JSON'
+{"base": {"workload": {"file": "wl.txt"}, "cluster": {"gpu": "a100-80gb", "servers": 1, "gpus_per_server": 4, "nics_per_server": 4}}}
+JSON
+for f in t1.json wl.txt; do
+  sum=$(cksum < $f) job=t1.json
+  [ $f = wl.txt ] && job=wl.json
+  expect 2 "multiverse train: --trace $f: is an input of this command: give another file" \
+    "$mv" train $job --trace $f
+  same $f "$sum"
+  [ ! -s out.txt ] || fail "--trace $f: experiments ran"
+done
+expect 2 "multiverse train: --trace rd6: a folder, not a regular file: give a file's path" \
+  "$mv" train t1.json --trace rd6
+expect 2 "multiverse train: --trace nodir/x.json: cannot write in nodir: No such file or directory" \
+  "$mv" train t1.json --trace nodir/x.json
+[ ! -s out.txt ] || fail "--trace nodir: experiments ran"
+# The trace of an experiment that did not run: said, exit 1, no file.
+sed 's#"tp": 1#"tp": 4#' t1.json > tbad.json
+expect 1 "multiverse train: --trace tbad.trace.json: experiment 0 is invalid: no schedule to trace, nothing written" \
+  "$mv" train tbad.json --trace tbad.trace.json
+[ ! -e tbad.trace.json ] || fail "a trace of an invalid experiment"
+"$mv" train t1.json --trace t1.trace.json > /dev/null || fail "--trace t1.trace.json"
+/usr/bin/python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; sys.exit(0 if sum(x["ph"] == "X" for x in e) > 0 else 1)' \
+  t1.trace.json || fail "the trace has no events"
+ls -a | grep -q mvtmp && fail "a temporary copy was left: $(ls -a)"
+
 # 6. run --run-dir: not a folder of someone else's files, not another job's run.
 mkdir userdir && echo "my thesis data" > userdir/results.nc && echo keep > userdir/manifest.jsonl
 sum=$(cksum < userdir/results.nc)
