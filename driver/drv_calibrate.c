@@ -131,6 +131,21 @@ static int cal_run(const char *const *logs, int n_logs, const char *out, const c
   json_t *models = json_object_get(root, "models");
   for (int i = 0; i < ng; i++) {
     coll_fit_t f;
+    /* distinct sizes > 0: a line needs two (one gave alpha 0 and a slope from one time) */
+    uint64_t first = 0;
+    int sizes = 0;
+    for (int32_t k = 0; k < gs[i].n && sizes < 2; k++) {
+      uint64_t b = gs[i].p[k].bytes;
+      if (b > 0 && sizes == 0) first = b, sizes = 1;
+      if (b > 0 && b != first) sizes = 2;
+    }
+    if (sizes < 2) {
+      drv_fail(2,
+               "multiverse calibrate: %s %s %d GPUs: only %llu bytes measured: a model needs "
+               "two sizes or more (nccl-tests -b and -e)\n",
+               gs[i].gpu, coll_name(gs[i].kind), gs[i].ranks, (unsigned long long)first);
+      goto done;
+    }
     if (coll_fit(gs[i].p, gs[i].n, &f, err, sizeof err)) {
       drv_fail(2, "multiverse calibrate: %s %s %d GPUs: %s\n", gs[i].gpu, coll_name(gs[i].kind),
                gs[i].ranks, err);

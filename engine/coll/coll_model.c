@@ -114,7 +114,9 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
     if (last ? !json_is_null(mb) : !json_is_integer(mb) || json_integer_value(mb) < 1) {
       coll_errf(err, errlen, "%s.max_bytes: %s", rat,
                 last ? "must be null (the last range is unbounded)"
-                     : "must be an integer >= 1 (bytes)");
+                : json_is_null(mb)
+                    ? "null, but only the last range is unbounded (ranges ascend in max_bytes)"
+                    : "must be an integer >= 1 (bytes)");
       return -1;
     }
     x->max_bytes = last ? UINT64_MAX : (uint64_t)json_integer_value(mb);
@@ -220,6 +222,17 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
     coll_fit_t f;
     snprintf(at, sizeof at, "%s: models[%zu]", where, i);
     if (parse_fit(json_array_get(ms, i), &f, at, err, errlen)) return -1;
+    for (size_t k = 0; k < i; k++) { /* one curve per key in a file (the later won) */
+      const json_t *o = json_array_get(ms, k);
+      const char *g = json_string_value(json_object_get(o, "gpu")),
+                 *c = json_string_value(json_object_get(o, "collective"));
+      if (g && c && strcmp(g, f.gpu) == 0 && coll_kind_parse(c) == f.kind &&
+          json_integer_value(json_object_get(o, "gpus")) == f.gpus) {
+        coll_errf(err, errlen, "%s: %s %s among %d GPUs is models[%zu] already: give it once", at,
+                  f.gpu, coll_name(f.kind), f.gpus, k);
+        return -1;
+      }
+    }
     int32_t j = 0;
     while (j < m->n_fits && !same_key(&m->fits[j], f.gpu, f.kind, f.gpus))
       j++;

@@ -67,5 +67,8 @@ expect "ranks on two servers" "two_hosts.log: ranks on 2 hosts" two_hosts.log
 sed '11s/ 30.97 / 3O.97 /' h200_ar2.log > bad_time.log
 expect "a time that is no number" "bad_time.log:11: time, algbw, busbw and #wrong must be numbers" bad_time.log
 expect "missing log" "nope.log: cannot open" nope.log
+# One size gives no line (it was fitted through the origin: alpha 0, 1 GiB timed out).
+log one_size.log "   node001" 20.49
+expect "one size" "multiverse calibrate: h200 allreduce 2 GPUs: only 1048576 bytes measured: a model needs two sizes or more (nccl-tests -b and -e)" one_size.log
 expect "unknown collective" "--collective allgatherv: unknown collective" h200_ar2.log --collective allgatherv
 exit $fail

@@ -275,6 +275,17 @@ static void test_bad_files(void) {
       "cal.json: models[0].ranges[1].max_bytes: ranges must ascend");
   BAD("\"ranges\": [{\"max_bytes\": 100, \"alpha_us\": 1, \"beta_GBps\": 1}]}]}",
       "cal.json: models[0].ranges[0].max_bytes: must be null");
+  /* ranges in reverse order: the unbounded one first (was: "must be an integer >= 1") */
+  BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 1, \"beta_GBps\": 1},"
+      " {\"max_bytes\": 100, \"alpha_us\": 1, \"beta_GBps\": 1}]}]}",
+      "cal.json: models[0].ranges[0].max_bytes: null, but only the last range is unbounded "
+      "(ranges ascend in max_bytes)");
+  /* one curve twice in a file: the later silently won */
+  bad("{\"models\": [{\"gpu\": \"h200\", \"collective\": \"allreduce\", \"gpus\": 2, "
+      "\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 1, \"beta_GBps\": 1}]}, "
+      "{\"gpu\": \"h200\", \"collective\": \"allreduce\", \"gpus\": 2, "
+      "\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 2, \"beta_GBps\": 1}]}]}",
+      "cal.json: models[1]: h200 allreduce among 2 GPUs is models[0] already: give it once");
   BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": -1, \"beta_GBps\": 1}]}]}",
       "models[0].ranges[0].alpha_us: must be a number >= 0");
   BAD("\"ranges\": [{\"max_bytes\": null, \"alpha_us\": 1, \"beta\": 1}]}]}",
