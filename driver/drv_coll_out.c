@@ -93,9 +93,12 @@ static void print_header(const drv_coll_report_t *r) {
   const drv_coll_args_t *a = r->a;
   coll_kind_t k[2];
   int nk = intra_kinds(a, k);
-  printf("# %s of %d GPUs (%s): %d server%s of %d GPUs and %d NICs at %g Gb/s; topology %s%s\n",
-         coll_name(a->kind), a->gpus, a->gpu, a->servers, a->servers > 1 ? "s" : "", a->gps,
-         a->nics, a->nic_gbps, a->topo ? a->topo : "(default) ", a->topo ? "" : a->topo_json);
+  printf("# %s of %d GPUs (%s): %d server%s of %d GPUs and %d NICs", coll_name(a->kind), a->gpus,
+         a->gpu, a->servers, a->servers > 1 ? "s" : "", a->gps, a->nics);
+  if (a->topo) /* its links set the rates */
+    printf("; topology %s (its links' rates)\n", a->topo);
+  else
+    printf(" at %g Gb/s; topology (default) %s\n", a->nic_gbps, a->topo_json);
   printf("# intra-server model:%s", nk ? "" : " not used");
   for (int i = 0; i < nk; i++) {
     coll_fit_t f;

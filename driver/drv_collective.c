@@ -87,6 +87,12 @@ static int parse_sizes(const char *s, drv_coll_args_t *a) {
                       s);
     if (a->n_sizes == COLL_MAX_SIZES)
       return drv_fail(2, "multiverse collective: --bytes: more than %d sizes\n", COLL_MAX_SIZES);
+    for (int k = 0; k < a->n_sizes; k++) /* it ran the same experiment twice */
+      if (a->sizes[k] == v)
+        return drv_fail(2,
+                        "multiverse collective: --bytes %s: %llu bytes are given twice: give "
+                        "each size once\n",
+                        s, (unsigned long long)v);
     a->sizes[a->n_sizes++] = v;
     if (!*e) return 0;
     p = e + 1;
@@ -181,6 +187,11 @@ static int coll_parse(int argc, char **argv, drv_coll_args_t *a) {
     }
     i++;
   }
+  if (a->topo && a->nic_gbps > 0) /* it was ignored, and the header showed it */
+    return drv_fail(2,
+                    "multiverse collective: --nic-gbps: the links of --topology %s set the "
+                    "rates; give one of them\n",
+                    a->topo);
   if (a->kind < 0 || !a->n_sizes || !a->gpus)
     return drv_fail(2, "multiverse collective: --op, --bytes and --gpus are required "
                        "(multiverse collective --help)\n");
@@ -198,7 +209,7 @@ static int coll_shape(drv_coll_args_t *a) {
   char err[1024];
   const char *name = a->gpu_name ? a->gpu_name : "h200";
   snprintf(a->gpu, sizeof a->gpu, "%s", name);
-  int have = a->gps && a->nics && a->nic_gbps > 0;
+  int have = a->gps && a->nics && (a->nic_gbps > 0 || a->topo); /* --topology: its rates */
   if (trn_presets_load(&tp, NULL, err, sizeof err)) {
     if (!have) return drv_fail(2, "multiverse collective: %s\n", err);
   } else {
@@ -244,7 +255,11 @@ static int coll_topology(drv_coll_args_t *a, topo_t *t) {
     int rc = topo_from_json(o, "default topology", t, err, sizeof err);
     a->topo_json = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
-    if (rc) return drv_fail(2, "multiverse collective: %s\n", err);
+    if (rc) /* the default fabric is made from the options: name them */
+      return drv_fail(2,
+                      "multiverse collective: --gpus %d: %d server%s of %d GPUs and %d NICs: the "
+                      "default topology cannot hold them (%s)\n",
+                      a->gpus, a->servers, a->servers > 1 ? "s" : "", a->gps, a->nics, err);
   }
   int64_t need = (int64_t)a->servers * a->nics;
   if (t->n_hosts < need)

@@ -117,4 +117,20 @@ expect "unknown GPU" "--gpu b300: not a GPU of the presets" --op allreduce --byt
 expect "unknown option" "unknown option --frobnicate" --op allreduce --bytes 1M --gpus 8 --frobnicate 1
 expect "unknown backend" "multiverse collective: --backend gpu: expected cpu or cuda" --op allreduce --bytes 1M --gpus 8 --backend gpu
 expect "bad --set" "unknown key 'bogus'" --op allreduce --bytes 1M --gpus 8 --set bogus=1
+# bad-input trial 2: --nic-gbps with --topology was ignored (the header printed it);
+# a size given twice ran twice; --gpus beyond the default fabric blamed "servers".
+echo '{"kind": "torus", "dims": [4, 4]}' > torus44.json
+expect "--nic-gbps with --topology" "multiverse collective: --nic-gbps: the links of --topology torus44.json set the rates; give one of them" \
+  --op allreduce --bytes 1M --gpus 16 --gpus-per-server 1 --nics-per-server 1 --topology torus44.json --nic-gbps 1
+expect "a size twice" "multiverse collective: --bytes 1M,2M,1M: 1048576 bytes are given twice: give each size once" \
+  --op allreduce --bytes 1M,2M,1M --gpus 16
+expect "beyond the default fabric" "multiverse collective: --gpus 16777216: 2097152 servers of 8 GPUs and 8 NICs: the default topology cannot hold them (default topology: servers: must be an integer in 1..1048576, got 2097152)" \
+  --op allreduce --bytes 1M --gpus 16777216
+"$mv" collective --op allreduce --bytes 1M --gpus 16 --gpus-per-server 1 --nics-per-server 1 \
+  --topology torus44.json > stdout.txt 2>&1
+if head -1 stdout.txt | grep -q "^# allreduce of 16 GPUs (h200): 16 servers of 1 GPUs and 1 NICs; topology torus44.json (its links' rates)$"; then
+  echo "ok   header with --topology: no NIC rate of its own"
+else
+  echo "FAIL header with --topology: $(head -1 stdout.txt)"; fail=1
+fi
 exit $fail
