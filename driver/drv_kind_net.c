@@ -124,34 +124,6 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
   }
 }
 
-static net_topo_t *net_topo(net_t *n, const job_exp_t *x, const char *key);
-
-/* A topology object (not {"kind": "file"}) is the job's own text: what its
- * kind refuses (an unknown key, a wrong type or value) is a problem of the job,
- * found when the job is read, not a failed row. Built once (the experiment's
- * build takes it from the cache). 0, or -1 with "WHERE.network.topology.KEY: why". */
-static int net_topo_problem(net_t *n, const job_exp_t *x, const char *where, char *err,
-                            size_t errlen) {
-  const char *kind = json_string_value(json_object_get(x->topology, "kind"));
-  if (!x->topology || (kind && strcmp(kind, "file") == 0)) return 0;
-  char *key = json_dumps(x->topology, JSON_COMPACT | JSON_SORT_KEYS);
-  net_topo_t *t = key ? net_topo(n, x, key) : NULL;
-  free(key);
-  if (!t || !t->error) return 0; /* out of memory: the build says so */
-  const char *e = t->error, *pre = "network.topology: ";
-  if (strncmp(e, pre, strlen(pre)) == 0) { /* "network.topology: k: why" -> ".topology.k: why" */
-    const char *rest = e + strlen(pre), *colon = strstr(rest, ": ");
-    size_t key_len = colon ? (size_t)(colon - rest) : 0;
-    if (colon && key_len && strcspn(rest, " ") >= key_len)
-      snprintf(err, errlen, "%s.network.topology.%.*s: %s", where, (int)key_len, rest, colon + 2);
-    else
-      snprintf(err, errlen, "%s.network.topology: %s", where, rest);
-  } else {
-    snprintf(err, errlen, "%s.network.topology: %s", where, e);
-  }
-  return -1;
-}
-
 static int net_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
                      char *err, size_t errlen) {
   net_t *n = k;
@@ -166,10 +138,6 @@ static int net_canon(void *k, const json_t *exp, const char *where, char **canon
   if (rc) net_problems(n, obj, where, err, errlen);
   json_decref(obj);
   if (rc) return -1;
-  if (net_topo_problem(n, &x, where, err, errlen)) {
-    job_exp_free(&x);
-    return -1;
-  }
   *canon = job_exp_canonical(&x);
   if (!*canon) {
     snprintf(err, errlen, "%s: out of memory", where);

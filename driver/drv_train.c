@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,11 +222,15 @@ static int train_finish(void *ctx, const drv_end_t *end) {
   const drv_job_t *j = end->job;
   char out[4300], path[4300];
   int rc = 0;
-  if (end->stopped) return end->status;
+  int64_t shown = 0, asked = 0;
+  if (end->stopped >= DRV_STOP_ERROR) return end->status;
   snprintf(out, sizeof out, "%s/out", end->run_dir);
   for (int64_t i = 0; i < j->count && rc < 2; i++) {
     if (t->a.only >= 0 && i != t->a.only) continue;
+    asked++;
     drv_sink_path(path, sizeof path, out, j->id[i], "json");
+    if (end->stopped && access(path, R_OK) != 0) continue; /* it did not finish */
+    shown++;
     json_t *s = json_load_file(path, 0, NULL);
     if (!s) {
       rc = drv_fail(2, "multiverse train: cannot read %s\n", path);
@@ -238,6 +243,16 @@ static int train_finish(void *ctx, const drv_end_t *end) {
     json_decref(s);
   }
   fflush(stdout);
+  if (end->stopped) { /* SIGINT, SIGTERM: said (the exit status alone said nothing) */
+    drv_fail(0,
+             "multiverse train: stopped by %s: %lld of %lld experiments finished (printed "
+             "above)%s%s%s\n",
+             end->stopped == SIGTERM ? "SIGTERM" : end->stopped == SIGINT ? "SIGINT" : "a signal",
+             (long long)shown, (long long)asked,
+             t->a.pipe->temp_run_dir ? "" : "; rerun the same command to continue in ",
+             t->a.pipe->temp_run_dir ? "" : end->run_dir, "");
+    return end->status;
+  }
   if (rc < 2 && t->a.trace && t->trace_exp >= 0) {
     drv_sink_path(path, sizeof path, out, j->id[t->trace_exp], "trace.json");
     if (access(path, R_OK) == 0) {

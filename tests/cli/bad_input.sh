@@ -116,6 +116,18 @@ echo '{"base": {"kind": "network", "model": {"layers": 2}, "network": {"topology
 expect 2 'km.json: base.model: unknown member (kind, network)
 multiverse plan: 1 problem' "$mv" plan km.json
 
+# 29. train stopped by SIGINT says so (it exited 130 with no message); the
+# sbatch script outside Slurm is one line (it died on SLURM_NTASKS: unbound).
+cat > tlong.json <<'JSON'
+{"base": {"model": {"preset": "gpt3-1.3b"}, "training": {"global_batch": 64, "tp": 8},
+          "cluster": {"gpu": "a100-80gb", "servers": 8}},
+ "sweep": {"grid": {"training.global_batch": [64, 128, 256, 512]}}}
+JSON
+expect 130 "multiverse train: stopped by SIGINT: 0 of 4 experiments finished (printed above)" \
+  timeout --preserve-status -s INT 2 "$mv" train tlong.json --threads 1
+expect 2 "multiverse.sbatch: not inside a Slurm job (no SLURM_JOB_ID): submit it with sbatch, or run \`multiverse run j.json\` (mpirun -np N for several ranks)" \
+  env -u SLURM_JOB_ID -u SLURM_NTASKS bash "$src/cluster/multiverse.sbatch" j.json
+
 # 25. Environment variables: whole values in range, or one line naming the variable.
 env_expect() { # VAR=VALUE MESSAGE
   local got=0
