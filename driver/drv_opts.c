@@ -19,7 +19,8 @@ static const char run_usage[] =
     "  --only-failed only those whose result is `failed`. SIGTERM or SIGUSR1 stops every\n"
     "  rank (after the batch in hand if it ends within --grace S, default 0), exit 0.\n"
     "  --backend: auto (default) is cuda where a GPU is, else cpu; --threads: CPU threads\n"
-    "  per rank (default: the node's cores over its ranks); --memory: GiB one batch may\n"
+    "  per rank (default: one per experiment of a batch, or per 2048 nodes of a lone one,\n"
+    "  at most the node's cores over its ranks); --memory: GiB one batch may\n"
     "  use (default: the GPU's free memory, or half the host's over its ranks).\n";
 
 static const char plan_usage[] =

@@ -75,6 +75,7 @@ typedef struct drv_work_t {
   ana_table_t *rows;      /* its rows are appended here (the kind's columns) */
   int64_t not_ok;    /* rows not ok */
   int splits;        /* times the engine's batch was halved */
+  int threads;       /* the most CPU threads an engine batch ran with */
   double wall_s;     /* s */
   double hops;       /* estimated packet-hops */
   pthread_t thread;

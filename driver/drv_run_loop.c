@@ -120,7 +120,10 @@ static drv_work_t *start_batch(loop_t *l, int32_t k) {
                     .index = index,
                     .id = id,
                     .canon = canon,
-                    .run = {r->m.backend, r->m.threads},
+                    /* threads as the batch merits, at most the rank's cores (a
+                     * one-experiment batch on 2 threads spun 10-90x slower on a
+                     * loaded box); --threads: exactly */
+                    .run = {r->m.backend, r->o.threads, r->m.threads},
                     .job_path = r->job_path,
                     .sink = &r->pipe->sink,
                     .out_dir = l->out_dir,
@@ -154,8 +157,10 @@ static void end_batch(loop_t *l, drv_work_t *w) {
     say(l, "cannot write the outputs: %s\n", w->sink_error);
     ask_stop(l, DRV_STOP_ERROR);
   }
-  say(l, "batch %d: done in %.3f s, %d experiments (%lld not ok), %.3g packet-hops (estimate)%s\n",
-      w->batch, w->wall_s, w->n, (long long)w->not_ok, w->hops,
+  say(l,
+      "batch %d: done in %.3f s, %d experiments (%lld not ok), %.3g packet-hops (estimate), %d "
+      "CPU threads%s\n",
+      w->batch, w->wall_s, w->n, (long long)w->not_ok, w->hops, w->threads,
       w->splits ? ", halved for device memory" : "");
   ana_table_free(w->rows);
   free((void *)w->index);
@@ -253,8 +258,9 @@ static void loop_begin(loop_t *l) {
                      .gpu = r->m.gpu};
   if (drv_shard_open(&l->shard, r->run_dir, r->attempt, r->rank, r->kind, &prov, err, sizeof err))
     DRV_ABORT(err);
-  say(l, "rank %d of %d (local %d of %d): %s, %d threads, %.3g GiB per batch%s%s\n", r->rank,
-      r->size, r->local_rank, r->local_size, drv_backend_name(r->m.backend), r->m.threads,
+  say(l, "rank %d of %d (local %d of %d): %s, %s%d threads, %.3g GiB per batch%s%s\n", r->rank,
+      r->size, r->local_rank, r->local_size, drv_backend_name(r->m.backend),
+      r->o.threads ? "" : "up to ", r->m.threads ? r->m.threads : omp_get_max_threads(),
       (double)r->m.mem_budget / 1073741824.0, r->m.gpu[0] ? ", " : "", r->m.gpu);
   say(l, "before the batches: %.3f s of MPI and machine set-up, %.3f s of plan\n", r->setup_s,
       r->plan_s);

@@ -79,6 +79,7 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
     rc = eng_batch_run(b, &w->run, err, sizeof err);
     wall = omp_get_wtime() - t0;
   }
+  if (b && eng_batch_threads(b) > w->threads) w->threads = eng_batch_threads(b);
   free(d);
   if ((rc == ENG_E_NOMEM || rc == ENG_E_TOO_BIG) && n > 1) {
     eng_batch_destroy(b);

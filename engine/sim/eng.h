@@ -76,7 +76,8 @@ typedef struct eng_batch_desc_t {
 
 typedef struct eng_run_desc_t {
   eng_backend_t backend;
-  int32_t threads; /* CPU: OpenMP threads; 0: as many as the work merits */
+  int32_t threads;     /* CPU: OpenMP threads; 0: as many as the work merits */
+  int32_t max_threads; /* CPU, threads 0: at most this many (0: OpenMP's limit) */
 } eng_run_desc_t;
 
 #define ENG_TIERS 8
@@ -141,6 +142,8 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
 /* Runs every valid experiment to its end. 0 or an eng_err_t with a message;
  * after an error the batch holds no results and can only be destroyed. */
 int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t errlen);
+/* The most CPU threads a world of the batch ran with (0: none ran on the CPU). */
+int32_t eng_batch_threads(const eng_batch_t *b);
 void eng_batch_destroy(eng_batch_t *b);
 /* Bytes of world tables the batch holds, and in how many worlds. */
 int64_t eng_batch_bytes(const eng_batch_t *b);

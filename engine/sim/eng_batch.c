@@ -243,11 +243,30 @@ int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t err
   for (int32_t k = 0; k < b->n_w && !rc; k++) {
     if (b->w[k]->n_exps == 0) continue; /* every experiment is invalid */
     b->w[k]->threads = r->threads;
+    b->w[k]->max_threads = r->max_threads;
     rc = eng_world_run(b->w[k], r->backend, err, errlen);
   }
   if (!rc && b->fw) rc = flw_world_run(b->fw, r, err, errlen);
   b->broken = rc != 0;
   return rc;
+}
+
+static int32_t world_threads(const eng_world_t *w) {
+  int32_t t = w->threads_used;
+  for (int32_t k = 0; k < w->n_parts; k++) {
+    int32_t p = w->parts[k] ? world_threads(w->parts[k]) : 0;
+    t = p > t ? p : t;
+  }
+  return t;
+}
+
+int32_t eng_batch_threads(const eng_batch_t *b) {
+  int32_t t = 0;
+  for (int32_t k = 0; k < b->n_w; k++) {
+    int32_t x = world_threads(b->w[k]);
+    t = x > t ? x : t;
+  }
+  return t;
 }
 
 void eng_batch_destroy(eng_batch_t *b) {

@@ -119,9 +119,11 @@ int eng_run_cpu(eng_world_t *w) {
    * more in barriers than they bring, unless the caller asked for a count. */
   int threads = w->threads;
   if (threads <= 0) {
-    int by_work = ne > 1 ? ne : 1 + nn / 2048;
-    threads = by_work < omp_get_max_threads() ? by_work : omp_get_max_threads();
+    int by_work = ne > 1 ? ne : 1 + nn / 2048, most = omp_get_max_threads();
+    if (w->max_threads > 0 && w->max_threads < most) most = w->max_threads;
+    threads = by_work < most ? by_work : most;
   }
+  w->threads_used = threads;
   if (eng_env_flag("MULTIVERSE_STATS")) /* 0 or 1: the driver checks it when it starts */
     cpu_stats(w, threads);
   else if (ne >= threads)

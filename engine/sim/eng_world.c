@@ -221,6 +221,7 @@ static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t
   w->n_parts = k + 1;
   if (rc) return rc;
   w->parts[k]->threads = w->threads;
+  w->parts[k]->max_threads = w->max_threads;
   return eng_world_run(w->parts[k], backend, err, errlen);
 }
 

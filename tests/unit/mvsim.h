@@ -93,7 +93,7 @@ static inline eng_batch_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backen
   char err[512];
   eng_batch_t *b = NULL;
   eng_batch_desc_t d = {n, ex};
-  eng_run_desc_t run = {be, 0};
+  eng_run_desc_t run = {.backend = be};
   if (eng_batch_create(&d, &b, err, sizeof err) || eng_batch_run(b, &run, err, sizeof err)) {
     fprintf(stderr, "mvsim_run: %s\n", err);
     exit(2);

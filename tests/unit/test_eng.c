@@ -76,7 +76,7 @@ int main(void) {
   const int n = (int)(sizeof ex / sizeof ex[0]);
   eng_batch_desc_t d = {n, ex};
   eng_batch_t *b = NULL;
-  eng_run_desc_t cpu = {ENG_BACKEND_CPU, 0};
+  eng_run_desc_t cpu = {.backend = ENG_BACKEND_CPU};
   CHECK(eng_batch_create(&d, &b, err, sizeof err) == 0);
   CHECK(eng_batch_run(b, &cpu, err, sizeof err) == 0);
   /* Memory: the estimate is what the batch holds, to the byte. */
