@@ -74,6 +74,11 @@ echo "mine" > fct.txt
 [ "$(cat err.txt)" = "multiverse net: nofct.cfg: no FCT_OUTPUT_FILE, and fct.txt (ns-3's default) exists: name the file to write" ] ||
   fail "$(cat err.txt)"
 [ "$(cat fct.txt)" = mine ] || fail "fct.txt was changed"
+# The documented size limit (it was 128 lines, undocumented): 512 lines with a key.
+{ cat base.cfg; for i in $(seq 600); do echo "SIMULATOR_STOP_TIME 4"; done; } > many.cfg
+"$mv" net --ns3-config many.cfg > out.txt 2> err.txt && fail "many.cfg ran"
+[ "$(cat err.txt)" = "multiverse net: many.cfg:$((512 - $(grep -c . base.cfg) + $(wc -l < base.cfg) + 1)): more than 512 lines with a key" ] ||
+  fail "many.cfg: $(cat err.txt)"
 # The good configuration still runs, and writes its FCT file whole.
 "$mv" net --ns3-config base.cfg > out.txt || fail "base.cfg"
 [ "$(awk '{print $7}' out/fct.txt)" = 91133 ] || fail "base.cfg: $(cat out/fct.txt)"
