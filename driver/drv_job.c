@@ -199,8 +199,7 @@ static int job_identify(drv_job_t *j, int64_t from, job_sweep_errs_t *errs) {
 static void base_problems(const char *path, const char *presets, job_sweep_errs_t *errs) {
   json_t *root = json_load_file(path, 0, NULL), *base = json_object_get(root, "base");
   const char *named = json_string_value(json_object_get(base, "kind"));
-  if (json_object_get(base, "kind") &&
-      !(named && (strcmp(named, "network") == 0 || strcmp(named, "training") == 0))) {
+  if (json_object_get(base, "kind") && !(named && drv_kind_find(named))) {
     json_decref(root); /* which kind's rules apply is unknown: job_sweep_load said so */
     return;
   }

@@ -31,6 +31,13 @@ const char *drv_kind_names(void) {
   return names;
 }
 
+void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_t i) {
+  if (count == 1) /* "experiments[0]": the file has no such key */
+    snprintf(buf, len, "%s: base", job);
+  else
+    snprintf(buf, len, "%s: experiments[%lld]", job, (long long)i);
+}
+
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem) {
   memset(x, 0, sizeof *x);

@@ -80,6 +80,10 @@ const char *drv_kind_names(void);
  * the engine (ANA_INVALID with the engine's reason) and fills *mem (bytes of
  * world tables it needs alone; 0 unless runnable). Without, the engine's batch
  * validates it (a batch's run: the plan has sized it). */
+/* How messages name experiment i of a job of `count` (path JOB): "JOB: base"
+ * for a job of one experiment (its values are base's), else
+ * "JOB: experiments[i]". */
+void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_t i);
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem);
 

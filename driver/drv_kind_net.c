@@ -109,7 +109,23 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
     topo_spec_t *s = malloc(sizeof *s);
     char tat[600];
     snprintf(tat, sizeof tat, "%s.topology", at);
-    if (s && topo_spec_parse(topo, tat, s, line, sizeof line)) net_more(err, errlen, line);
+    if (s && topo_spec_parse(topo, tat, s, line, sizeof line)) {
+      /* "AT.topology: KEY: why" (a file's form) -> "AT.topology.KEY: why", a JSON path */
+      size_t at_len = strlen(tat), k = 0;
+      const char *rest = line + at_len + 2;
+      const char *colon =
+          strncmp(line, tat, at_len) == 0 && strncmp(line + at_len, ": ", 2) == 0 ? strstr(rest, ": ")
+                                                                                   : NULL;
+      if (colon) k = (size_t)(colon - rest);
+      if (colon && k && strcspn(rest, " .[") >= k) {
+        char path[4 * sizeof line];
+        snprintf(path, sizeof path, "%s.%.*s%s", tat, (int)k, rest, colon);
+        size_t len = strlen(path) < sizeof line ? strlen(path) : sizeof line - 1;
+        memcpy(line, path, len);
+        line[len] = '\0';
+      }
+      net_more(err, errlen, line);
+    }
     free(s);
   }
   if (!json_is_string(flows) || !*json_string_value(flows)) {

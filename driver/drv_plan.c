@@ -55,7 +55,7 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     drv_exp_t x;
     int64_t mem;
     char where[4200];
-    snprintf(where, sizeof where, "%s: experiments[%lld]", j->path, (long long)i);
+    drv_exp_where(where, sizeof where, j->path, j->count, i);
     drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
     if (x.status != ANA_OK) {
       plan_row(p, i, x.status, x.message);

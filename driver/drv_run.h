@@ -69,6 +69,7 @@ typedef struct drv_work_t {
   char *const *canon;   /* (n) */
   eng_run_desc_t run;
   const char *job_path;   /* the job as given: experiments are named after it */
+  int64_t job_count;      /* its experiments (drv_exp_where) */
   const drv_sink_t *sink; /* the command's (NULL: none) */
   const char *out_dir;    /* RUNDIR/out */
   char sink_error[1024];  /* a sink's failure ("" none) */

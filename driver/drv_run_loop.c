@@ -125,6 +125,7 @@ static drv_work_t *start_batch(loop_t *l, int32_t k) {
                      * loaded box); --threads: exactly */
                     .run = {r->m.backend, r->o.threads, r->m.threads},
                     .job_path = r->job_path,
+                    .job_count = r->total,
                     .sink = &r->pipe->sink,
                     .out_dir = l->out_dir,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
@@ -205,7 +206,7 @@ static void plan_rows(loop_t *l) {
     drv_id_text(r->job.id[i], id);
     if (sink->write) { /* the command's outputs of a row without a batch: built for them */
       drv_exp_t x;
-      snprintf(where, sizeof where, "%s: experiments[%lld]", r->job_path, (long long)i);
+      drv_exp_where(where, sizeof where, r->job_path, r->total, i);
       drv_exp_build(r->kind, r->k, r->job.canon[i], r->job.id[i], where, &x, NULL);
       drv_sink_exp_t ev = {.index = i,
                            .id = r->job.id[i],

@@ -119,7 +119,7 @@ void drv_work_run(drv_work_t *w) {
   w->sink_error[0] = '\0';
   for (int32_t k = 0; k < w->n; k++) {
     char where[4200];
-    snprintf(where, sizeof where, "%s: experiments[%lld]", w->job_path, (long long)w->index[k]);
+    drv_exp_where(where, sizeof where, w->job_path, w->job_count, w->index[k]);
     drv_exp_build(w->kind, w->k, w->canon[k], w->id[k], where, &xs[k], NULL);
     if (xs[k].status == ANA_OK) {
       if (w->sink && w->sink->prepare) w->sink->prepare(w->sink->ctx, w->index[k], &xs[k]);

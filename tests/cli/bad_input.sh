@@ -104,13 +104,14 @@ cat > t_types.json <<'JSON'
  "cluster": {"gpu": "h200", "servers": 1, "gpus_per_server": 2}}}
 JSON
 "$mv" plan t_types.json > out.txt 2> err.txt && fail "t_types: exit 0"
-grep -A2 "^  experiment 0 ([0-9a-f]*): invalid: experiment.model.layers: must be an integer, got \"2\"$" out.txt |
+# The paths are the file's (base.model...; it said experiments[0].model..., a key the file lacks).
+grep -A2 "^  experiment 0 ([0-9a-f]*): invalid: t_types.json: base.model.layers: must be an integer, got \"2\"$" out.txt |
   tail -2 > got.txt
-printf '      experiment.model.hidden: must be an integer, got 256.5\n      experiment.model.heads: must be an integer, got true\n' > want.txt
+printf '      t_types.json: base.model.hidden: must be an integer, got 256.5\n      t_types.json: base.model.heads: must be an integer, got true\n' > want.txt
 diff want.txt got.txt || fail "plan's continuation lines"
 # 29. One line for one problem; a one-experiment job's paths in base.
 echo '{"base": {"kind": "bogus", "network": {"topology": "line3.txt", "flows": "f2.txt"}}}' > kb.json
-expect 2 'kb.json: base.kind: must be "network" or "training"
+expect 2 'kb.json: base.kind: must be "network", "training" or "collective"
 multiverse plan: 1 problem' "$mv" plan kb.json
 echo '{"base": {"kind": "network", "model": {"layers": 2}, "network": {"topology": "line3.txt", "flows": "f2.txt"}}}' > km.json
 expect 2 'km.json: base.model: unknown member (kind, network)

@@ -59,9 +59,9 @@ cat > bad.json << 'EOF'
           "network": {"cc": "dcqcn", "mtuu": 4000}}}
 EOF
 rows "every problem by its JSON path" 1 bad.json \
-  "exp 0: invalid: bad.json: experiments[0].network.mtuu: unknown key" \
-  "    bad.json: experiments[0].training.tpp: unknown key" \
-  "    bad.json: experiments[0].training.tp: must divide cluster.gpus_per_server (8)"
+  "exp 0: invalid: bad.json: base.network.mtuu: unknown key" \
+  "    bad.json: base.training.tpp: unknown key" \
+  "    bad.json: base.training.tp: must divide cluster.gpus_per_server (8)"
 
 cat > mixed.json << 'EOF'
 {"base": {"model": {"preset": "gpt3-1.3b"}, "training": {"global_batch": 8, "tp": 8},
