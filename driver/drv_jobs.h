@@ -128,6 +128,9 @@ int drv_env_local_rank(void);
 /* The most tasks one generated task graph may have here: what half of the
  * host's available memory holds (trn_exp_env_t.max_tasks); 0: unknown. */
 int32_t drv_graph_max_tasks(void);
+/* Bytes of memory this process may still use: the host's MemAvailable, at
+ * most its address-space limit (ulimit -v); 0 if unknown. */
+int64_t drv_host_memory(void);
 
 /* Picks this rank's GPU (local_rank among local_size ranks of its node), its
  * backend, threads and memory budget. 0, or 2 with a message. */

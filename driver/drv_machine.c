@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "driver/drv_jobs.h"
@@ -72,15 +73,23 @@ static int cpu_threads(int local_size) {
   return t > 0 ? t : 1;
 }
 
-/* Bytes of host memory available (MemAvailable), or 0. */
-static int64_t host_available(void) {
+int64_t drv_host_memory(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   char line[256];
   long long kb = 0;
   while (f && fgets(line, sizeof line, f))
     if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
   if (f) fclose(f);
-  return (int64_t)kb * 1024;
+  int64_t avail = (int64_t)kb * 1024;
+  struct rlimit lim; /* ulimit -v: what this process may map */
+  if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+      (avail == 0 || (int64_t)lim.rlim_cur < avail))
+    avail = (int64_t)lim.rlim_cur;
+  return avail;
+}
+
+static int64_t host_available(void) {
+  return drv_host_memory();
 }
 
 int32_t drv_graph_max_tasks(void) {

@@ -3,11 +3,13 @@
  * engine's validation, memory) and become rows at once, and the batches of
  * the others with their estimated makespan against the lower bound. */
 #define _POSIX_C_SOURCE 200809L
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver/drv_jobs.h"
+#include "sim/eng_progress.h"
 
 #define GIB 1073741824.0
 
@@ -41,7 +43,14 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     p->desc.target = 1e300;
     if (!o->max_batch) p->desc.max_batch = 0;
   }
+  eng_progress_t pg; /* every two seconds on a terminal, or MULTIVERSE_PROGRESS=1 */
+  eng_progress_begin(&pg);
   for (int64_t i = 0; i < j->count; i++) {
+    if (eng_progress_due(&pg)) {
+      pg.last = omp_get_wtime();
+      fprintf(stderr, "multiverse: %s: %lld of %lld experiments built and sized, %.0f s\n",
+              j->path, (long long)i, (long long)j->count, pg.last - pg.start);
+    }
     if (j->first[i] != i || (o->has_only && j->first[o->only] != i)) continue;
     int st = done ? drv_done_status(done, j->id[i]) : -1;
     if (!plan_runs(o, st)) {

@@ -164,7 +164,6 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
   r->size = c.size;
   r->local_rank = c.local_rank;
   r->local_size = c.local_size;
-  if (!p->quiet) setenv("MULTIVERSE_PROGRESS", "0", 1); /* run reports progress itself */
   int rc = drv_machine(&r->o, r->local_rank, r->local_size, &r->m, err, sizeof err);
   if (rc) fprintf(stderr, "multiverse %s: rank %d: %s\n", p->cmd, r->rank, err);
   rc = drv_all_max(rc) ? 2 : 0;
@@ -173,10 +172,11 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
    * per ~2048 nodes, up to the cores), as before it ran through the pipeline. */
   if (p->quiet && !p->o.threads && r->size == 1) r->m.threads = 0;
   r->setup_s = omp_get_wtime() - r->t_begin;
-  if (rc == 0) {
+  if (rc == 0) { /* planning a huge sweep reports its progress (drv_job.c, drv_plan.c) */
     drv_run_plan(r);
     rc = r->code;
   }
+  if (!p->quiet) setenv("MULTIVERSE_PROGRESS", "0", 1); /* run reports the batches' itself */
   r->plan_s = omp_get_wtime() - r->t_begin - r->setup_s;
   if (rc == 0) {
     if (r->rank == 0 && !p->quiet)

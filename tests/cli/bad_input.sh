@@ -128,6 +128,24 @@ grep -q "cpu, up to [0-9]* threads" thr/logs/a0001-r000000.log || fail "rank lin
 [ "$(grep -c 'batch [0-9]*: done .*, 2 CPU threads$' thr2/logs/a0001-r000000.log)" = 6 ] ||
   fail "--threads 2: $(cat thr2/logs/*.log)"
 
+# 30. Planning a huge sweep: sized before work (the first experiment's text + 1 KB
+# each against half of what the process may use), progress every 2 s.
+/usr/bin/python3 -c 'import json, sys
+print(json.dumps({"name": "g", "base": {"kind": "network", "network": {"topology": "line3.txt", "flows": "f2.txt"}},
+  "sweep": {"grid": {"network.dcqcn_fast_steps": list(range(1, int(sys.argv[1]) + 1)),
+                     "network.dcqcn_g": [(i + 1) / 1000 for i in range(1000)]}}}))' 1000 > g6.json
+(ulimit -v 1500000; "$mv" plan g6.json --run-dir rg6 > out.txt 2> err.txt) && fail "g6: planned"
+grep -qE "^g6.json: 1000000 experiments need about [0-9.]+ GB to plan \([0-9.]+ KB each\), more than half of the [0-9.]+ GB this process may use: fewer experiments \(sweep.include, sweep.exclude, fewer values\) or a larger machine$" \
+  err.txt || fail "g6: $(cat err.txt)"
+[ ! -e rg6 ] || fail "g6: a run folder was made"
+/usr/bin/python3 -c 'import json, sys
+print(json.dumps({"name": "g5", "base": {"kind": "network", "network": {"topology": "line3.txt", "flows": "f2.txt"}},
+  "sweep": {"grid": {"network.dcqcn_fast_steps": list(range(1, 101)),
+                     "network.dcqcn_g": [(i + 1) / 1000 for i in range(1000)]}}}))' > g5.json
+(MULTIVERSE_PROGRESS=1 timeout -s KILL 5 "$mv" plan g5.json --run-dir rg5 > out.txt 2> err.txt) 2> /dev/null || true
+grep -qE "^multiverse: g5.json: [0-9]+ of 100000 experiments (read|built and sized), [0-9]+ s$" err.txt ||
+  fail "no progress in 5 s: $(cat err.txt)"
+
 # 29. train stopped by SIGINT says so (it exited 130 with no message); the
 # sbatch script outside Slurm is one line (it died on SLURM_NTASKS: unbound).
 cat > tlong.json <<'JSON'
