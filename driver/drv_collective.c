@@ -289,15 +289,21 @@ static int coll_sizes_check(const drv_coll_args_t *a, const coll_model_t *m, int
       if (a->sizes[k] == a->sizes[s])
         rc = drv_fail(2, "multiverse collective: --bytes: %llu is given twice\n",
                       (unsigned long long)a->sizes[s]);
-    tg_t g = {0};
+    tg_t g = {.max = drv_graph_max_tasks()}; /* sizes before work: half the memory */
     coll_desc_t d = {.kind = a->kind,
                      .algo = a->algo,
                      .bytes = a->sizes[s],
                      .channels = a->channels,
                      .chunk_bytes = a->chunk};
     if (!rc && coll_append(&g, &cl, &d, a->gpus, gpus, NULL, done, err, sizeof err))
-      rc = drv_fail(2, "multiverse collective: --bytes %llu: %s\n",
-                    (unsigned long long)a->sizes[s], err);
+      rc = (g.max > 0 && g.n >= g.max) || strstr(err, "out of memory")
+               ? drv_fail(2,
+                          "multiverse collective: --gpus %d: the collective's task graph passes "
+                          "what this process's memory holds (%d tasks and flows built): fewer "
+                          "GPUs, or more GPUs per server\n",
+                          a->gpus, g.n)
+               : drv_fail(2, "multiverse collective: --bytes %llu: %s\n",
+                          (unsigned long long)a->sizes[s], err);
     tg_free(&g);
   }
   free(gpus);

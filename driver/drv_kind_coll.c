@@ -170,10 +170,18 @@ static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
                    .bytes = x->bytes,
                    .channels = x->channels,
                    .chunk_bytes = x->chunk_bytes};
+  own->g.max = drv_graph_max_tasks(); /* sizes before work: half the memory */
   if (coll_append(&own->g, &cl, &d, x->gpus, gpus, NULL, own->done, err, sizeof err)) {
-    snprintf(xo->message, sizeof xo->message, "collective.bytes %llu: %.900s",
-             (unsigned long long)x->bytes, err);
-    xo->status = ANA_INVALID;
+    int big = (own->g.max > 0 && own->g.n >= own->g.max) || strstr(err, "out of memory");
+    if (big)
+      snprintf(xo->message, sizeof xo->message,
+               "its task graph passes what this process's memory holds (%d tasks and flows "
+               "built): fewer GPUs, or more GPUs per server",
+               own->g.n);
+    else
+      snprintf(xo->message, sizeof xo->message, "collective.bytes %llu: %.900s",
+               (unsigned long long)x->bytes, err);
+    xo->status = big ? ANA_OOM : ANA_INVALID;
     goto fail;
   }
   tg_assign_ports(&own->g);
