@@ -37,6 +37,7 @@ static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, a
     eng_task_times_t tt;
     if (t->kind != TG_FLOW) continue;
     flows++;
+    if (t->open) continue; /* long-lived: sends until the end (drv_net_out.c, open-N.txt) */
     bytes += (int64_t)t->bytes;
     if (eng_task_times(b, e, i, &tt) != 0 || tt.end < 0) continue;
     fct[n] = tt.end - (tt.start >= 0 ? tt.start : t->start);

@@ -301,6 +301,23 @@ done:
   return text;
 }
 
+/* A flow file with long-lived flows (htsim's size 0) runs them until the experiment's
+ * end, which the user gives (htsim's -end): 0, or 2 after a message. */
+static int net_open(const net_args_t *a, const char *path, const tg_t *g) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < g->n; i++)
+    n += g->t[i].kind == TG_FLOW && g->t[i].open;
+  if (!n) return 0;
+  for (int i = 0; i < a->n_sets; i++)
+    if (strncmp(a->sets[i], "max_time_s=", 11) == 0) return 0;
+  for (int i = 0; i < a->n_sweeps; i++)
+    if (strncmp(a->sweeps[i], "max_time_s=", 11) == 0) return 0;
+  return drv_fail(2,
+                  "multiverse net: %s: %d flows of size 0 send until the experiment's end: give it, "
+                  "--set max_time_s=SECONDS (htsim's -end; 0.001 by default there)\n",
+                  path, n);
+}
+
 /* Every input read before anything runs, so that a mistake is one line naming
  * the file and line (exit 2): the topology, every flow file (once: a file given
  * twice is one experiment, its results reported at both places), the trace's
@@ -324,7 +341,8 @@ static int net_check(net_t *n, const eng_params_t *params, char *ns3_kv, size_t 
     n->distinct[i] = k < i ? n->distinct[k] : files++;
     tg_t g = {0};
     int fmt;
-    if (!rc && drv_read_flows("net", a->flows[i], &topo, &g, &fmt)) rc = 2;
+    if (!rc && (drv_read_flows("net", a->flows[i], &topo, &g, &fmt) || net_open(a, a->flows[i], &g)))
+      rc = 2;
     if (!rc && (a->trace_rates || a->trace_queues) && i == a->trace_exp / n->n_combo &&
         drv_trace_parse(a->trace_rates, a->trace_queues, a->trace_every, &topo, g.n, &n->trace))
       rc = 2;

@@ -51,6 +51,9 @@ typedef struct out_stats_t {
   uint64_t bytes;
   int64_t max_fct, p99_fct, mean_fct;   /* ns */
   double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
+  int32_t open;                         /* long-lived flows (htsim's size 0) */
+  uint64_t open_bytes;                  /* what they delivered */
+  double open_gbps;                     /* their goodput, summed */
 } out_stats_t;
 
 /* Writes the finished flows of experiment e of b to f (NULL: none), in finish
@@ -68,7 +71,7 @@ static int out_fct(const eng_batch_t *b, int32_t e, const drv_net_own_t *o, FILE
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
     eng_task_times_t tt;
-    if (fl->t[i].kind != TG_FLOW) continue;
+    if (fl->t[i].kind != TG_FLOW || fl->t[i].open) continue; /* open-N.txt has those */
     st->bytes += fl->t[i].bytes;
     if (eng_task_times(b, e, i, &tt) == 0 && tt.end >= 0) {
       starts[i] = tt.start; /* a flow with predecessors starts later than its `start` */
@@ -142,6 +145,36 @@ static void out_trace(const eng_batch_t *b, int32_t e, const eng_trace_desc_t *t
   }
 }
 
+/* Long-lived flows (htsim's size 0) of experiment e, which send until its end: per
+ * flow in task order SIP DIP SPORT DPORT DELIVERED_BYTES START_NS END_NS GOODPUT_GBPS
+ * into f (NULL: none); their count, bytes delivered and goodput summed. */
+static int32_t out_open(const eng_batch_t *b, int32_t e, const drv_net_own_t *o, FILE *f,
+                        uint64_t *bytes, double *gbps) {
+  const tg_t *g = o->tasks;
+  int32_t n = 0;
+  *bytes = 0;
+  *gbps = 0;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *t = &g->t[i];
+    eng_task_times_t tt = {-1, -1, -1};
+    uint64_t got = 0;
+    if (t->kind != TG_FLOW || !t->open) continue;
+    n++;
+    eng_task_times(b, e, i, &tt);
+    eng_task_delivered(b, e, i, &got);
+    int64_t stop = tt.end >= 0 ? tt.end : o->params.max_time; /* ended: every byte (1 TiB) */
+    double rate =
+        tt.start >= 0 && stop > tt.start ? (double)got * 8e3 / (double)(stop - tt.start) : 0;
+    *bytes += got;
+    *gbps += rate;
+    if (f)
+      fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %.6f\n", out_ip(t->host),
+              out_ip(t->dst), t->sport, t->dport, got, tt.start >= 0 ? tt.start / 1000 : -1,
+              stop / 1000, rate);
+  }
+  return n;
+}
+
 /* A statistic of the finished flows: JSON null when none finished. */
 static json_t *out_int(int32_t done, int64_t v) {
   return done ? json_integer(v) : json_null();
@@ -189,6 +222,11 @@ static json_t *out_summary(const drv_sink_exp_t *ev, const drv_net_own_t *o,
   json_object_set_new(s, "cnps", json_integer(res.cnps));
   json_object_set_new(s, "retx_bytes", json_integer(res.retx_bytes));
   json_object_set_new(s, "paused_ns", json_integer(res.paused_ps / 1000));
+  if (st->open) {
+    json_object_set_new(s, "open_flows", json_integer(st->open));
+    json_object_set_new(s, "open_bytes", json_integer((json_int_t)st->open_bytes));
+    json_object_set_new(s, "open_goodput_gbps", json_real(st->open_gbps));
+  }
   json_t *tiers = json_array();
   for (int tr = 0; tr < res.n_tiers; tr++) {
     const eng_tier_stats_t *ts = &res.tier[tr];
@@ -216,7 +254,7 @@ int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *
   int ran = ev->b && ev->status != ANA_INVALID;
   if (!ran) { /* nothing ran: no FCT file */
     for (int32_t i = 0; i < o->tasks->n; i++)
-      st.bytes += o->tasks->t[i].kind == TG_FLOW ? o->tasks->t[i].bytes : 0;
+      st.bytes += o->tasks->t[i].kind == TG_FLOW && !o->tasks->t[i].open ? o->tasks->t[i].bytes : 0;
   } else {
     if (drv_sink_open(&f, ev->out_dir, ev->id, "fct", err, errlen)) return -1;
     if (out_fct(ev->b, ev->e, o, f.f, &st)) {
@@ -228,6 +266,13 @@ int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *
     if (o->graph) {
       if (drv_sink_open(&f, ev->out_dir, ev->id, "tasks", err, errlen)) return -1;
       out_tasks(ev->b, ev->e, o->tasks, f.f);
+      if (drv_out_commit(&f, err, errlen)) return -1;
+    }
+    uint64_t open_bytes;
+    double open_gbps;
+    if (out_open(ev->b, ev->e, o, NULL, &open_bytes, &open_gbps)) {
+      if (drv_sink_open(&f, ev->out_dir, ev->id, "open", err, errlen)) return -1;
+      st.open = out_open(ev->b, ev->e, o, f.f, &st.open_bytes, &st.open_gbps);
       if (drv_out_commit(&f, err, errlen)) return -1;
     }
     if (trace && ev->x->desc.trace == trace) {
@@ -286,6 +331,10 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
       snprintf(path, sizeof path, "%s/tasks-%d%s.txt", r->outdir, r->index, tail);
       rc = drv_sink_copy("net", r->out, r->id, "tasks", path);
     }
+    if (!rc && json_object_get(s, "open_flows")) {
+      snprintf(path, sizeof path, "%s/open-%d.txt", r->outdir, r->index);
+      rc = drv_sink_copy("net", r->out, r->id, "open", path);
+    }
     if (!rc && r->trace) {
       snprintf(path, sizeof path, "%s/trace-%d.csv", r->outdir, r->index);
       rc = drv_sink_copy("net", r->out, r->id, "trace.csv", path);
@@ -302,16 +351,22 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
   } else {
     const char *reason = json_string_value(json_object_get(s, "reason"));
     char mx[32], p99[32], sl[32]; /* "-" when no flow finished (null in the summary) */
+    char open[128] = "";
+    if (json_object_get(s, "open_flows"))
+      snprintf(open, sizeof open, " open=%lld open_bytes=%lld open_goodput=%.3fGb/s",
+               (long long)json_integer_value(json_object_get(s, "open_flows")),
+               (long long)json_integer_value(json_object_get(s, "open_bytes")),
+               json_number_value(json_object_get(s, "open_goodput_gbps")));
 #define I(k) ((long long)json_integer_value(json_object_get(s, k)))
 #define D(k) json_number_value(json_object_get(s, k))
     printf("exp %d %s%s%s%s: %s flows=%lld bytes=%lld max_fct=%s p99_fct=%s p99_slowdown=%s "
-           "drops=%lld pauses=%lld ecn=%lld cnps=%lld hops=%lld wall=%.3fs (%.3g hops/s)%s%s\n",
+           "drops=%lld pauses=%lld ecn=%lld cnps=%lld hops=%lld%s wall=%.3fs (%.3g hops/s)%s%s\n",
            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
            r->sweep ? "]" : "", status, I("flows"), I("bytes"),
            out_text(s, "max_fct_ns", "%.0fns", mx, sizeof mx),
            out_text(s, "p99_fct_ns", "%.0fns", p99, sizeof p99),
            out_text(s, "p99_slowdown", "%.2f", sl, sizeof sl), I("drops"), I("pfc_pauses"),
-           I("ecn_marks"), I("cnps"), I("packet_hops"), D("wall_s"), D("packet_hops_per_s"),
+           I("ecn_marks"), I("cnps"), I("packet_hops"), open, D("wall_s"), D("packet_hops_per_s"),
            *reason ? ": " : "", reason);
 #undef I
 #undef D

@@ -22,6 +22,7 @@ static const char *const out_numbered[][2] = {{"fct-", ".txt"},
                                               {"fct-", ".partial.txt"},
                                               {"tasks-", ".txt"},
                                               {"tasks-", ".partial.txt"},
+                                              {"open-", ".txt"},
                                               {"trace-", ".csv"}};
 
 int drv_out_ours(const char *name) {

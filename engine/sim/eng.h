@@ -152,6 +152,10 @@ int32_t eng_batch_worlds(const eng_batch_t *b);
 void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r);
 /* Times of task `task` of experiment e; 0, or -1 if there is no such task. */
 int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times_t *t);
+/* Payload bytes the receiver of flow `task` holds in order (its next expected packet
+ * times the MTU, at most the flow's bytes): what a long-lived flow (tg_task_t.open)
+ * delivered by the end. 0, or -1 if there is no such flow. */
+int eng_task_delivered(const eng_batch_t *b, int32_t e, int32_t task, uint64_t *bytes);
 /* Samples taken of experiment e's time series, and value `series` of sample k. */
 int32_t eng_trace_samples(const eng_batch_t *b, int32_t e);
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series);

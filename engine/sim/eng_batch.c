@@ -23,6 +23,7 @@ struct eng_batch_t {
   int32_t *wof;     /* (n) its world */
   char **msg;       /* (n) why invalid; NULL otherwise */
   int32_t *n_tasks; /* (n) */
+  uint8_t **open;   /* (n) per task: a long-lived flow (tg_task_t.open); NULL: none */
   eng_world_t **w;  /* (n_w) */
   int32_t n_w, n_valid;
   int broken; /* a run failed: no results */
@@ -195,10 +196,18 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
   b->msg = calloc((size_t)n + 1, sizeof *b->msg);
   b->n_tasks = calloc((size_t)n + 1, sizeof *b->n_tasks);
   b->fidx = malloc(((size_t)n + 1) * sizeof *b->fidx);
+  b->open = calloc((size_t)n + 1, sizeof *b->open);
   fv = malloc(((size_t)n + 1) * sizeof *fv);
-  if (!b->widx || !b->wof || !b->msg || !b->n_tasks || !b->fidx || !fv) goto fail_oom;
-  for (int32_t e = 0; e < n; e++)
-    b->n_tasks[e] = d->exps[e].tasks ? d->exps[e].tasks->n : 0;
+  if (!b->widx || !b->wof || !b->msg || !b->n_tasks || !b->fidx || !b->open || !fv) goto fail_oom;
+  for (int32_t e = 0; e < n; e++) {
+    const tg_t *g = d->exps[e].tasks;
+    b->n_tasks[e] = g ? g->n : 0;
+    for (int32_t i = 0; i < b->n_tasks[e]; i++) {
+      if (!g->t[i].open) continue;
+      if (!b->open[e] && !(b->open[e] = calloc((size_t)g->n, 1))) goto fail_oom;
+      b->open[e][i] = 1;
+    }
+  }
   v = batch_valid(d, b->widx, b->msg, &nv, fv, b->fidx, &nf, NULL);
   b->n_valid = nv;
   b->w = calloc((size_t)nv + 1, sizeof *b->w);
@@ -273,7 +282,10 @@ void eng_batch_destroy(eng_batch_t *b) {
   if (!b) return;
   for (int32_t e = 0; b->msg && e < b->n; e++)
     free(b->msg[e]);
+  for (int32_t e = 0; b->open && e < b->n; e++)
+    free(b->open[e]);
   free(b->msg);
+  free(b->open);
   free(b->widx);
   free(b->fidx);
   flw_world_destroy(b->fw);
@@ -296,13 +308,26 @@ int32_t eng_batch_worlds(const eng_batch_t *b) {
   return b->n_w;
 }
 
+/* Long-lived flows send until max_time_s: an experiment with some ended as it
+ * should when every other task did. */
+static void batch_open_end(const eng_batch_t *b, int32_t e, eng_result_t *r) {
+  if (r->status != ENG_TIMED_OUT || !b->open[e]) return;
+  for (int32_t i = 0; i < b->n_tasks[e]; i++) {
+    eng_task_times_t t;
+    if (!b->open[e][i] && (eng_task_times(b, e, i, &t) || t.end < 0)) return;
+  }
+  r->status = ENG_OK;
+}
+
 void eng_exp_result(const eng_batch_t *b, int32_t e, eng_result_t *r) {
   if (b->fidx[e] >= 0 && !b->broken) {
     flw_world_result(b->fw, b->fidx[e], r);
+    batch_open_end(b, e, r);
     return;
   }
   if (b->widx[e] >= 0 && !b->broken) {
     eng_world_result(b->w[b->wof[e]], b->widx[e], r);
+    batch_open_end(b, e, r);
     return;
   }
   memset(r, 0, sizeof *r);
@@ -322,6 +347,16 @@ int eng_task_times(const eng_batch_t *b, int32_t e, int32_t task, eng_task_times
   t->start = eng_task_start(w, b->widx[e], task);
   t->end = eng_task_end(w, b->widx[e], task);
   t->recv = eng_task_recv(w, b->widx[e], task);
+  return 0;
+}
+
+int eng_task_delivered(const eng_batch_t *b, int32_t e, int32_t task, uint64_t *bytes) {
+  *bytes = 0;
+  if (e < 0 || e >= b->n || task < 0 || task >= b->n_tasks[e]) return -1;
+  if (b->widx[e] < 0 || b->broken) return 0;
+  int64_t v = eng_task_delivered_w(b->w[b->wof[e]], b->widx[e], task);
+  if (v < 0) return -1;
+  *bytes = (uint64_t)v;
   return 0;
 }
 

@@ -144,6 +144,14 @@ int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i) {
   return f >= 0 ? w->c.flow_recv[f] : -1;
 }
 
+int64_t eng_task_delivered_w(const eng_world_t *w, int32_t e, int32_t i) {
+  int32_t t = eng_task_row(&w, e, i);
+  int32_t f = w->c.task_flow[t];
+  if (f < 0) return -1;
+  uint64_t b = (uint64_t)w->c.flow_rcv_nxt[f] * (uint64_t)w->c.exp_mtu[w->c.task_exp[t]];
+  return (int64_t)(b < w->c.flow_bytes[f] ? b : w->c.flow_bytes[f]);
+}
+
 const char *eng_status_name(eng_status_t s) {
   switch (s) {
   case ENG_OK:

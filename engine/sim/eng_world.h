@@ -401,5 +401,7 @@ double eng_world_trace_value(const eng_world_t *w, int32_t e, int32_t k, int32_t
 int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i);
 int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i);
 int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i);
+/* Bytes the receiver of flow task `i` holds in order; -1 if it is not a flow. */
+int64_t eng_task_delivered_w(const eng_world_t *w, int32_t e, int32_t i);
 
 #endif

@@ -137,6 +137,9 @@ static int tg_check_task(const tg_t *g, int32_t i, const topo_t *t, const char *
     return tg_fail(g, i, where, err, errlen, "GPU %d, stream %d: each must be -1 (none) or 0..%d",
                    k->gpu, k->stream, TG_MAX_ID);
   }
+  if (k->open && k->kind != TG_FLOW) {
+    return tg_fail(g, i, where, err, errlen, "only a flow can be long-lived (open)");
+  }
   if (k->kind != TG_FLOW) return 0;
   if (k->dst < 0 || k->dst >= t->n_nodes || t->is_switch[k->dst]) {
     return tg_fail(g, i, where, err, errlen, "destination %d is not a host of the topology",

@@ -54,6 +54,9 @@ typedef struct tg_task_t {
   int32_t need;   /* predecessors that must be known before it starts; 0: all */
   int32_t label;  /* index into tg_t.labels, -1: none */
   int32_t line;   /* line of the input it came from (messages), 0: none */
+  int32_t open;   /* flow: long-lived (htsim's size 0): it sends until the experiment's end
+                   * (max_time_s), bytes TG_MAX_BYTES; the experiment ends ok when only such
+                   * flows are left (the driver reports their delivered bytes) */
 } tg_task_t;
 
 /* An edge: `task` waits for event `on` of `pred`. */

@@ -20,6 +20,7 @@ typedef struct cm_flow_t {
   uint64_t bytes;                                  /* 0: not given */
   int64_t start;                                   /* ps; -1: not given */
   int64_t trigger, send_done, recv_done, prio, id; /* 0 / -1: not given */
+  int open; /* size 0: sends until the experiment's end */
 } cm_flow_t;
 
 typedef struct cm_trig_t {
@@ -74,7 +75,7 @@ static int cm_value(cm_t *c, char **tok, int n, int *i, int64_t min, int64_t max
 
 static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
   cm_flow_t f = {.line = c->line, .start = -1, .prio = -1};
-  int64_t src, dst, bytes = 0;
+  int64_t src, dst, bytes = -1;
   char *arrow = strstr(tok[0], "->");
   *arrow = 0;
   if (cm_int(tok[0], 0, INT32_MAX, &src) || cm_int(arrow + 2, 0, INT32_MAX, &dst))
@@ -90,10 +91,9 @@ static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
         return cm_err(c, c->line, "start '%s' is past 1e18 ps (1e6 s), the latest start", tok[i]);
       if (f.start < 0)
         return cm_err(c, c->line, "start '%s': expected a whole number of ps >= 0", tok[i]);
-    } else if (strcmp(k, "size") == 0) {
-      int64_t v = bytes;
-      rc = cm_value(c, tok, n, &i, 1, (int64_t)TRF_MAX_BYTES, &v, 0);
-      bytes = v;
+    } else if (strcmp(k, "size") == 0) { /* 0: htsim's flow without end (no set_flowsize) */
+      rc = cm_value(c, tok, n, &i, 0, (int64_t)TRF_MAX_BYTES, &bytes, -1);
+      f.open = bytes == 0;
     } else if (strcmp(k, "id") == 0) {
       rc = cm_value(c, tok, n, &i, 1, INT32_MAX, &f.id, 0);
     } else if (strcmp(k, "trigger") == 0) {
@@ -112,7 +112,8 @@ static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
     }
     if (rc) return -1;
   }
-  if (bytes == 0) return cm_err(c, c->line, "a flow needs size BYTES (> 0)");
+  if (bytes < 0) return cm_err(c, c->line, "a flow needs size BYTES (0: until the end)");
+  if (f.open) bytes = TRF_MAX_BYTES; /* more than it sends before the end */
   if (f.start < 0 && !f.trigger) return cm_err(c, c->line, "a flow needs start PS or trigger ID");
   if (f.start >= 0 && f.trigger)
     return cm_err(c, c->line, "a flow has start and trigger: give one");
@@ -392,6 +393,7 @@ int trf_read_cm(const char *path, const topo_t *t, tg_t *g, char *err, size_t er
      * so do we: every flow of a matrix travels in the default class */
     x.prio = TRF_PRIO;
     x.line = f->line;
+    x.open = f->open;
     if (tg_add(g, &x) < 0) rc = cm_err(&c, 0, "out of memory");
   }
   for (int32_t x = 0; rc == 0 && x < c.n_trigs; x++)

@@ -47,4 +47,35 @@ if [ $rc -eq 0 ] && [ "$(cut -d' ' -f2,7 simai/fct-0.txt | tr '\n' ' ')" = "0b00
 else
   echo "FAIL SimAI topology: rc=$rc $(cat stdout.txt stderr.txt simai/fct-0.txt)"; fail=1
 fi
+# htsim's long-lived flows (size 0) run until the experiment's end, which must be given
+# (htsim's -end). One alone on an idle path (cc none, 100 Gb/s, two links of 1 us):
+# its packets arrive every D = 332.64 ns after the first at 2 D + 2 us, so by 100 us
+# the receiver holds 293 of 4096 bytes. htsim's own EXAMPLES incast: 64 of them into
+# one 100 Gb/s link deliver at most its rate.
+echo '{"kind":"fat_tree","tiers":2,"k":4,"link_gbps":100,"link_delay_ns":1000}' > ls.json
+printf 'Nodes 8\nConnections 1\n0->1 start 0 size 0\n' > one.cm
+"$mv" net --topology ls.json --flows one.cm -o open0 > stdout.txt 2> stderr.txt
+rc0=$?
+"$mv" net --topology ls.json --flows one.cm --set max_time_s=0.0001 --set cc=none -o open1 \
+  > stdout.txt 2> stderr.txt
+rc1=$?
+if [ $rc0 -eq 2 ] && [ $rc1 -eq 0 ] && grep -q "ok flows=1 bytes=0 " stdout.txt &&
+   grep -q " open=1 open_bytes=1200128 " stdout.txt &&
+   [ "$(cut -d' ' -f5-7 open1/open-0.txt)" = "1200128 0 100000" ]; then
+  echo "ok   a long-lived flow: 293 packets by its end (100 us), in open-0.txt"
+else
+  echo "FAIL long-lived flow: rc=$rc0 $rc1 $(cat stdout.txt stderr.txt)"; fail=1
+fi
+echo '{"kind":"fat_tree","tiers":3,"k":12,"link_gbps":100,"link_delay_ns":1000}' > ft12.json
+"$mv" net --topology ft12.json --flows "$data/htsim/incast.cm" --set max_time_s=0.0002 -o incast \
+  > stdout.txt 2> stderr.txt
+rc=$?
+got=$(awk '{b += $5} END {print b}' incast/open-0.txt)
+if [ $rc -eq 0 ] && grep -q "ok flows=64 bytes=0 .* open=64 open_bytes=$got " stdout.txt &&
+   [ "$(wc -l < incast/open-0.txt)" -eq 64 ] && [ "$got" -gt 2000000 ] &&
+   [ "$got" -le $((100000000000 / 8 * 200 / 1000000 * 4096 / 4158)) ]; then
+  echo "ok   htsim EXAMPLES/collateral/incast.cm: 64 long-lived flows deliver $got bytes in 200 us"
+else
+  echo "FAIL htsim incast: rc=$rc $(cat stdout.txt stderr.txt)"; fail=1
+fi
 exit $fail

@@ -112,8 +112,24 @@ static void bad(const char *body, const char *want) {
   tg_free(&g);
 }
 
+/* size 0: htsim's flow without end (no set_flowsize), a long-lived flow that sends
+ * until the experiment's end; not a finite one of 1 TiB (it never ends). */
+static void test_open(void) {
+  tg_t g = {0};
+  char err[512] = "";
+  const char *text = "Nodes 8\nConnections 2\n0->1 start 0 size 0\n2->1 start 0 size 10 prio 63\n";
+  CHECK_EQ_I64(trf_read_cm(file("open.cm", text), &star, &g, err, sizeof err), 0);
+  CHECK_EQ_I64(g.n, 2);
+  CHECK_EQ_I64(g.t[0].open, 1);
+  CHECK_EQ_I64(g.t[0].bytes, TG_MAX_BYTES);
+  CHECK_EQ_I64(g.t[1].open, 0);
+  CHECK_EQ_I64(g.t[1].bytes, 10);
+  CHECK_EQ_I64(g.t[1].prio, TRF_PRIO); /* htsim's RoCE ignores prio */
+  tg_free(&g);
+}
+
 static void test_errors(void) {
-  bad("0->1 start 0 size 0\n", "bad.cm:3: size '0': expected an integer in [1,");
+  bad("0->1 start 0 size -1\n", "bad.cm:3: size '-1': expected an integer in [0,");
   bad("0->1 start 0\n", "bad.cm:3: a flow needs size BYTES");
   bad("0->1 size 10\n", "bad.cm:3: a flow needs start PS or trigger ID");
   bad("0->1 start 0 trigger 1 size 10\ntrigger id 1 oneshot\n",
@@ -151,7 +167,7 @@ static void test_errors(void) {
       "bad.cm:3: start '1000000000000000001' is past 1e18 ps (1e6 s), the latest start");
   bad("0->1 start 1e30 size 10\n", "bad.cm:3: start '1e30' is past 1e18 ps (1e6 s)");
   bad("0->1 start 0 size 1099511627777\n", "bad.cm:3: size '1099511627777': expected an integer in "
-                                           "[1, 1099511627776]");
+                                           "[0, 1099511627776]");
   tg_t g = {0};
   char err[512] = "";
   CHECK_EQ_I64(trf_read_cm(file("big.cm", "Nodes 9\nConnections 0\n"), &star, &g, err, sizeof err),
@@ -196,6 +212,7 @@ int main(void) {
   test_triggers();
   test_run();
   test_errors();
+  test_open();
   test_detect();
   const char *names[] = {"bad.cm", "big.cm", "dup.cm", "nohead.cm", "g.json",
                          "h.cm",   "x.txt",  "e.txt",  "nul.cm"};
