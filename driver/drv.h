@@ -143,6 +143,9 @@ typedef struct drv_ns3_config_t {
   /* DCQCN with HAS_WIN 1 and GLOBAL_T 1: the window is the network's largest
    * BDP (the topology gives it: drv_ns3_window) */
   int dcqcn_global_window;
+  /* Output files the configuration names that are not written here (ns-3's packet
+   * trace, PFC log and queue monitor, SimAI's monitors): "KEY FILE (what), ..." */
+  char unwritten[1600];
 } drv_ns3_config_t;
 
 /* Reads an ns-3 HPCC configuration (drv_ns3cfg.c): the preset ns3_hpcc and
@@ -152,6 +155,24 @@ typedef struct drv_ns3_config_t {
  * are named, all in one error. 0 or -1 with a message. */
 int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *o, char *err,
                    size_t errlen);
+/* The settings of an ns-3 configuration (SimAI.conf too) for a training job's
+ * network: its parameters as drv_ns3_config gives them (its files and outputs are
+ * not the job's). 0 or -1 with a message naming the file. */
+int drv_ns3_settings(const char *path, const job_presets_t *ps, drv_ns3_config_t *o, char *err,
+                     size_t errlen);
+/* Applies a training job's `network` object to p: its ns3_config (an ns-3 or SimAI
+ * configuration, relative to base_dir) first, then its parameter keys (job_params_apply,
+ * `skip` left out). 0 or -1 with a message naming `where`. */
+int drv_train_network(const job_presets_t *ps, const char *base_dir, eng_params_t *p,
+                      const json_t *net, const char *const *skip, const char *where, char *err,
+                      size_t errlen);
+/* trn_exp_env_t.apply of both training front ends (ctx: a drv_train_net_t). */
+typedef struct drv_train_net_t {
+  const job_presets_t *ps;
+  const char *base_dir; /* the job file's folder */
+} drv_train_net_t;
+int drv_train_apply(const void *ctx, eng_params_t *p, const json_t *net, const char *const *skip,
+                    const char *where, char *err, size_t errlen);
 /* Its files, before anything runs: TOPOLOGY_FILE and FLOW_FILE regular files,
  * FCT_OUTPUT_FILE by the output rule against them and the configuration
  * `path` (ns-3's default fct.txt is not replaced). 0 or -1 with a message

@@ -21,6 +21,7 @@ typedef struct train_t {
   job_train_env_t jenv;
   trn_exp_env_t env;
   job_digests_t *digests;
+  drv_train_net_t net; /* network.ns3_config (drv_train_apply) */
   char *base_dir;
 } train_t;
 
@@ -49,7 +50,12 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
     train_close(t);
     return NULL;
   }
-  t->jenv = (job_train_env_t){.presets = &t->tp, .network = &t->ps, .base_dir = t->base_dir};
+  t->net = (drv_train_net_t){.ps = &t->ps, .base_dir = t->base_dir};
+  t->jenv = (job_train_env_t){.presets = &t->tp,
+                              .network = &t->ps,
+                              .base_dir = t->base_dir,
+                              .apply = drv_train_apply,
+                              .apply_ctx = &t->net};
   t->env = (trn_exp_env_t){
       .coll = &t->cm, .base_dir = t->base_dir, .max_tasks = drv_graph_max_tasks()};
   return t;

@@ -20,7 +20,8 @@ static const char net_usage[] =
     "                      [--json] [--trace-rates FLOW,...] [--trace-queues NODE:PEER,...]\n"
     "                      [--trace-exp N] [--trace-every-us US] -o OUTDIR [--force]\n"
     "                      [--results FILE.nc] [--run-dir DIR] [--memory GB] [--max-batch N]\n"
-    "       multiverse net --ns3-config CONFIG [--set KEY=VALUE ...] [--backend ...] [-o OUTDIR]\n"
+    "       multiverse net --ns3-config CONFIG [--ns3-fct-only] [--topology TOPO] [--flows FLOWS]\n"
+    "                      [--set KEY=VALUE ...] [--backend ...] [-o OUTDIR]\n"
     "  TOPO   ns-3 HPCC topology file, or a .json file with a topology object\n"
     "  FLOWS  ns-3 HPCC flow file, htsim connection matrix (.cm) or JSON task graph\n"
     "         (told apart by content); each one is an experiment, all run as one batch\n"
@@ -33,7 +34,10 @@ static const char net_usage[] =
     "prints one summary line per experiment (one JSON object per line with --json);\n"
     "CONFIG: an ns-3 HPCC simulator configuration (scratch/third.cc keys), run as ns-3\n"
     "would with the preset ns3_hpcc: its TOPOLOGY_FILE, FLOW_FILE and settings; writes its\n"
-    "FCT_OUTPUT_FILE (paths relative to the current directory, as ns-3 reads them)\n"
+    "FCT_OUTPUT_FILE (paths relative to the current directory, as ns-3 reads them);\n"
+    "--topology and --flows give what it does not name (SimAI.conf names neither); outputs\n"
+    "it names that are not written here (TRACE_OUTPUT_FILE, PFC_OUTPUT_FILE, QLEN_MON_FILE,\n"
+    "SimAI's monitors) are refused unless --ns3-fct-only (docs/ns3.md)\n"
     "--trace-*: time series of experiment N (default 0) in OUTDIR/trace-N.csv: bytes\n"
     "delivered and CC state of flows (task indices: file order), data queue of the port of NODE\n"
     "towards PEER, every US microseconds (default 10)\n"
@@ -46,6 +50,7 @@ static const char net_usage[] =
 typedef struct net_args_t {
   drv_pipe_t *pipe; /* its options: --run-dir, --results, --memory, --max-batch, --grace */
   const char *topo, *out, *presets, *ns3cfg;
+  int ns3_fct_only; /* --ns3-fct-only: run a configuration whose other outputs are not written */
   char **flows; /* owned copies */
   int n_flows, cap_flows;
   const char *sets[DRV_MAX_SETS];
@@ -103,7 +108,7 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
   for (int i = 0; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = strcmp(o, "--json") != 0 && strcmp(o, "--force") != 0 && strcmp(o, "-h") != 0 &&
-                strcmp(o, "--help") != 0;
+                strcmp(o, "--help") != 0 && strcmp(o, "--ns3-fct-only") != 0;
     long long x;
     if (takes && !v)
       return drv_fail(2, "multiverse net: %s needs a value (multiverse net --help)\n", o);
@@ -153,6 +158,9 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     } else if (strcmp(o, "--json") == 0 || strcmp(o, "--force") == 0) {
       *(o[2] == 'j' ? &a->json : &a->force) = 1;
       continue;
+    } else if (strcmp(o, "--ns3-fct-only") == 0) {
+      a->ns3_fct_only = 1;
+      continue;
     } else if (!takes) {
       fputs(net_usage, stdout);
       return -1;
@@ -164,9 +172,11 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
     }
     i++;
   }
-  if (a->ns3cfg && (a->topo || a->n_flows || a->n_sweeps))
-    return drv_fail(2, "multiverse net: --ns3-config names the topology and flows: no --topology, "
-                       "--flows or --sweep (multiverse net --help)\n");
+  if (a->ns3cfg && (a->n_sweeps || a->n_flows > 1))
+    return drv_fail(2, "multiverse net: --ns3-config is one experiment: no --sweep, one --flows at "
+                       "most (multiverse net --help)\n");
+  if (a->ns3_fct_only && !a->ns3cfg)
+    return drv_fail(2, "multiverse net: --ns3-fct-only goes with --ns3-config\n");
   if (!a->ns3cfg && (!a->topo || !a->n_flows || !a->out))
     return drv_fail(2, "multiverse net: --topology, --flows (or --flows-from) and -o are required "
                        "(multiverse net --help)\n");
@@ -182,9 +192,29 @@ static int net_ns3(net_args_t *a, drv_ns3_config_t *cfg) {
   char err[2400], def[4096];
   if (job_presets_load(drv_presets_file(a->presets, def, sizeof def), &ps, err, sizeof err))
     return drv_fail(2, "multiverse net: %s\n", err);
-  if (drv_ns3_config(a->ns3cfg, &ps, cfg, err, sizeof err) ||
-      drv_ns3_files(cfg, a->ns3cfg, err, sizeof err))
+  if (drv_ns3_config(a->ns3cfg, &ps, cfg, err, sizeof err))
     return drv_fail(2, "multiverse net: %s\n", err);
+  /* the command line gives what the configuration does not name (SimAI.conf names no
+   * topology: SimAI takes it on its command line), or replaces it */
+  const char *cli[2] = {a->topo, a->n_flows ? a->flows[0] : NULL};
+  char *slot[2] = {cfg->topology, cfg->flows};
+  static const char *const what[2][2] = {{"TOPOLOGY_FILE", "--topology"}, {"FLOW_FILE", "--flows"}};
+  for (int k = 0; k < 2; k++) {
+    if (!slot[k][0] && !cli[k])
+      return drv_fail(2, "multiverse net: %s: no %s: give %s\n", a->ns3cfg, what[k][0],
+                      what[k][1]);
+    if (cli[k]) snprintf(slot[k], sizeof cfg->topology, "%s", cli[k]);
+  }
+  if (cfg->unwritten[0] && !a->ns3_fct_only)
+    return drv_fail(2,
+                    "multiverse net: %s: not written here: %s; give --ns3-fct-only to run it "
+                    "writing FCT_OUTPUT_FILE alone (docs/ns3.md)\n",
+                    a->ns3cfg, cfg->unwritten);
+  if (drv_ns3_files(cfg, a->ns3cfg, err, sizeof err))
+    return drv_fail(2, "multiverse net: %s\n", err);
+  for (int i = 0; i < a->n_flows; i++)
+    free(a->flows[i]);
+  a->n_flows = 0;
   if (cfg->n_sets + a->n_sets > DRV_MAX_SETS)
     return drv_fail(2, "multiverse net: too many --set\n");
   memmove(a->sets + cfg->n_sets, a->sets, (size_t)a->n_sets * sizeof a->sets[0]);

@@ -33,12 +33,15 @@ typedef struct cfg_line_t {
  * threshold is always dynamic in its switch MMU; a PAUSE lasts until its
  * RESUME; PINT_* serve CC_MODE 10 only, DCTCP_RATE_AI CC_MODE 8). */
 static const char *const cfg_ignored[] = {"TRACE_FILE",
-                                          "TRACE_OUTPUT_FILE",
-                                          "PFC_OUTPUT_FILE",
-                                          "QLEN_MON_FILE",
                                           "QLEN_MON_START",
                                           "QLEN_MON_END",
                                           "ENABLE_TRACE",
+                                          /* SimAI's monitors' settings (SimAI.conf) */
+                                          "MON_START",
+                                          "MON_END",
+                                          "QP_MON_INTERVAL",
+                                          "QLEN_MON_INTERVAL",
+                                          "BW_MON_INTERVAL",
                                           "DATA_RATE",
                                           "LINK_DELAY",
                                           "PAUSE_TIME",
@@ -250,6 +253,27 @@ static int cfg_ecn(const cfg_t *c, drv_ns3_config_t *o, cfg_sets_t *w) {
          cfg_set(o, w, NULL, "ecn_pmax=-1");
 }
 
+/* Output files ns-3 (scratch/third.cc) or SimAI writes that are not written here, and
+ * what they hold: named in o->unwritten (net refuses them unless --ns3-fct-only; a
+ * training job's results are its own). */
+static const char *const cfg_outputs[][2] = {
+    {"TRACE_OUTPUT_FILE", "ns-3's packet trace and link settings"},
+    {"PFC_OUTPUT_FILE", "ns-3's log of PFC pauses"},
+    {"QLEN_MON_FILE", "ns-3's queue-length histograms"},
+    {"BW_MON_FILE", "SimAI's bandwidth monitor"},
+    {"RATE_MON_FILE", "SimAI's rate monitor"},
+    {"CNP_MON_FILE", "SimAI's CNP monitor"}};
+
+static void cfg_unwritten(const cfg_t *c, drv_ns3_config_t *o) {
+  for (size_t k = 0; k < sizeof cfg_outputs / sizeof *cfg_outputs; k++) {
+    const cfg_line_t *l = cfg_get(c, cfg_outputs[k][0]);
+    if (!l) continue;
+    size_t used = strlen(o->unwritten);
+    snprintf(o->unwritten + used, sizeof o->unwritten - used, "%s%s %.200s (%s)",
+             used ? ", " : "", l->key, l->n ? l->v[0] : "", cfg_outputs[k][1]);
+  }
+}
+
 /* Each key: mapped to parameters, accepted as changing nothing, or named as
  * not modelled (in `bad`). */
 static void cfg_check_keys(const cfg_t *c, char *bad, size_t len) {
@@ -287,13 +311,16 @@ static void cfg_check_keys(const cfg_t *c, char *bad, size_t len) {
                                       "KMAX_MAP",
                                       "KMIN_MAP",
                                       "PMAX_MAP",
-                                      "BUFFER_SIZE"};
+                                      "BUFFER_SIZE",
+                                      "NIC_TOTAL_PAUSE_TIME"};
   for (int i = 0; i < c->n; i++) {
     int ok = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
       ok |= strcmp(c->line[i].key, known[k]) == 0;
     for (size_t k = 0; k < sizeof cfg_ignored / sizeof cfg_ignored[0]; k++)
       ok |= strcmp(c->line[i].key, cfg_ignored[k]) == 0;
+    for (size_t k = 0; k < sizeof cfg_outputs / sizeof cfg_outputs[0]; k++)
+      ok |= strcmp(c->line[i].key, cfg_outputs[k][0]) == 0;
     size_t used = strlen(bad);
     if (!ok) snprintf(bad + used, len - used, "%s%s (unknown)", used ? ", " : "", c->line[i].key);
   }
@@ -347,7 +374,13 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
   o->fct_line = lo ? lo->no : 0;
   long long mode = cfg_int(&c, "CC_MODE", 1, 0, 1000);
   int dcqcn = mode == 1, hpcc = mode == 3;
-  if (!dcqcn && !hpcc) cfg_unmodelled(bad, sizeof bad, "CC_MODE (only 1 DCQCN and 3 HPCC)");
+  /* rdma-hw.cc runs 1, 3, 7 (TIMELY), 8 (DCTCP) and 10 (HPCC-PINT); any other mode (the
+   * 12 of ASTRA-sim's ns-3 configurations) matches no algorithm: no congestion control */
+  int none = !dcqcn && !hpcc && mode != 7 && mode != 8 && mode != 10;
+  if (!dcqcn && !hpcc && !none)
+    cfg_unmodelled(bad, sizeof bad, "CC_MODE (7 TIMELY, 8 DCTCP and 10 HPCC-PINT: not modelled)");
+  if (cfg_int(&c, "NIC_TOTAL_PAUSE_TIME", 0, 0, 4294967295LL) != 0)
+    cfg_unmodelled(bad, sizeof bad, "NIC_TOTAL_PAUSE_TIME above 0 (PCIe pauses of the NIC)");
   /* keys whose default in scratch/third.cc cannot run (no ACKs, an unset
    * timer, a gain of 1 / 16 in integers, no rate) */
   static const char *const needed[] = {"L2_ACK_INTERVAL", "RATE_AI", "RP_TIMER", "EWMA_GAIN",
@@ -368,6 +401,13 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
   if (!cfg_flag(&c, "RATE_BOUND", 1)) cfg_unmodelled(bad, sizeof bad, "RATE_BOUND 0");
   if (hpcc && (!has_win || !var_win))
     cfg_unmodelled(bad, sizeof bad, "HPCC without HAS_WIN 1 and VAR_WIN 1");
+  if (none && has_win) {
+    char m[120];
+    snprintf(m, sizeof m,
+             "HAS_WIN 1 with CC_MODE %lld (no congestion control: a window alone is not modelled)",
+             mode);
+    cfg_unmodelled(bad, sizeof bad, m);
+  }
   if (cfg_flag(&c, "L2_BACK_TO_ZERO", 0)) cfg_unmodelled(bad, sizeof bad, "L2_BACK_TO_ZERO 1");
   long long payload = cfg_int(&c, "PACKET_PAYLOAD_SIZE", 1000, 1, 65000);
   long long ack_iv = cfg_int(&c, "L2_ACK_INTERVAL", 1, 0, 4294967295LL);
@@ -384,17 +424,23 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
              down->n ? down->v[0] : "");
   else if (dv[0] != 0)
     cfg_unmodelled(bad, sizeof bad, "LINK_DOWN (a link failure)");
-  if (!topo || !flows) cfg_unmodelled(bad, sizeof bad, "TOPOLOGY_FILE and FLOW_FILE (missing)");
+  cfg_unwritten(&c, o);
   double ai = cfg_mbps(&c, "RATE_AI", 5), hai = cfg_mbps(&c, "RATE_HAI", 50);
   double min_rate = cfg_mbps(&c, "MIN_RATE", 100);
   int rc = 0;
-  rc |= cfg_set(o, &w, cfg_get(&c, "CC_MODE"), "cc=%s", hpcc ? "hpcc" : "dcqcn");
+  rc |= cfg_set(o, &w, cfg_get(&c, "CC_MODE"), "cc=%s", hpcc ? "hpcc" : dcqcn ? "dcqcn" : "none");
   rc |= cfg_set(o, &w, NULL, "preset=ns3_hpcc");
   rc |= cfg_set(o, &w, cfg_get(&c, "PACKET_PAYLOAD_SIZE"), "mtu=%lld", payload);
   rc |= cfg_set(o, &w, cfg_get(&c, "ENABLE_QCN"), "ecn=%s",
                 cfg_flag(&c, "ENABLE_QCN", 1) ? "true" : "false");
   rc |= cfg_pass(o, &w, &c, "buffer_mb", "BUFFER_SIZE", "16");
-  rc |= cfg_pass(o, &w, &c, "max_time_s", "SIMULATOR_STOP_TIME", "3.01");
+  /* SimAI writes 4e13 s to mean no stop: past our limit, the limit (1e6 s) */
+  const char *sv = cfg_val(&c, "SIMULATOR_STOP_TIME", NULL);
+  double stop = 0;
+  if (sv && eng_num_real(sv, 1e6, 1e300, &stop) == 0 && stop > 1e6)
+    rc |= cfg_set(o, &w, cfg_get(&c, "SIMULATOR_STOP_TIME"), "max_time_s=1e6");
+  else
+    rc |= cfg_pass(o, &w, &c, "max_time_s", "SIMULATOR_STOP_TIME", "3.01");
   rc |= cfg_set(o, &w, cfg_get(&c, "ACK_HIGH_PRIO"), "ack_pause=%s",
                 cfg_flag(&c, "ACK_HIGH_PRIO", 0) ? "false" : "true");
   if (cfg_get(&c, "KMIN_MAP") || cfg_get(&c, "KMAX_MAP") || cfg_get(&c, "PMAX_MAP")) {
@@ -425,7 +471,7 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
     /* a window: each pair's BDP, or with GLOBAL_T the network's largest */
     o->dcqcn_global_window = has_win && global_t;
     rc |= cfg_set(o, &w, cfg_get(&c, "HAS_WIN"), "dcqcn_window_kb=%s", has_win ? "-1" : "0");
-  } else {
+  } else if (hpcc) {
     rc |= cfg_set(o, &w, cfg_get(&c, "RATE_AI"), "hpcc_ai_mbps=%.17g", ai);
     rc |= cfg_set(o, &w, cfg_get(&c, "MIN_RATE"), "hpcc_min_rate_mbps=%.17g", min_rate);
     rc |= cfg_pass(o, &w, &c, "hpcc_eta", "U_TARGET", "0.95");
@@ -481,4 +527,54 @@ int drv_ns3_files(const drv_ns3_config_t *o, const char *path, char *err, size_t
     return -1;
   }
   return 0;
+}
+
+int drv_ns3_settings(const char *path, const job_presets_t *ps, drv_ns3_config_t *o, char *err,
+                     size_t errlen) {
+  if (drv_ns3_config(path, ps, o, err, errlen)) return -1;
+  if (o->dcqcn_global_window) {
+    snprintf(err, errlen,
+             "%.*s: DCQCN with HAS_WIN 1 and GLOBAL_T 1 (one window, the network's largest BDP) is "
+             "not applied to training jobs: give GLOBAL_T 0 (each pair's BDP) or HAS_WIN 0",
+             (int)(errlen > 400 ? errlen - 400 : 1), path);
+    return -1;
+  }
+  return 0;
+}
+
+int drv_train_network(const job_presets_t *ps, const char *base_dir, eng_params_t *p,
+                      const json_t *net, const char *const *skip, const char *where, char *err,
+                      size_t errlen) {
+  const json_t *f = json_object_get(net, "ns3_config");
+  if (f) {
+    static drv_ns3_config_t cfg; /* large: not on the stack; one experiment at a time */
+    const char *name = json_string_value(f);
+    char path[4096], e[2400];
+    const char *kvs[DRV_NS3_SETS];
+    int bad = -1;
+    if (!name || !*name) {
+      snprintf(err, errlen, "%s.ns3_config: must be a file name (an ns-3 or SimAI configuration)",
+               where);
+      return -1;
+    }
+    snprintf(path, sizeof path, "%s%s%s", name[0] == '/' || !base_dir ? "" : base_dir,
+             name[0] == '/' || !base_dir ? "" : "/", name);
+    if (drv_ns3_settings(path, ps, &cfg, e, sizeof e)) {
+      snprintf(err, errlen, "%s.ns3_config: %s", where, e);
+      return -1;
+    }
+    for (int i = 0; i < cfg.n_sets; i++)
+      kvs[i] = cfg.sets[i];
+    if (job_params_set_list(ps, p, kvs, cfg.n_sets, &bad, e, sizeof e)) {
+      snprintf(err, errlen, "%s.ns3_config: %.1000s: %.1200s", where, path, e);
+      return -1;
+    }
+  }
+  return job_params_apply(ps, p, net, skip, where, err, errlen);
+}
+
+int drv_train_apply(const void *ctx, eng_params_t *p, const json_t *net, const char *const *skip,
+                    const char *where, char *err, size_t errlen) {
+  const drv_train_net_t *t = ctx;
+  return drv_train_network(t->ps, t->base_dir, p, net, skip, where, err, errlen);
 }

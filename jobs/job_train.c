@@ -17,7 +17,8 @@ static const char *const exp_keys[] = {"kind",    "model",    "training", "clust
                                        "network", "workload", NULL};
 static const char *const wl_keys[] = {"file", "unit_ps", "comm_groups", "flavor", "dims", NULL};
 /* Members of `network` read here rather than as parameters. */
-static const char *const net_own[] = {"topology", "link_gbps", "link_delay_ns", NULL};
+static const char *const net_own[] = {"topology", "link_gbps", "link_delay_ns", "ns3_config",
+                                      NULL};
 
 #define TRAIN_MAX_TIME_PS ((int64_t)3600 * 1000000000000) /* an hour of simulated time */
 
@@ -28,7 +29,10 @@ static void network(const job_train_env_t *env, const json_t *net, const char *a
   s->params = env->network->defaults;
   if (net && !json_is_object(net))
     trn_jproblem(pr, at, NULL, "must be an object");
-  else if (net && job_params_apply(env->network, &s->params, net, net_own, at, e, sizeof e))
+  else if (net && (env->apply ? env->apply(env->apply_ctx, &s->params, net, net_own, at, e,
+                                           sizeof e)
+                              : job_params_apply(env->network, &s->params, net, net_own, at, e,
+                                                 sizeof e)))
     trn_problem(pr, "%s", e);
   else if (eng_params_check(&s->params, e, sizeof e))
     trn_jproblem(pr, at, NULL, "%s", e);

@@ -13,6 +13,11 @@ typedef struct job_train_env_t {
   const trn_presets_t *presets; /* models.json, gpus.json */
   const job_presets_t *network; /* network defaults and presets (network.json) */
   const char *base_dir;         /* the job's folder: its files' paths start there */
+  /* Applies the network object's parameters to p (job_params_apply's contract; NULL:
+   * job_params_apply): the driver's reads network.ns3_config first (drv_train_apply). */
+  int (*apply)(const void *ctx, eng_params_t *p, const json_t *net, const char *const *skip,
+               const char *where, char *err, size_t errlen);
+  const void *apply_ctx;
 } job_train_env_t;
 
 /* Reads experiment `exp` (its members kind, model, training, cluster, network,

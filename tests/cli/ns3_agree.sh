@@ -28,7 +28,7 @@ for cc in dcqcn hpcc; do
     out=$work/${c}_$cc
     mkdir -p "$out"
     sed -e "s|flows/<case>.txt|$c.txt|" -e "s|OUTDIR|$out|" "config/$cc.txt" > "$out/config.txt"
-    "$mv" net --ns3-config "$out/config.txt" > "$out/log"
+    "$mv" net --ns3-fct-only --ns3-config "$out/config.txt" > "$out/log"
     row=$(/usr/bin/python3 "$tool" "$out/fct.txt" "fct/${c}_$cc.txt" --row --label "$c $cc")
     last_ours=$(sort -k7,7n "$out/fct.txt" | tail -1 | awk '{print $7}')
     last_ns3=$(sort -k7,7n "fct/${c}_$cc.txt" | tail -1 | awk '{print $7}')
@@ -54,7 +54,7 @@ sed -e "s|flows/<case>.txt|single_pod.txt|" -e "s|OUTDIR|$work|" \
     -e 's/^MULTI_RATE 0/MULTI_RATE 1/' config/hpcc.txt > "$work/bad.txt"
 echo "NO_SUCH_KEY 3" >> "$work/bad.txt"
 set +e
-msg=$("$mv" net --ns3-config "$work/bad.txt" 2>&1); rc=$?
+msg=$("$mv" net --ns3-fct-only --ns3-config "$work/bad.txt" 2>&1); rc=$?
 set -e
 [ $rc -eq 2 ] && [ "$msg" = "multiverse net: $work/bad.txt: not supported: NO_SUCH_KEY (unknown), MULTI_RATE 1 (one rate per hop)" ] ||
   { echo "FAIL: rc $rc: $msg"; fail=1; }

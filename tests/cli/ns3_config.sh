@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `multiverse net --ns3-config`: every value read whole in its range (flags
+# `multiverse net --ns3-config`: outputs it names and we do not write refused by name
+# unless --ns3-fct-only; every value read whole in its range (flags
 # exactly 0 or 1), a refused one named by the configuration's file, line and
 # key; FCT_OUTPUT_FILE by the output rule (never the configuration, the
 # topology or the flow file, whatever its name). Exit 2, nothing written.
@@ -18,7 +19,7 @@ case_() {
   local key=${1%% *} got=0
   grep -v "^$key\b" base.cfg > t.cfg || true
   echo "$1" >> t.cfg
-  "$mv" net --ns3-config t.cfg > out.txt 2> err.txt || got=$?
+  "$mv" net --ns3-fct-only --ns3-config t.cfg > out.txt 2> err.txt || got=$?
   [ $got = 2 ] || fail "$1: exit $got; $(cat err.txt)"
   [ "$(cat err.txt)" = "multiverse net: $2" ] || fail "$1: $(cat err.txt); expected: $2"
   [ ! -e out/fct.txt ] || fail "$1: wrote out/fct.txt"
@@ -70,7 +71,7 @@ case_ "FCT_OUTPUT_FILE topo_link.txt" \
 # Without FCT_OUTPUT_FILE, ns-3's default fct.txt: written, but never over a file already there.
 grep -v "^FCT_OUTPUT_FILE\b" base.cfg > nofct.cfg
 echo "mine" > fct.txt
-"$mv" net --ns3-config nofct.cfg > out.txt 2> err.txt && fail "fct.txt was replaced"
+"$mv" net --ns3-fct-only --ns3-config nofct.cfg > out.txt 2> err.txt && fail "fct.txt was replaced"
 [ "$(cat err.txt)" = "multiverse net: nofct.cfg: no FCT_OUTPUT_FILE, and fct.txt (ns-3's default) exists: name the file to write" ] ||
   fail "$(cat err.txt)"
 [ "$(cat fct.txt)" = mine ] || fail "fct.txt was changed"
@@ -79,8 +80,14 @@ echo "mine" > fct.txt
 "$mv" net --ns3-config many.cfg > out.txt 2> err.txt && fail "many.cfg ran"
 [ "$(cat err.txt)" = "multiverse net: many.cfg:$((512 - $(grep -c . base.cfg) + $(wc -l < base.cfg) + 1)): more than 512 lines with a key" ] ||
   fail "many.cfg: $(cat err.txt)"
+# Outputs ns-3 writes and we do not (its trace, PFC log, queue monitor): named, nothing
+# run, unless --ns3-fct-only.
+"$mv" net --ns3-config base.cfg > out.txt 2> err.txt && fail "base.cfg ran without --ns3-fct-only"
+[ "$(cat err.txt)" = "multiverse net: base.cfg: not written here: TRACE_OUTPUT_FILE out/mix.tr (ns-3's packet trace and link settings), PFC_OUTPUT_FILE out/pfc.txt (ns-3's log of PFC pauses), QLEN_MON_FILE out/qlen.txt (ns-3's queue-length histograms); give --ns3-fct-only to run it writing FCT_OUTPUT_FILE alone (docs/ns3.md)" ] ||
+  fail "$(cat err.txt)"
+[ ! -e out/fct.txt ] || fail "wrote out/fct.txt"
 # The good configuration still runs, and writes its FCT file whole.
-"$mv" net --ns3-config base.cfg > out.txt || fail "base.cfg"
+"$mv" net --ns3-fct-only --ns3-config base.cfg > out.txt || fail "base.cfg"
 [ "$(awk '{print $7}' out/fct.txt)" = 91133 ] || fail "base.cfg: $(cat out/fct.txt)"
 ls -a out | grep -q mvtmp && fail "a temporary copy was left"
 echo "ns3_config: every refusal exact"

@@ -78,4 +78,55 @@ if [ $rc -eq 0 ] && grep -q "ok flows=64 bytes=0 .* open=64 open_bytes=$got " st
 else
   echo "FAIL htsim incast: rc=$rc $(cat stdout.txt stderr.txt)"; fail=1
 fi
+# The HPCC repository's own mix/config.txt (run where ns-3 runs it, above mix/): the
+# outputs it names and we do not write are refused by name; with --ns3-fct-only its two
+# flows run and mix/fct.txt is written.
+cp -r "$data/hpcc/mix" .
+"$mv" net --ns3-config mix/config.txt > stdout.txt 2> stderr.txt
+rc0=$?
+"$mv" net --ns3-config mix/config.txt --ns3-fct-only > stdout.txt 2> stderr1.txt
+rc1=$?
+if [ $rc0 -eq 2 ] &&
+   grep -q "mix/config.txt: not written here: TRACE_OUTPUT_FILE mix/mix.tr (ns-3's packet trace and link settings), PFC_OUTPUT_FILE mix/pfc.txt (ns-3's log of PFC pauses), QLEN_MON_FILE mix/qlen.txt" stderr.txt &&
+   [ $rc1 -eq 0 ] && grep -q "ok flows=2 bytes=400000000 " stdout.txt && [ "$(wc -l < mix/fct.txt)" -eq 2 ]; then
+  echo "ok   HPCC mix/config.txt: its unwritten outputs named; with --ns3-fct-only its 2 flows"
+else
+  echo "FAIL HPCC config: rc=$rc0 $rc1 $(cat stderr.txt stdout.txt stderr1.txt)"; fail=1
+fi
+
+# SimAI's SimAI.conf: for net, with the topology SimAI takes on its command line and a flow
+# file; in a training job (network.ns3_config) its keys give the parameters the same
+# run gets from them written as keys (DCQCN, the ns3_hpcc preset, 9000-byte payload).
+sed 's#^FCT_OUTPUT_FILE .*#FCT_OUTPUT_FILE simai_fct.txt#' "$data/simai/SimAI.conf" > simai.conf
+printf '1\n0 1 3 100 1000000 0\n' > one.txt
+topo="$data/simai/Spectrum-X_8g_8gps_400Gbps_H100"
+"$mv" net --ns3-config simai.conf --ns3-fct-only --topology "$topo" --flows one.txt > stdout.txt 2> stderr.txt
+rc=$?
+job() {
+  echo "{\"name\": \"s\", \"base\": {\"workload\": {\"file\": \"$data/simai/microAllReduce.txt\"},
+    \"cluster\": {\"gpu\": \"h100-sxm\", \"servers\": 1, \"gpus_per_server\": 8, \"nics_per_server\": 8},
+    \"network\": {\"topology\": {\"kind\": \"file\", \"path\": \"$topo\"}, $1}}}"
+}
+job '"ns3_config": "simai.conf"' > a.json
+job '"preset": "ns3_hpcc", "cc": "dcqcn", "mtu": 9000' > b.json
+job '"mtu": 4096' > c.json
+ta=$("$mv" train a.json 2>&1 | grep -o 'iteration=[^ ]*')
+tb=$("$mv" train b.json 2>&1 | grep -o 'iteration=[^ ]*')
+tc=$("$mv" train c.json 2>&1 | grep -o 'iteration=[^ ]*')
+if [ $rc -eq 0 ] && [ "$(wc -l < simai_fct.txt)" -eq 1 ] && [ -n "$ta" ] && [ "$ta" = "$tb" ] &&
+   [ "$ta" != "$tc" ]; then
+  echo "ok   SimAI.conf: net with --topology, and a training job's ns3_config ($ta)"
+else
+  echo "FAIL SimAI.conf: rc=$rc [$ta] [$tb] [$tc] $(cat stdout.txt stderr.txt)"; fail=1
+fi
+# astra-network-ns3's scratch/config/config.txt: CC_MODE 12 (no algorithm in its rdma-hw)
+# is no congestion control, NIC_TOTAL_PAUSE_TIME 0 accepted; its window (HAS_WIN 1)
+# without an algorithm is refused by name.
+"$mv" net --ns3-config "$data/astra-ns3/config.txt" > stdout.txt 2> stderr.txt
+rc=$?
+if [ $rc -eq 2 ] && [ "$(cat stderr.txt)" = "multiverse net: $data/astra-ns3/config.txt: not supported: HAS_WIN 1 with CC_MODE 12 (no congestion control: a window alone is not modelled)" ]; then
+  echo "ok   astra-network-ns3 config.txt: refused by name (HAS_WIN 1 with CC_MODE 12)"
+else
+  echo "FAIL astra-network-ns3 config: rc=$rc $(cat stderr.txt)"; fail=1
+fi
 exit $fail
