@@ -13,7 +13,8 @@ typedef struct ns3_file_t {
   const char *path;
   char *buf;
   size_t len, pos;
-  int line; /* of the line last returned, 1-based */
+  int line;  /* of the line last returned, 1-based */
+  int htsim; /* it has htsim's `Tiers` line: an htsim .topo file, not ns-3's */
 } ns3_file_t;
 
 /* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
@@ -96,6 +97,13 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
     hdr->gpus_per_server = (int32_t)gps;
     snprintf(hdr->gpu_type, sizeof hdr->gpu_type, "%.15s", tok[5]);
     *switches += *nvswitches;
+  } else if (!ns3 && n >= 1 && (strcmp(tok[0], "Nodes") == 0 || strcmp(tok[0], "#") == 0) &&
+             f->htsim) {
+    topo_errf(err, errlen,
+              "%s:%d: an htsim topology (Nodes, Tiers, Podsize, per-tier speeds): not read here; "
+              "write the fat tree as {\"kind\": \"fat_tree\", ...} (docs/formats.md)",
+              f->path, f->line);
+    return -1;
   } else if (!ns3) {
     topo_errf(err, errlen,
               "%s:%d: expected 'nodes switches links' (ns-3) or 'nodes gpus_per_server "
@@ -236,6 +244,7 @@ int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, ch
   topo_t hdr = {0};
   memset(t, 0, sizeof *t);
   if (load_text(&f, text, len, err, errlen) < 0) goto fail;
+  f.htsim = strncmp(f.buf, "Tiers", 5) == 0 || strstr(f.buf, "\nTiers ") != NULL;
   if (read_header(&f, &hdr, &nodes, &switches, &nvswitches, &links, err, errlen) < 0) goto fail;
   header_line = f.line;
   if (topo_alloc(t, nodes, 0, "file", err, errlen) < 0) goto fail;

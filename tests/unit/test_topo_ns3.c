@@ -150,6 +150,9 @@ static void test_errors(void) {
   check_bad("bad/topo_fields.txt",
             "topo_fields.txt:3:", "expected 'src dst rate delay error_rate', found 4 fields");
   check_bad("bad/no_such_file.txt", "cannot open ", "no_such_file.txt: No such file or directory");
+  /* csg-htsim's own sim/datacenter/topologies/leaf_spine_tiny.topo: refused by name */
+  check_bad("peers/htsim/leaf_spine_tiny.topo", "leaf_spine_tiny.topo:1:",
+            "an htsim topology (Nodes, Tiers, Podsize, per-tier speeds): not read here");
 }
 
 /* topo_parse_ns3 of text with one link line `link`: rc -1 and a message with phrase. */
