@@ -134,6 +134,22 @@ int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const 
   return 0;
 }
 
+void trn_gb_imported(trn_gb_t *b, int32_t gpus, int64_t gps, int64_t nics, const char *gpu,
+                     int32_t nvlink) {
+  b->gpus = gpus;
+  b->gps = gps;
+  b->o->n_gpus = gpus;
+  b->cl = (coll_cluster_t){.gpus_per_server = (int32_t)gps,
+                           .nics_per_server = (int32_t)nics,
+                           .gpu = gpu,
+                           .model = b->d->model,
+                           .sync_ps = b->d->sync_ps};
+  if (nvlink) { /* every GPU its own NIC and "server": its steps are flows */
+    b->nvlink = 1;
+    b->cl.gpus_per_server = b->cl.nics_per_server = 1;
+  }
+}
+
 int32_t trn_gb_gpu(const trn_gb_t *b, int64_t tp, int64_t dp, int64_t pp) {
   return (int32_t)(tp + b->t * (dp + b->dp * pp));
 }

@@ -23,10 +23,10 @@ typedef struct eb_t {
   trn_gb_t *b;
   const trn_gen_et_desc_t *d;
   const trn_et_t *et;
-  int64_t *off;    /* (ranks + 1) first node of each rank in done/pre */
-  int32_t *done;   /* per node: the join that ends when the node has completed */
-  int32_t *pre;    /* per node: a join of its dependencies (communication nodes), -1 */
-  idx_t **order;   /* per rank: its nodes by id */
+  int64_t *off;     /* (ranks + 1) first node of each rank in done/pre */
+  int32_t *done;    /* per node: the join that ends when the node has completed */
+  int32_t *pre;     /* per node: a join of its dependencies (communication nodes), -1 */
+  idx_t **order;    /* per rank: its nodes by id */
   int32_t roofline; /* compute nodes timed by the roofline */
 } eb_t;
 
@@ -42,7 +42,9 @@ static int fail(eb_t *e, int32_t r, const trn_et_node_t *n, const char *what) {
   return -1;
 }
 
-static const trn_et_rank_t *rank_of(const eb_t *e, int32_t r) { return &e->et->ranks[r]; }
+static const trn_et_rank_t *rank_of(const eb_t *e, int32_t r) {
+  return &e->et->ranks[r];
+}
 
 /* Index in rank r of node `id` (its nodes sorted by id in order[r]), -1. */
 static int32_t find(const eb_t *e, int32_t r, uint64_t id) {
@@ -271,7 +273,8 @@ static int by_key(const void *a, const void *b) {
 
 static int pair(eb_t *e, const p2p_t *s, const p2p_t *v) {
   trn_gb_t *b = e->b;
-  const trn_et_node_t *ns = &rank_of(e, s->src)->nodes[s->i], *nv = &rank_of(e, v->dst)->nodes[v->i];
+  const trn_et_node_t *ns = &rank_of(e, s->src)->nodes[s->i],
+                      *nv = &rank_of(e, v->dst)->nodes[v->i];
   if (ns->size != nv->size) {
     char m[256];
     snprintf(m, sizeof m, "sends %llu bytes to rank %d, whose receive (node %llu) takes %llu",
@@ -295,8 +298,14 @@ static int pair(eb_t *e, const p2p_t *s, const p2p_t *v) {
   if (f < 0 || trn_gb_edge(b, f, ps, TG_ON_END) || trn_gb_edge(b, ds, f, TG_ON_END) ||
       trn_gb_edge(b, dv, pv, TG_ON_END) || trn_gb_edge(b, dv, f, TG_ON_RECV))
     return -1;
-  trn_span_t sp = {.gpu = s->src, .cat = TRN_CAT_PP, .kind = COLL_SENDRECV, .first = f,
-                   .end = f + 1, .done = f, .bytes = bytes, .task = f};
+  trn_span_t sp = {.gpu = s->src,
+                   .cat = TRN_CAT_PP,
+                   .kind = COLL_SENDRECV,
+                   .first = f,
+                   .end = f + 1,
+                   .done = f,
+                   .bytes = bytes,
+                   .task = f};
   if (trn_gb_span(b, sp)) return -1;
   sp.gpu = s->dst;
   sp.recv_side = 1;
@@ -356,18 +365,7 @@ int trn_gen_et(const trn_gen_et_desc_t *d, trn_graph_t *out, char *err, size_t e
              (long long)d->gpus, et->prefix, et->n_ranks);
     return -1;
   }
-  b.gpus = et->n_ranks;
-  b.gps = d->gpus_per_server;
-  out->n_gpus = b.gpus;
-  b.cl = (coll_cluster_t){.gpus_per_server = (int32_t)d->gpus_per_server,
-                          .nics_per_server = (int32_t)d->nics_per_server,
-                          .gpu = d->gpu,
-                          .model = d->model,
-                          .sync_ps = d->sync_ps};
-  if (d->nvlink) { /* every GPU its own NIC and "server": its steps are flows */
-    b.nvlink = 1;
-    b.cl.gpus_per_server = b.cl.nics_per_server = 1;
-  }
+  trn_gb_imported(&b, et->n_ranks, d->gpus_per_server, d->nics_per_server, d->gpu, d->nvlink);
   b.host = malloc((size_t)b.gpus * sizeof *b.host);
   out->gpu_stage = malloc((size_t)b.gpus * sizeof *out->gpu_stage);
   e.off = malloc(((size_t)b.gpus + 1) * sizeof *e.off);

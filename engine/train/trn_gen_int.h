@@ -87,6 +87,11 @@ int trn_gb_join2(trn_gb_t *b, int32_t gpu, int32_t a, int32_t c, int32_t *out);
 /* coll_append among n GPUs, meta and spans (cat) for its tasks; done[i] per member. */
 int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const int32_t *gpus,
                 const int32_t *after, int32_t *done, int cat, trn_meta_t meta);
+/* An imported workload's builder on `gpus` GPUs, gps and nics per server, of GPU type
+ * `gpu` (b->o's n_gpus, the collectives' cluster with b->d's model and sync; nvlink:
+ * every GPU its own NIC and "server", its collectives' steps flows). */
+void trn_gb_imported(trn_gb_t *b, int32_t gpus, int64_t gps, int64_t nics, const char *gpu,
+                     int32_t nvlink);
 /* GPU of (tp, dp, pp) indices. */
 int32_t trn_gb_gpu(const trn_gb_t *b, int64_t tp, int64_t dp, int64_t pp);
 

@@ -18,13 +18,13 @@ typedef struct wb_t {
   trn_gb_t *b;
   const trn_wl_t *wl;
   const trn_gen_wl_desc_t *d;
-  int simai;                 /* SimAI's loops and groups, else ASTRA-sim 1.0's */
-  int64_t tp, pp, dp, ep;    /* SimAI's groups (and the transformer policies') */
-  int32_t n_dims;            /* ASTRA-sim 1.0's dimensions */
+  int simai;              /* SimAI's loops and groups, else ASTRA-sim 1.0's */
+  int64_t tp, pp, dp, ep; /* SimAI's groups (and the transformer policies') */
+  int32_t n_dims;         /* ASTRA-sim 1.0's dimensions */
   int64_t dims[TRN_WL_MAX_DIMS];
-  int32_t *cur;              /* (gpus) the task the GPU's next step waits for, -1 */
-  int32_t *pend;             /* (gpus) a layer's input-gradient collective, finished, -1 */
-  int32_t *fwd0, *ig0;       /* (gpus) DLRM: layer 0's forward and input-gradient ones */
+  int32_t *cur;                /* (gpus) the task the GPU's next step waits for, -1 */
+  int32_t *pend;               /* (gpus) a layer's input-gradient collective, finished, -1 */
+  int32_t *fwd0, *ig0;         /* (gpus) DLRM: layer 0's forward and input-gradient ones */
   int32_t *mem, *after, *done; /* (gpus) scratch */
 } wb_t;
 
@@ -118,7 +118,8 @@ static int32_t group(const wb_t *w, int32_t l, int ph, const trn_wl_phase_t *p, 
 }
 
 static int cat_of(const wb_t *w, const trn_wl_phase_t *p, int ph) {
-  if (!w->simai) return p->comm == TRN_WL_ALLTOALL ? TRN_CAT_EP : ph == PH_WG ? TRN_CAT_DP : TRN_CAT_TP;
+  if (!w->simai)
+    return p->comm == TRN_WL_ALLTOALL ? TRN_CAT_EP : ph == PH_WG ? TRN_CAT_DP : TRN_CAT_TP;
   return p->group == TRN_WL_TP ? TRN_CAT_TP : p->group == TRN_WL_EP ? TRN_CAT_EP : TRN_CAT_DP;
 }
 
@@ -195,9 +196,9 @@ static int issue(wb_t *w, int32_t l, int ph, int blocking, int32_t *fin, uint64_
       w->after[i] = w->cur[w->mem[i]];
     for (int s = 0; s < steps; s++) {
       coll_kind_t kind = p->comm == TRN_WL_ALLREDUCE || (steps == 2 && s == 0) ? COLL_ALLREDUCE
-                         : p->comm == TRN_WL_ALLGATHER                        ? COLL_ALLGATHER
-                         : p->comm == TRN_WL_REDUCESCATTER                    ? COLL_REDUCESCATTER
-                                                                              : COLL_ALLTOALL;
+                         : p->comm == TRN_WL_ALLGATHER                         ? COLL_ALLGATHER
+                         : p->comm == TRN_WL_REDUCESCATTER                     ? COLL_REDUCESCATTER
+                                                                               : COLL_ALLTOALL;
       uint64_t sz = bytes ? bytes : p->bytes;
       /* ASTRA-sim 1.0's all-gather size is each GPU's part (its ring ends with n times
        * it); SimAI's is the gathered output, nccl-tests' size */
@@ -385,8 +386,7 @@ static int groups(wb_t *w, char *err, size_t errlen) {
         snprintf(err, errlen,
                  "line %d: %s_%s is SimAI's (ASTRA-sim 1.0 runs no collective for it): give "
                  "workload.flavor \"simai\"",
-                 L->line, trn_wl_comm_name(p[k]->comm),
-                 p[k]->group == TRN_WL_EP ? "EP" : "DP_EP");
+                 L->line, trn_wl_comm_name(p[k]->comm), p[k]->group == TRN_WL_EP ? "EP" : "DP_EP");
         return -1;
       }
   }
@@ -409,18 +409,7 @@ int trn_gen_wl(const trn_gen_wl_desc_t *d, trn_graph_t *out, char *err, size_t e
              trn_wl_policy_name(wl->policy));
     return -1;
   }
-  b.gpus = (int32_t)d->gpus;
-  b.gps = d->gpus_per_server;
-  out->n_gpus = b.gpus;
-  b.cl = (coll_cluster_t){.gpus_per_server = (int32_t)d->gpus_per_server,
-                          .nics_per_server = (int32_t)d->nics_per_server,
-                          .gpu = d->gpu,
-                          .model = d->model,
-                          .sync_ps = d->sync_ps};
-  if (d->nvlink) { /* every GPU its own NIC and "server": its steps are flows */
-    b.nvlink = 1;
-    b.cl.gpus_per_server = b.cl.nics_per_server = 1;
-  }
+  trn_gb_imported(&b, (int32_t)d->gpus, d->gpus_per_server, d->nics_per_server, d->gpu, d->nvlink);
   b.host = malloc((size_t)b.gpus * sizeof *b.host);
   w.cur = malloc(7 * ((size_t)b.gpus + 1) * sizeof *w.cur);
   out->gpu_stage = malloc((size_t)b.gpus * sizeof *out->gpu_stage);
