@@ -94,6 +94,30 @@ else
   echo "FAIL HPCC config: rc=$rc0 $rc1 $(cat stderr.txt stdout.txt stderr1.txt)"; fail=1
 fi
 
+# The configurations the HPCC repository's simulation/run.py writes (python 2.7,
+# unchanged: --topo fat --trace flow --bw 100 --cc X): HPCC and the three DCQCN
+# variants run its two 200 MB flows into one host of mix/fat.txt (at most the 100 Gb/s
+# link: >= 32 ms); DCTCP (8), TIMELY (7) and HPCC-PINT (10) are refused by name.
+ok=1
+for c in hp95 dcqcn dcqcn_paper dcqcn_vwin; do
+  "$mv" net --ns3-config mix/config_fat_flow_$c.txt --ns3-fct-only > stdout.txt 2> stderr.txt ||
+    ok=0
+  fct=$(grep -o 'max_fct=[0-9]*' stdout.txt | cut -d= -f2)
+  { grep -q "ok flows=2 bytes=400000000 " stdout.txt && [ "${fct:-0}" -ge 32000000 ] &&
+    [ "$fct" -le 40000000 ] && [ "$(wc -l < mix/fct_fat_flow_$c.txt)" -eq 2 ]; } || ok=0
+  echo "  run.py $c: max_fct=$fct ns"
+done
+for c in dctcp:8 timely:7 hpccPint95log1.010p1.000:10; do
+  "$mv" net --ns3-config mix/config_fat_flow_${c%:*}.txt --ns3-fct-only > stdout.txt 2> stderr.txt
+  [ $? -eq 2 ] && [ "$(cat stderr.txt)" = "multiverse net: mix/config_fat_flow_${c%:*}.txt: not supported: CC_MODE (7 TIMELY, 8 DCTCP and 10 HPCC-PINT: not modelled)" ] &&
+    grep -qx "CC_MODE ${c#*:}" mix/config_fat_flow_${c%:*}.txt || ok=0
+done
+if [ $ok -eq 1 ]; then
+  echo "ok   HPCC run.py's configurations: hp95 and 3 DCQCN run, DCTCP/TIMELY/HPCC-PINT refused by name"
+else
+  echo "FAIL HPCC run.py configurations: $(cat stdout.txt stderr.txt)"; fail=1
+fi
+
 # SimAI's SimAI.conf: for net, with the topology SimAI takes on its command line and a flow
 # file; in a training job (network.ns3_config) its keys give the parameters the same
 # run gets from them written as keys (DCQCN, the ns3_hpcc preset, 9000-byte payload).
