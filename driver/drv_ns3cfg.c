@@ -401,13 +401,10 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
   if (!cfg_flag(&c, "RATE_BOUND", 1)) cfg_unmodelled(bad, sizeof bad, "RATE_BOUND 0");
   if (hpcc && (!has_win || !var_win))
     cfg_unmodelled(bad, sizeof bad, "HPCC without HAS_WIN 1 and VAR_WIN 1");
-  if (none && has_win) {
-    char m[120];
-    snprintf(m, sizeof m,
-             "HAS_WIN 1 with CC_MODE %lld (no congestion control: a window alone is not modelled)",
-             mode);
-    cfg_unmodelled(bad, sizeof bad, m);
-  }
+  /* no algorithm with a window (ASTRA-sim's CC_MODE 12 with HAS_WIN 1): ns-3 sends at
+   * line rate, at most the window unacknowledged, and reads no CNP. That is DCQCN
+   * whose switches never mark: its rate stays at line rate, its window holds. */
+  int win_only = none && has_win;
   if (cfg_flag(&c, "L2_BACK_TO_ZERO", 0)) cfg_unmodelled(bad, sizeof bad, "L2_BACK_TO_ZERO 1");
   long long payload = cfg_int(&c, "PACKET_PAYLOAD_SIZE", 1000, 1, 65000);
   long long ack_iv = cfg_int(&c, "L2_ACK_INTERVAL", 1, 0, 4294967295LL);
@@ -428,11 +425,12 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
   double ai = cfg_mbps(&c, "RATE_AI", 5), hai = cfg_mbps(&c, "RATE_HAI", 50);
   double min_rate = cfg_mbps(&c, "MIN_RATE", 100);
   int rc = 0;
-  rc |= cfg_set(o, &w, cfg_get(&c, "CC_MODE"), "cc=%s", hpcc ? "hpcc" : dcqcn ? "dcqcn" : "none");
+  const char *cc = hpcc ? "hpcc" : dcqcn || win_only ? "dcqcn" : "none";
+  rc |= cfg_set(o, &w, cfg_get(&c, "CC_MODE"), "cc=%s", cc);
   rc |= cfg_set(o, &w, NULL, "preset=ns3_hpcc");
   rc |= cfg_set(o, &w, cfg_get(&c, "PACKET_PAYLOAD_SIZE"), "mtu=%lld", payload);
   rc |= cfg_set(o, &w, cfg_get(&c, "ENABLE_QCN"), "ecn=%s",
-                cfg_flag(&c, "ENABLE_QCN", 1) ? "true" : "false");
+                cfg_flag(&c, "ENABLE_QCN", 1) && !win_only ? "true" : "false");
   rc |= cfg_pass(o, &w, &c, "buffer_mb", "BUFFER_SIZE", "16");
   /* SimAI writes 4e13 s to mean no stop: past our limit, the limit (1e6 s) */
   const char *sv = cfg_val(&c, "SIMULATOR_STOP_TIME", NULL);
@@ -471,6 +469,9 @@ int drv_ns3_config(const char *path, const job_presets_t *ps, drv_ns3_config_t *
     /* a window: each pair's BDP, or with GLOBAL_T the network's largest */
     o->dcqcn_global_window = has_win && global_t;
     rc |= cfg_set(o, &w, cfg_get(&c, "HAS_WIN"), "dcqcn_window_kb=%s", has_win ? "-1" : "0");
+  } else if (win_only) {
+    o->dcqcn_global_window = global_t;
+    rc |= cfg_set(o, &w, cfg_get(&c, "HAS_WIN"), "dcqcn_window_kb=-1");
   } else if (hpcc) {
     rc |= cfg_set(o, &w, cfg_get(&c, "RATE_AI"), "hpcc_ai_mbps=%.17g", ai);
     rc |= cfg_set(o, &w, cfg_get(&c, "MIN_RATE"), "hpcc_min_rate_mbps=%.17g", min_rate);

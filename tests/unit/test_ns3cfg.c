@@ -62,6 +62,25 @@ static void simai_conf(void) {
   json_decref(net);
 }
 
+/* astra-network-ns3's scratch/config/config.txt: CC_MODE 12, which its rdma-hw matches
+ * to no algorithm, with HAS_WIN 1: line rate under each pair's BDP window, run as DCQCN
+ * whose switches never mark (its rate stays at line rate); NIC_TOTAL_PAUSE_TIME 0. */
+static void astra_ns3_conf(void) {
+  static drv_ns3_config_t o;
+  char err[2400] = "";
+  CHECK_EQ_I64(drv_ns3_settings(mvtest_data("peers/astra-ns3/config.txt"), &ps, &o, err, sizeof err),
+               0);
+  if (err[0]) fprintf(stderr, "%s\n", err);
+  CHECK(has_set(&o, "cc=dcqcn"));
+  CHECK(has_set(&o, "ecn=false")); /* its ENABLE_QCN 1 marks packets nobody reads */
+  CHECK(has_set(&o, "dcqcn_window_kb=-1"));
+  CHECK(o.dcqcn_global_window == 0); /* GLOBAL_T 0 */
+  CHECK(has_set(&o, "mtu=1000"));
+  CHECK(has_set(&o, "max_time_s=1e6"));
+  CHECK_STR_CONTAINS(o.topology, "8_nodes_1_switch_topology.txt");
+  CHECK_STR_CONTAINS(o.unwritten, "PFC_OUTPUT_FILE ../../scratch/output/pfc.txt");
+}
+
 int main(void) {
   char err[1024], path[2048];
   const char *dir = getenv("MV_PRESETS");
@@ -71,5 +90,6 @@ int main(void) {
     return 1;
   }
   simai_conf();
+  astra_ns3_conf();
   return mvtest_end();
 }
