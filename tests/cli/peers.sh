@@ -170,4 +170,18 @@ if [[ $w2 == *"pauses=0 ecn=0 "* ]] && [ "$w1" = "$d1" ] && [ "$w2" = "$d2" ] &&
 else
   echo "FAIL astra-network-ns3 config: [${r[*]}] $(cat astra/x/y/stderr.txt)"; fail=1
 fi
+# astra-network-ns3's 8nodes_ring_topology.txt (8 hosts in a ring, no switch): ns-3
+# routes through switches only, so a host reaches its neighbours and no one else.
+printf '1\n0 1 3 100 1000000 0\n' > r1.txt
+printf '1\n0 4 3 100 1000000 0\n' > r4.txt
+"$mv" net --topology "$data/astra-ns3/8nodes_ring_topology.txt" --flows r1.txt -o ring1 > stdout.txt 2>&1
+rc1=$?
+"$mv" net --topology "$data/astra-ns3/8nodes_ring_topology.txt" --flows r4.txt -o ring4 > stderr.txt 2>&1
+rc4=$?
+if [ $rc1 -eq 0 ] && grep -q "ok flows=1 bytes=1000000 " stdout.txt && [ $rc4 -eq 2 ] &&
+   [ "$(cat stderr.txt)" = "multiverse net: r4.txt:2: flow from 0 to 4: no path between them" ]; then
+  echo "ok   astra-network-ns3 8nodes_ring: a neighbour reached, 0 to 4 has no path (hosts do not relay)"
+else
+  echo "FAIL 8nodes_ring: rc=$rc1 $rc4 $(cat stdout.txt stderr.txt)"; fail=1
+fi
 exit $fail
