@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "driver/drv_net.h"
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "traffic/trf.h"
 
 static const char net_usage[] =
@@ -80,7 +80,7 @@ static int net_add_flows(net_args_t *a, const char *path) {
  * absolute); blank lines and lines starting with '#' are skipped. */
 static int net_flows_from(net_args_t *a, const char *list) {
   char why[128];
-  FILE *f = eng_fopen_input(list, "r", why, sizeof why);
+  FILE *f = base_fopen_input(list, "r", why, sizeof why);
   if (!f) return drv_fail(2, "multiverse net: cannot open %s: %s\n", list, why);
   const char *slash = strrchr(list, '/');
   int dir_len = slash ? (int)(slash - list + 1) : 0;
@@ -148,7 +148,7 @@ static int net_parse(int argc, char **argv, net_args_t *a) {
       a->trace_exp = (int)x;
       a->trace_opts = 1;
     } else if (strcmp(o, "--trace-every-us") == 0) {
-      a->trace_every = trf_parse_decimal(v, 6); /* whole ps, 1 ps to 1e6 s */
+      a->trace_every = base_dec_scaled(v, 6); /* whole ps, 1 ps to 1e6 s */
       if (a->trace_every < 1 || a->trace_every > TG_MAX_START_PS)
         return drv_fail(2,
                         "multiverse net: --trace-every-us %s: expected a time from 0.000001 to "

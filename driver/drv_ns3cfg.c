@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "driver/drv.h"
 #include "sim/eng_num.h"
 
@@ -172,7 +172,7 @@ static int cfg_pass(drv_ns3_config_t *o, cfg_sets_t *w, cfg_t *c, const char *pa
 
 static int cfg_read(const char *path, cfg_t *c, char *buf, size_t cap, char *err, size_t errlen) {
   char why[128];
-  FILE *f = eng_fopen_input(path, "r", why, sizeof why);
+  FILE *f = base_fopen_input(path, "r", why, sizeof why);
   if (!f) {
     snprintf(err, errlen, "cannot open %s: %s", path, why);
     return -1;

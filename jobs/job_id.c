@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "jobs/job_param_int.h"
 
 #define ID_FNV_OFFSET 0xcbf29ce484222325ULL
@@ -42,7 +42,7 @@ uint64_t job_id_hash(const char *canon, const uint64_t *digests, int n_files) {
 
 int job_file_digest(const char *path, uint64_t *digest, char *err, size_t errlen) {
   char why[128];
-  FILE *f = eng_fopen_input(path, "rb", why, sizeof why);
+  FILE *f = base_fopen_input(path, "rb", why, sizeof why);
   if (!f) {
     snprintf(err, errlen, "%s: %s", path, why);
     return -1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "jobs/job_param_int.h"
 
 /* The storage type each unit implies (checked for every line of the lists). */
@@ -272,8 +273,7 @@ bad:
 }
 
 int job_oneline(char *err) {
-  for (char *c = err; c && *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  base_oneline(err, -1);
   return -1;
 }
 

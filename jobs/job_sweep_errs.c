@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "job_sweep_int.h"
 
 static void errs_vadd(job_sweep_errs_t *e, const char *fmt, va_list ap) {
@@ -25,8 +26,7 @@ static void errs_vadd(job_sweep_errs_t *e, const char *fmt, va_list ap) {
     e->cap = cap;
   }
   vsnprintf(e->text + e->len, (size_t)n + 1, fmt, ap);
-  for (size_t i = e->len; i < e->len + (size_t)n; i++) /* one line, whatever it quotes */
-    if ((unsigned char)e->text[i] < 0x20 || e->text[i] == 0x7f) e->text[i] = '?';
+  base_oneline(e->text + e->len, n); /* one line, whatever it quotes */
   e->len += (size_t)n;
   e->text[e->len++] = '\n';
   e->text[e->len] = '\0';

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "job_sweep_int.h"
 
 static int known(const char *key, const char *const *keys) {
@@ -162,7 +162,7 @@ int job_sweep_parse(const char *file, const char *text, job_sweep_t **out, job_s
 int job_sweep_load(const char *path, job_sweep_t **out, job_sweep_errs_t *errs) {
   json_error_t je;
   char why[128];
-  if (eng_input_regular(path, why, sizeof why)) {
+  if (base_input_regular(path, why, sizeof why)) {
     *out = NULL;
     job_sweep_errs_add(errs, "%s: %s", path, why);
     return -1;

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "cc/cc_types.h"
-#include "sim/eng_hd.h"
+#include "base/base_hd.h"
 
 ENG_INLINE void cc_dcqcn_init(const cc_state_t *s, cc_dcqcn_t *d, const cc_params_t *p) {
   (void)p;

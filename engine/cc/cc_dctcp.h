@@ -6,7 +6,7 @@
 #define CC_DCTCP_H
 
 #include "cc/cc_types.h"
-#include "sim/eng_hd.h"
+#include "base/base_hd.h"
 
 ENG_INLINE void cc_dctcp_init(cc_dctcp_t *d, const cc_params_t *p) {
   d->cwnd = (double)p->init_cwnd;

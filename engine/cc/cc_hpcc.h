@@ -9,13 +9,13 @@
 #define CC_HPCC_H
 
 #include "cc/cc_types.h"
-#include "sim/eng_clock.h"
-#include "sim/eng_hd.h"
+#include "base/base_clock.h"
+#include "base/base_hd.h"
 
 /* Time to send `bytes` at `rate` bit/s (truncated to whole bit/s, as a rate
  * of the ns-3 HPCC simulator): ps, on the experiment's clock. */
 ENG_INLINE int64_t cc_pace(int64_t bytes, double rate, int32_t clock_ns) {
-  return eng_ser_clock(bytes, (uint64_t)rate, clock_ns);
+  return base_ser_clock(bytes, (uint64_t)rate, clock_ns);
 }
 
 ENG_INLINE void cc_hpcc_init(const cc_state_t *s, cc_hpcc_t *h, const cc_params_t *p,

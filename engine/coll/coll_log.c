@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "coll/coll.h"
 
 #define LOG_MAX_TOK 48
@@ -289,7 +289,7 @@ int coll_log_read(const char *path, int kind, int out_of_place, coll_log_t *log,
   memset(log, 0, sizeof *log);
   log->kind = kind >= 0 ? kind : -1;
   char why[128];
-  FILE *f = eng_fopen_input(path, "r", why, sizeof why);
+  FILE *f = base_fopen_input(path, "r", why, sizeof why);
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, why);
     return -1;

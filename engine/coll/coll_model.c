@@ -2,24 +2,12 @@
  * curve of a (GPU, collective, GPU count), measured or derived. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "coll/coll.h"
-
-static void coll_errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void coll_errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  for (char *c = err; *c; c++) /* one line, whatever a quoted key holds */
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-}
 
 /* Rejects keys of o outside the NULL-terminated list; `at` is the object's path. */
 static int check_keys(const json_t *o, const char *const *ok, const char *at, char *err,
@@ -31,7 +19,7 @@ static int check_keys(const json_t *o, const char *const *ok, const char *at, ch
     for (int i = 0; ok[i] && !found; i++)
       found = strcmp(key, ok[i]) == 0;
     if (!found) {
-      coll_errf(err, errlen, "%s.%s: unknown key", at, key);
+      base_errf(err, errlen, "%s.%s: unknown key", at, key);
       return -1;
     }
   }
@@ -50,7 +38,7 @@ static int get_name(const json_t *o, const char *key, char *out, const char *at,
                     size_t errlen) {
   const char *s = json_string_value(json_object_get(o, key));
   if (!s || !*s || strlen(s) >= COLL_NAME_LEN) {
-    coll_errf(err, errlen, "%s.%s: must be a name of 1 to %d characters", at, key,
+    base_errf(err, errlen, "%s.%s: must be a name of 1 to %d characters", at, key,
               COLL_NAME_LEN - 1);
     return -1;
   }
@@ -65,7 +53,7 @@ static int get_key3(const json_t *o, char *gpu, int32_t *kind, int32_t *gpus, co
   const char *c = json_string_value(json_object_get(o, "collective"));
   *kind = c ? coll_kind_parse(c) : -1;
   if (*kind < 0) {
-    coll_errf(err, errlen,
+    base_errf(err, errlen,
               "%s.collective: must be allreduce, allgather, reducescatter, alltoall, "
               "broadcast, reduce or sendrecv",
               at);
@@ -74,7 +62,7 @@ static int get_key3(const json_t *o, char *gpu, int32_t *kind, int32_t *gpus, co
   const json_t *n = json_object_get(o, "gpus");
   if (!json_is_integer(n) || json_integer_value(n) < 1 ||
       json_integer_value(n) > COLL_MAX_SERVER_GPUS) {
-    coll_errf(err, errlen, "%s.gpus: must be an integer in [1, %d]", at, COLL_MAX_SERVER_GPUS);
+    base_errf(err, errlen, "%s.gpus: must be an integer in [1, %d]", at, COLL_MAX_SERVER_GPUS);
     return -1;
   }
   *gpus = (int32_t)json_integer_value(n);
@@ -86,7 +74,7 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
                                      "source", "note",       "points", "derived_from", NULL};
   memset(f, 0, sizeof *f);
   if (!json_is_object(o)) {
-    coll_errf(err, errlen, "%s: must be an object", at);
+    base_errf(err, errlen, "%s: must be an object", at);
     return -1;
   }
   if (check_keys(o, keys, at, err, errlen) ||
@@ -95,7 +83,7 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
   const json_t *rs = json_object_get(o, "ranges");
   size_t nr = json_array_size(rs);
   if (!json_is_array(rs) || nr < 1 || nr > COLL_MAX_RANGES) {
-    coll_errf(err, errlen, "%s.ranges: must be an array of 1 to %d ranges", at, COLL_MAX_RANGES);
+    base_errf(err, errlen, "%s.ranges: must be an array of 1 to %d ranges", at, COLL_MAX_RANGES);
     return -1;
   }
   static const char *const rkeys[] = {"max_bytes", "alpha_us", "beta_GBps", NULL};
@@ -104,7 +92,7 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
     char rat[800];
     snprintf(rat, sizeof rat, "%s.ranges[%zu]", at, i);
     if (!json_is_object(r)) {
-      coll_errf(err, errlen, "%s: must be an object", rat);
+      base_errf(err, errlen, "%s: must be an object", rat);
       return -1;
     }
     if (check_keys(r, rkeys, rat, err, errlen)) return -1;
@@ -112,7 +100,7 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
     const json_t *mb = json_object_get(r, "max_bytes");
     int last = i + 1 == nr;
     if (last ? !json_is_null(mb) : !json_is_integer(mb) || json_integer_value(mb) < 1) {
-      coll_errf(err, errlen, "%s.max_bytes: %s", rat,
+      base_errf(err, errlen, "%s.max_bytes: %s", rat,
                 last ? "must be null (the last range is unbounded)"
                 : json_is_null(mb)
                     ? "null, but only the last range is unbounded (ranges ascend in max_bytes)"
@@ -121,22 +109,22 @@ static int parse_fit(const json_t *o, coll_fit_t *f, const char *at, char *err, 
     }
     x->max_bytes = last ? UINT64_MAX : (uint64_t)json_integer_value(mb);
     if (i > 0 && x->max_bytes <= f->r[i - 1].max_bytes) {
-      coll_errf(err, errlen, "%s.max_bytes: ranges must ascend", rat);
+      base_errf(err, errlen, "%s.max_bytes: ranges must ascend", rat);
       return -1;
     }
     if (get_num(r, "alpha_us", &x->alpha_us) || !(x->alpha_us >= 0) || !isfinite(x->alpha_us)) {
-      coll_errf(err, errlen, "%s.alpha_us: must be a number >= 0 (us)", rat);
+      base_errf(err, errlen, "%s.alpha_us: must be a number >= 0 (us)", rat);
       return -1;
     }
     if (get_num(r, "beta_GBps", &x->beta_gbps) || !(x->beta_gbps > 0) || !isfinite(x->beta_gbps)) {
-      coll_errf(err, errlen, "%s.beta_GBps: must be a number > 0 (GB/s)", rat);
+      base_errf(err, errlen, "%s.beta_GBps: must be a number > 0 (GB/s)", rat);
       return -1;
     }
   }
   f->n_ranges = (int32_t)nr;
   double me = 0;
   if (json_object_get(o, "max_error") && (get_num(o, "max_error", &me) || !(me >= 0))) {
-    coll_errf(err, errlen, "%s.max_error: must be a number >= 0", at);
+    base_errf(err, errlen, "%s.max_error: must be a number >= 0", at);
     return -1;
   }
   f->max_err = me;
@@ -149,7 +137,7 @@ static int parse_gpu(const char *name, const json_t *o, coll_gpu_bw_t *g, const 
   static const char *const bkeys[] = {"allreduce", "other", NULL};
   memset(g, 0, sizeof *g);
   if (!json_is_object(o) || strlen(name) >= COLL_NAME_LEN || !*name) {
-    coll_errf(err, errlen, "%s: must be an object named by a GPU type", at);
+    base_errf(err, errlen, "%s: must be an object named by a GPU type", at);
     return -1;
   }
   strcpy(g->gpu, name);
@@ -158,7 +146,7 @@ static int parse_gpu(const char *name, const json_t *o, coll_gpu_bw_t *g, const 
   char bat[800];
   snprintf(bat, sizeof bat, "%s.busbw_GBps", at);
   if (!json_is_object(b)) {
-    coll_errf(err, errlen, "%s: must be an object {\"allreduce\": ..., \"other\": ...}", bat);
+    base_errf(err, errlen, "%s: must be an object {\"allreduce\": ..., \"other\": ...}", bat);
     return -1;
   }
   if (check_keys(b, bkeys, bat, err, errlen)) return -1;
@@ -171,18 +159,18 @@ static int parse_gpu(const char *name, const json_t *o, coll_gpu_bw_t *g, const 
       long n = strtol(k, &end, 10);
       if (*end || n < 1 || n > COLL_MAX_SERVER_GPUS || !json_is_number(v) ||
           !(json_number_value(v) > 0)) {
-        coll_errf(err, errlen, "%s.allreduce.%s: keys are GPU counts, values GB/s > 0", bat, k);
+        base_errf(err, errlen, "%s.allreduce.%s: keys are GPU counts, values GB/s > 0", bat, k);
         return -1;
       }
       g->allreduce_n[n] = json_number_value(v);
     }
   } else if (ar && (!json_is_number(ar) || !((g->allreduce = json_number_value(ar)) > 0))) {
-    coll_errf(err, errlen, "%s.allreduce: must be GB/s > 0 or an object by GPU count", bat);
+    base_errf(err, errlen, "%s.allreduce: must be GB/s > 0 or an object by GPU count", bat);
     return -1;
   }
   const json_t *ot = json_object_get(b, "other");
   if (ot && (!json_is_number(ot) || !((g->other = json_number_value(ot)) > 0))) {
-    coll_errf(err, errlen, "%s.other: must be GB/s > 0", bat);
+    base_errf(err, errlen, "%s.other: must be GB/s > 0", bat);
     return -1;
   }
   return 0;
@@ -199,7 +187,7 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
                                     "models",      "gpus",   "reference",  NULL};
   char at[600];
   if (!json_is_object(root)) {
-    coll_errf(err, errlen, "%s: must hold a JSON object", where);
+    base_errf(err, errlen, "%s: must hold a JSON object", where);
     return -1;
   }
   const char *key;
@@ -209,13 +197,13 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
     for (int i = 0; top[i] && !ok; i++)
       ok = strcmp(key, top[i]) == 0;
     if (!ok) {
-      coll_errf(err, errlen, "%s: %s: unknown key", where, key);
+      base_errf(err, errlen, "%s: %s: unknown key", where, key);
       return -1;
     }
   }
   const json_t *ms = json_object_get(root, "models");
   if (!json_is_array(ms)) {
-    coll_errf(err, errlen, "%s: models: must be an array of fitted curves", where);
+    base_errf(err, errlen, "%s: models: must be an array of fitted curves", where);
     return -1;
   }
   for (size_t i = 0; i < json_array_size(ms); i++) {
@@ -228,7 +216,7 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
                  *c = json_string_value(json_object_get(o, "collective"));
       if (g && c && strcmp(g, f.gpu) == 0 && coll_kind_parse(c) == f.kind &&
           json_integer_value(json_object_get(o, "gpus")) == f.gpus) {
-        coll_errf(err, errlen, "%s: %s %s among %d GPUs is models[%zu] already: give it once", at,
+        base_errf(err, errlen, "%s: %s %s among %d GPUs is models[%zu] already: give it once", at,
                   f.gpu, coll_name(f.kind), f.gpus, k);
         return -1;
       }
@@ -246,7 +234,7 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
   }
   const json_t *gs = json_object_get(root, "gpus");
   if (gs && !json_is_object(gs)) {
-    coll_errf(err, errlen, "%s: gpus: must be an object by GPU type", where);
+    base_errf(err, errlen, "%s: gpus: must be an object by GPU type", where);
     return -1;
   }
   json_object_foreach((json_t *)gs, key, v) {
@@ -270,13 +258,13 @@ int coll_model_from_json(coll_model_t *m, const json_t *root, const char *where,
     snprintf(at, sizeof at, "%s: reference", where);
     if (!json_is_object(ref) || check_keys(ref, rkeys, at, err, errlen) ||
         get_key3(ref, m->ref_gpu, &m->ref_kind, &m->ref_gpus, at, err, errlen)) {
-      if (!json_is_object(ref)) coll_errf(err, errlen, "%s: must be an object", at);
+      if (!json_is_object(ref)) base_errf(err, errlen, "%s: must be an object", at);
       return -1;
     }
   }
   return 0;
 oom:
-  coll_errf(err, errlen, "%s: out of memory", where);
+  base_errf(err, errlen, "%s: out of memory", where);
   return -1;
 }
 
@@ -285,9 +273,9 @@ int coll_model_load(coll_model_t *m, const char *path, char *err, size_t errlen)
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
     if (je.line > 0)
-      coll_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
     else
-      coll_errf(err, errlen, "%s: %s", path, je.text);
+      base_errf(err, errlen, "%s: %s", path, je.text);
     return -1;
   }
   int rc = coll_model_from_json(m, root, path, err, errlen);
@@ -352,7 +340,7 @@ static const coll_fit_t *derive_source(const coll_model_t *m, const char *gpu, i
 int coll_model_get(const coll_model_t *m, const char *gpu, coll_kind_t kind, int32_t gpus,
                    coll_fit_t *out, char *err, size_t errlen) {
   if (!gpu || kind < 0 || kind >= COLL_N_KINDS || gpus < 1 || gpus > COLL_MAX_SERVER_GPUS) {
-    coll_errf(err, errlen, "intra-server model: no GPU type, or a bad collective or GPU count");
+    base_errf(err, errlen, "intra-server model: no GPU type, or a bad collective or GPU count");
     return -1;
   }
   for (int32_t i = 0; i < m->n_fits; i++)
@@ -371,7 +359,7 @@ int coll_model_get(const coll_model_t *m, const char *gpu, coll_kind_t kind, int
   }
   const coll_fit_t *src = derive_source(m, gpu, kind, gpus);
   if (!src) {
-    coll_errf(err, errlen,
+    base_errf(err, errlen,
               "no intra-server model for %s %s among %d GPUs: no curve of that GPU type, "
               "and no bus bandwidths of it to scale the reference curve to (run `multiverse "
               "calibrate` on nccl-tests logs)",
@@ -416,7 +404,7 @@ int coll_model_time(const coll_model_t *m, const char *gpu, coll_kind_t kind, in
   if (coll_model_get(m, gpu, kind, gpus, &f, err, errlen) < 0) return -1;
   *ps = coll_fit_time_ps(&f, bytes);
   if (*ps <= COLL_MAX_TIME_PS) return 0;
-  coll_errf(err, errlen, "%s among %d %s GPUs of %llu bytes: the model's time is past 1e5 s",
+  base_errf(err, errlen, "%s among %d %s GPUs of %llu bytes: the model's time is past 1e5 s",
             coll_name(kind), gpus, gpu, (unsigned long long)bytes);
   return -1;
 }

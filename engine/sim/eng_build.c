@@ -45,7 +45,7 @@ static int64_t build_ring_cap(const eng_params_t *p, const topo_link_t *l, int w
   int64_t span = 2 * l->delay_ps + eng_ser(max_wire, l->rate_bps);
   int64_t need;
   if (worst) {
-    int64_t unit = eng_ser_clock(min_wire, (uint64_t)l->rate_bps, p->ser_floor_ns);
+    int64_t unit = base_ser_clock(min_wire, (uint64_t)l->rate_bps, p->ser_floor_ns);
     need = (span + unit - 1) / unit + 2;
   } else {
     int64_t unit = eng_ser(max_wire, l->rate_bps);

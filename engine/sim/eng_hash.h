@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eng_hd.h"
+#include "base/base_hd.h"
 
 /* splitmix64 finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mixer. */
 ENG_INLINE uint64_t eng_mix64(uint64_t x) {

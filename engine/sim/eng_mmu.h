@@ -40,7 +40,7 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
   int64_t at = k->now;
   int32_t bytes = c->exp_pfc_frame_bytes[k->e];
   if (bytes > 0) {
-    int64_t ser = eng_ser_clock(bytes, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
+    int64_t ser = base_ser_clock(bytes, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
     if (c->port_busy_until[p] > at) at = c->port_busy_until[p];
     at += ser;
     c->port_busy_until[p] = at;

@@ -5,7 +5,7 @@
 #define ENG_NET_H
 
 #include "cc/cc_types.h"
-#include "sim/eng_clock.h"
+#include "base/base_clock.h"
 #include "sim/eng_hash.h"
 #include "sim/eng_world.h"
 
@@ -39,7 +39,7 @@ ENG_INLINE int64_t eng_time_add(int64_t a, int64_t b) {
 }
 
 ENG_INLINE int64_t eng_ser(int64_t bytes, int64_t rate) {
-  return eng_ser_ps(bytes, (uint64_t)rate);
+  return base_ser_ps(bytes, (uint64_t)rate);
 }
 
 /* Payload bytes of packet psn of a flow of `bytes`. */
@@ -258,7 +258,7 @@ ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, c
  * the peer receives it after the delay. */
 ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
-  int64_t ser = eng_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
+  int64_t ser = base_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   c->node_c_hops[k->x]++;

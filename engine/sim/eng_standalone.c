@@ -42,7 +42,7 @@ typedef struct sa_data_t {
 } sa_data_t;
 
 static int64_t sa_ser(const sa_data_t *q, int64_t bytes, int j) {
-  return eng_ser_clock(bytes, (uint64_t)q->rate[j], q->floor_ns);
+  return base_ser_clock(bytes, (uint64_t)q->rate[j], q->floor_ns);
 }
 
 static int64_t sa_arrival(const sa_data_t *q, uint32_t i) {
@@ -107,7 +107,7 @@ static int64_t sa_longest(const topo_t *t, const eng_params_t *p, int32_t x, int
     int64_t rest = sa_longest(t, p, q->peer, to, wire, memo);
     int64_t hop = wire < 0
                       ? 2 * l->delay_ps + sa_payload_ns3(p, l->rate_bps)
-                      : eng_ser_clock(wire, (uint64_t)l->rate_bps, p->ser_floor_ns) + l->delay_ps;
+                      : base_ser_clock(wire, (uint64_t)l->rate_bps, p->ser_floor_ns) + l->delay_ps;
     if (rest >= 0 && rest + hop > best) best = rest + hop;
   }
   memo[x] = best;
@@ -159,9 +159,9 @@ int64_t eng_standalone_fct(const topo_t *t, const eng_params_t *p, const trf_flo
 
   /* ACKs never wait if each serialises faster than data arrives at the end. */
   int64_t amax = 0, aback = 0;
-  int64_t gap = eng_ser_clock(q.s < q.l ? q.s : q.l, (uint64_t)rate[J - 1], p->ser_floor_ns);
+  int64_t gap = base_ser_clock(q.s < q.l ? q.s : q.l, (uint64_t)rate[J - 1], p->ser_floor_ns);
   for (int k = 0; k < K; k++) {
-    int64_t a = eng_ser_clock(p->ctrl_bytes, (uint64_t)arate[k], p->ser_floor_ns);
+    int64_t a = base_ser_clock(p->ctrl_bytes, (uint64_t)arate[k], p->ser_floor_ns);
     if (a > amax) amax = a;
     aback += a + adelay[k];
   }
@@ -175,7 +175,7 @@ int64_t eng_standalone_fct(const topo_t *t, const eng_params_t *p, const trf_flo
     int64_t at = sa_arrival(&q, i);
     for (int k = 0; k < K; k++) {
       int64_t start = at > free_at[k] ? at : free_at[k];
-      free_at[k] = start + eng_ser_clock(p->ctrl_bytes, (uint64_t)arate[k], p->ser_floor_ns);
+      free_at[k] = start + base_ser_clock(p->ctrl_bytes, (uint64_t)arate[k], p->ser_floor_ns);
       at = free_at[k] + adelay[k];
     }
     done = at;

@@ -11,7 +11,7 @@
 
 #include "cc/cc_types.h"
 #include "sim/eng.h"
-#include "sim/eng_hd.h"
+#include "base/base_hd.h"
 #include "sim/eng_params.h"
 #include "tg/tg.h"
 #include "topo/topo.h"

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 #include "tg/tg_json.h"
-#include "traffic/trf.h"
+#include "base/base_dec.h"
+#include "base/base_err.h"
 
 /* A task's id and index, sorted by id for lookups. */
 typedef struct tj_id_t {
@@ -38,9 +39,7 @@ static int tj_err(const tj_t *j, const char *path, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(j->err, j->errlen, "%s: %s: %s", j->where, path, msg);
-  for (char *c = j->err; c && *c; c++) /* one line, whatever it quotes */
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  base_errf(j->err, j->errlen, "%s: %s: %s", j->where, path, msg);
   return -1;
 }
 
@@ -77,7 +76,7 @@ static int tj_us(const tj_t *j, const json_t *v, const char *path, int64_t *ps) 
     }
     s = buf;
   }
-  if (s && (*ps = trf_parse_decimal(s, 6)) == TRF_TOO_LARGE)
+  if (s && (*ps = base_dec_scaled(s, 6)) == BASE_DEC_TOO_LARGE)
     return tj_err(j, path, "is past INT64_MAX ps");
   if (!s || *ps < 0) return tj_err(j, path, "must be a number of us >= 0, exact to the ps");
   return 0;
@@ -302,7 +301,7 @@ int tg_from_json(const json_t *root, const char *where, tg_t *g, char *err, size
 int tg_read_json(const char *path, tg_t *g, char *err, size_t errlen) {
   json_error_t je;
   char why[128];
-  if (eng_input_regular(path, why, sizeof why)) {
+  if (base_input_regular(path, why, sizeof why)) {
     snprintf(err, errlen, "%s: %s", path, why);
     return -1;
   }

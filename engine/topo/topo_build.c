@@ -6,17 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_err.h"
+#include "base/base_file.h"
 #include "topo/topo_int.h"
 
 void topo_errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
+  base_verrf(err, errlen, fmt, ap);
   va_end(ap);
-  for (char *c = err; *c; c++) /* one line whatever the input quoted in it holds */
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
 int topo_alloc(topo_t *t, int64_t n_nodes, int64_t links_cap, const char *kind, char *err,
@@ -101,7 +99,7 @@ void topo_free(topo_t *t) {
 
 int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen) {
   char why[128];
-  FILE *fp = eng_fopen_input(path, "rb", why, sizeof why);
+  FILE *fp = base_fopen_input(path, "rb", why, sizeof why);
   if (!fp) {
     topo_errf(err, errlen, "cannot open %s: %s", path, why);
     return -1;

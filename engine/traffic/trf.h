@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/base_dec.h"
 #include "tg/tg.h"
 #include "topo/topo.h"
 
@@ -49,14 +50,10 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
                   char *err, size_t errlen);
 
 /* Parses a non-negative decimal number of seconds ("2", "2.000001", "1e-3") into
- * ps exactly: trf_parse_decimal(s, 12). */
-int64_t trf_parse_seconds(const char *s);
-/* The non-negative decimal number s times 10^scale, exactly as an integer
- * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6"), any number
- * of digits long; -1 when malformed or when digits remain below the unit,
- * TRF_TOO_LARGE when well-formed but past INT64_MAX. */
-#define TRF_TOO_LARGE (-2)
-int64_t trf_parse_decimal(const char *s, int scale);
+ * ps exactly: base_dec_scaled(s, 12), BASE_DEC_TOO_LARGE past INT64_MAX ps. */
+static inline int64_t trf_parse_seconds(const char *s) {
+  return base_dec_scaled(s, 12);
+}
 
 /* Appends one flow task per flow, in file order (task i is line i's flow), with
  * its ports, priority, line and start; 0 or -1 when out of memory. */

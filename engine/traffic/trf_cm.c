@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_err.h"
+#include "base/base_file.h"
 #include "traffic/trf.h"
 
 #define CM_MAX_TOK 32
@@ -47,15 +48,15 @@ static int cm_err(cm_t *c, int line, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (line > 0)
-    snprintf(c->err, c->errlen, "%s:%d: %s", c->path, line, msg);
+    base_errf(c->err, c->errlen, "%s:%d: %s", c->path, line, msg);
   else
-    snprintf(c->err, c->errlen, "%s: %s", c->path, msg);
+    base_errf(c->err, c->errlen, "%s: %s", c->path, msg);
   return -1;
 }
 
 /* A whole non-negative integer in [min, max] ("2000000", "2e6"); -1 if not. */
 static int cm_int(const char *s, int64_t min, int64_t max, int64_t *v) {
-  int64_t x = s ? trf_parse_decimal(s, 0) : -1;
+  int64_t x = s ? base_dec_scaled(s, 0) : -1;
   if (x < min || x > max) return -1;
   *v = x;
   return 0;
@@ -87,7 +88,7 @@ static int cm_flow(cm_t *c, char **tok, int n, const topo_t *t) {
     if (strcmp(k, "start") == 0) {
       if (f.start >= 0) return cm_err(c, c->line, "start given twice");
       if (++i >= n) return cm_err(c, c->line, "start needs a value");
-      if ((f.start = trf_parse_decimal(tok[i], 0)) == TRF_TOO_LARGE || f.start > TRF_MAX_START_PS)
+      if ((f.start = base_dec_scaled(tok[i], 0)) == BASE_DEC_TOO_LARGE || f.start > TRF_MAX_START_PS)
         return cm_err(c, c->line, "start '%s' is past 1e18 ps (1e6 s), the latest start", tok[i]);
       if (f.start < 0)
         return cm_err(c, c->line, "start '%s': expected a whole number of ps >= 0", tok[i]);
@@ -207,7 +208,7 @@ static int cm_line(cm_t *c, char **tok, int n, int *body, const topo_t *t) {
 
 static int cm_parse(cm_t *c, const topo_t *t) {
   char why[128];
-  FILE *fp = eng_fopen_input(c->path, "r", why, sizeof why);
+  FILE *fp = base_fopen_input(c->path, "r", why, sizeof why);
   if (!fp) return cm_err(c, 0, "cannot open: %s", why);
   char *buf = NULL, *tok[CM_MAX_TOK];
   size_t cap = 0;
@@ -414,7 +415,7 @@ int trf_read_cm(const char *path, const topo_t *t, tg_t *g, char *err, size_t er
 
 int trf_detect(const char *path, char *err, size_t errlen) {
   char why[128];
-  FILE *fp = eng_fopen_input(path, "r", why, sizeof why);
+  FILE *fp = base_fopen_input(path, "r", why, sizeof why);
   if (!fp) {
     snprintf(err, errlen, "%s: cannot open: %s", path, why);
     return -1;

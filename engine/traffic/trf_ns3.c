@@ -1,10 +1,10 @@
 /* trf: reader of ns-3 HPCC flow files (the count, then `src dst priority dport size
  * start_seconds` per flow), checked against a topology. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "traffic/trf.h"
 
 #define TRF_SPORT0 10000 /* ns-3's first source port of a (src, dst) pair */
@@ -16,18 +16,6 @@ typedef struct trf_file_t {
   size_t len, pos;
   int line; /* of the line last read, 1-based */
 } trf_file_t;
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  for (char *c = err; *c; c++) /* one line whatever the input quoted in it holds */
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-}
 
 /* Splits the next non-blank line into at most max tokens (in place); returns the
  * number of tokens on it (may exceed max), or -1 at the end of the text. */
@@ -69,12 +57,12 @@ static int parse_endpoint(const trf_file_t *f, const topo_t *t, const char *s, c
                           int32_t *v, char *err, size_t errlen) {
   uint64_t x;
   if (parse_uint(s, INT32_MAX, &x) < 0 || x >= (uint64_t)t->n_nodes) {
-    errf(err, errlen, "%s:%d: node '%s' is not in the topology (nodes 0..%d)", f->path, f->line, s,
+    base_errf(err, errlen, "%s:%d: node '%s' is not in the topology (nodes 0..%d)", f->path, f->line, s,
          t->n_nodes - 1);
     return -1;
   }
   if (t->is_switch[x]) {
-    errf(err, errlen, "%s:%d: flow %s switch %d: flows must start and end at hosts", f->path,
+    base_errf(err, errlen, "%s:%d: flow %s switch %d: flows must start and end at hosts", f->path,
          f->line, dir, (int)x);
     return -1;
   }
@@ -87,7 +75,7 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
                       char *err, size_t errlen) {
   uint64_t prio, dport, bytes;
   if (n != 6) {
-    errf(err, errlen,
+    base_errf(err, errlen,
          "%s:%d: expected 'src dst priority dport size start_seconds', found %d fields", f->path,
          f->line, n);
     return -1;
@@ -96,44 +84,44 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
       parse_endpoint(f, t, tok[1], "to", &fl->dst, err, errlen) < 0)
     return -1;
   if (fl->src == fl->dst) {
-    errf(err, errlen, "%s:%d: flow from node %d to itself", f->path, f->line, fl->src);
+    base_errf(err, errlen, "%s:%d: flow from node %d to itself", f->path, f->line, fl->src);
     return -1;
   }
   if (parse_uint(tok[2], UINT32_MAX, &prio) < 0 || prio < TRF_PRIO_MIN || prio > TRF_PRIO_MAX) {
-    errf(err, errlen,
+    base_errf(err, errlen,
          "%s:%d: priority '%s': a data class %d..%d is accepted (ns-3's queue 0 is for "
          "control packets)",
          f->path, f->line, tok[2], TRF_PRIO_MIN, TRF_PRIO_MAX);
     return -1;
   }
   if (parse_uint(tok[3], 65535, &dport) < 0) {
-    errf(err, errlen, "%s:%d: dport '%s' is not a port number (0..65535)", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: dport '%s' is not a port number (0..65535)", f->path, f->line,
          tok[3]);
     return -1;
   }
   if (parse_uint(tok[4], UINT64_MAX, &bytes) < 0 || bytes > TRF_MAX_BYTES) {
-    errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40 (1 TiB)", f->path,
+    base_errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40 (1 TiB)", f->path,
          f->line, tok[4]);
     return -1;
   }
   if (bytes == 0) {
-    errf(err, errlen, "%s:%d: flow size must be > 0", f->path, f->line);
+    base_errf(err, errlen, "%s:%d: flow size must be > 0", f->path, f->line);
     return -1;
   }
   fl->start_ps = trf_parse_seconds(tok[5]);
-  if (fl->start_ps == TRF_TOO_LARGE || fl->start_ps > TRF_MAX_START_PS) {
-    errf(err, errlen, "%s:%d: start time '%s' is past 1000000 s (1e6), the latest start", f->path,
+  if (fl->start_ps == BASE_DEC_TOO_LARGE || fl->start_ps > TRF_MAX_START_PS) {
+    base_errf(err, errlen, "%s:%d: start time '%s' is past 1000000 s (1e6), the latest start", f->path,
          f->line, tok[5]);
     return -1;
   }
   if (fl->start_ps < 0) {
-    errf(err, errlen, "%s:%d: start time '%s' %s", f->path, f->line, tok[5],
+    base_errf(err, errlen, "%s:%d: start time '%s' %s", f->path, f->line, tok[5],
          tok[5][0] == '-' ? "must be >= 0"
                           : "is not a number of seconds with at most 12 decimals (ps)");
     return -1;
   }
   if (topo_distance(t, fl->src, fl->dst) < 0) {
-    errf(err, errlen, "%s:%d: flow from %d to %d: no path between them", f->path, f->line, fl->src,
+    base_errf(err, errlen, "%s:%d: flow from %d to %d: no path between them", f->path, f->line, fl->src,
          fl->dst);
     return -1;
   }
@@ -153,7 +141,7 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
   uint32_t *count = malloc(cap * sizeof *count);
   int rc = 0;
   if (!key || !count) {
-    errf(err, errlen, "%s: out of memory for %d flows", path, fl->n);
+    base_errf(err, errlen, "%s: out of memory for %d flows", path, fl->n);
     rc = -1;
   }
   if (key) memset(key, 0, cap * sizeof *key);
@@ -169,7 +157,7 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
     }
     f->sport = TRF_SPORT0 + count[h]++;
     if (f->sport > 65535) {
-      errf(err, errlen, "%s:%d: more than %d flows from %d to %d: out of source ports", path,
+      base_errf(err, errlen, "%s:%d: more than %d flows from %d to %d: out of source ports", path,
            f->line, 65536 - TRF_SPORT0, f->src, f->dst);
       rc = -1;
     }
@@ -186,12 +174,12 @@ static int load_text(trf_file_t *f, const char *text, size_t len, char *err, siz
     int line = 1;
     for (const char *p = text; p < nul; p++)
       line += *p == '\n';
-    errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
+    base_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
     return -1;
   }
   f->buf = malloc(len + 1);
   if (!f->buf) {
-    errf(err, errlen, "%s: out of memory", f->path);
+    base_errf(err, errlen, "%s: out of memory", f->path);
     return -1;
   }
   memcpy(f->buf, text, len);
@@ -211,11 +199,11 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
   if (load_text(&f, text, len, err, errlen) < 0) return -1;
   int n = next_tokens(&f, tok, 1);
   if (n == -1) {
-    errf(err, errlen, "%s:1: empty file: expected the number of flows", name);
+    base_errf(err, errlen, "%s:1: empty file: expected the number of flows", name);
     goto fail;
   }
   if (n != 1 || parse_uint(tok[0], INT32_MAX, &count) < 0) {
-    errf(err, errlen, "%s:%d: expected the number of flows", name, f.line);
+    base_errf(err, errlen, "%s:%d: expected the number of flows", name, f.line);
     goto fail;
   }
   count_line = f.line;
@@ -229,7 +217,7 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
       cap = (int32_t)((uint64_t)grow < count ? (uint64_t)grow : count);
       trf_flow_t *grown = realloc(out->f, (size_t)cap * sizeof *grown);
       if (!grown) {
-        errf(err, errlen, "%s:%d: out of memory", name, f.line);
+        base_errf(err, errlen, "%s:%d: out of memory", name, f.line);
         goto fail;
       }
       out->f = grown;
@@ -238,7 +226,7 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
     out->n++;
   }
   if ((uint64_t)out->n != count) {
-    errf(err, errlen, "%s:%d: expected %llu flows, found %d", name, count_line,
+    base_errf(err, errlen, "%s:%d: expected %llu flows, found %d", name, count_line,
          (unsigned long long)count, out->n);
     goto fail;
   }

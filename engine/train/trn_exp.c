@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "train/trn_et.h"
 #include "train/trn_exp_int.h"
 
@@ -14,7 +15,7 @@ static int invalid(trn_exp_t *x, const char *fmt, ...) __attribute__((format(pri
 static int invalid(trn_exp_t *x, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(x->message, sizeof x->message, fmt, ap);
+  base_verrf(x->message, sizeof x->message, fmt, ap);
   va_end(ap);
   x->status = TRN_EXP_INVALID;
   return 0;

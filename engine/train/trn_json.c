@@ -5,15 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "train/trn_int.h"
 
 /* One line whatever it quotes: control characters (a key "a\nb") become '?'. */
 static void vproblem(trn_problems_t *p, const char *fmt, va_list ap) {
-  if (p->n < TRN_PROBLEMS_MAX) {
-    vsnprintf(p->msg[p->n], TRN_ERR_LEN, fmt, ap);
-    for (char *c = p->msg[p->n]; *c; c++)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-  }
+  if (p->n < TRN_PROBLEMS_MAX) base_verrf(p->msg[p->n], TRN_ERR_LEN, fmt, ap);
   p->n++;
 }
 

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/eng_file.h"
+#include "base/base_err.h"
+#include "base/base_file.h"
 #include "train/trn_wl.h"
 
 #define WL_LINE_MAX 65536 /* characters per line */
@@ -53,7 +54,7 @@ static int fail(wl_file_t *f, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(f->err, f->errlen, "%s:%d: %s", f->path, f->line, msg);
+  base_errf(f->err, f->errlen, "%s:%d: %s", f->path, f->line, msg);
   return -1;
 }
 
@@ -295,7 +296,7 @@ int trn_wl_read(const char *path, int64_t unit_ps, trn_wl_t *wl, char *err, size
     return -1;
   }
   char why[128];
-  f.fp = eng_fopen_input(path, "r", why, sizeof why);
+  f.fp = base_fopen_input(path, "r", why, sizeof why);
   if (!f.fp) {
     snprintf(err, errlen, "cannot open %s: %s", path, why);
     return -1;

@@ -9,7 +9,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = fuzz_cstr(data, size), back[64];
   int64_t ps = trf_parse_seconds(s);
-  FUZZ_ASSERT(ps >= 0 || ps == -1 || ps == TRF_TOO_LARGE, "%lld", (long long)ps);
+  FUZZ_ASSERT(ps >= 0 || ps == -1 || ps == BASE_DEC_TOO_LARGE, "%lld", (long long)ps);
   /* strtod's view, for plain decimal text only (no sign, hex, inf, spaces). */
   int plain = (s[0] >= '0' && s[0] <= '9') || s[0] == '.';
   for (const char *p = s; *p && plain; p++)
@@ -26,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(fabs(v * 1e12 - (double)ps) <= 1e-12 * (double)ps + 1e-3,
                 "'%s': %lld ps, strtod %.17g", s, (long long)ps, v);
   }
-  if (whole && isfinite(v) && v * 1e12 > 9.3e18) FUZZ_ASSERT(ps == TRF_TOO_LARGE, "'%s'", s);
-  if (ps == TRF_TOO_LARGE) FUZZ_ASSERT(whole && !(v * 1e12 < 9.2e18), "'%s': %.17g", s, v);
+  if (whole && isfinite(v) && v * 1e12 > 9.3e18) FUZZ_ASSERT(ps == BASE_DEC_TOO_LARGE, "'%s'", s);
+  if (ps == BASE_DEC_TOO_LARGE) FUZZ_ASSERT(whole && !(v * 1e12 < 9.2e18), "'%s': %.17g", s, v);
   free(s);
   return 0;
 }

@@ -34,12 +34,12 @@ static void clock_ns(void) {
   eng_params_t p = mvsim_params();
   p.ser_floor_ns = 1;
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    CHECK_EQ_I64(eng_ser_floor_ns(c[i].bytes, (uint64_t)c[i].rate), c[i].ns * NS);
+    CHECK_EQ_I64(base_ser_floor_ns(c[i].bytes, (uint64_t)c[i].rate), c[i].ns * NS);
     CHECK_EQ_I64(ref_ser_at(&p, c[i].bytes, c[i].rate), c[i].ns * NS);
   }
   p.ser_floor_ns = 0;
   CHECK_EQ_I64(ref_ser_at(&p, 1048, 100000000000LL), 83840);
-  CHECK_EQ_I64(eng_ser_clock(1048, 100000000000ULL, 0), 83840);
+  CHECK_EQ_I64(base_ser_clock(1048, 100000000000ULL, 0), 83840);
 }
 
 /* switch-node.cc EcmpHash: MurmurHash3 x86_32 of sip, dip (11.0.x.y) and
@@ -188,7 +188,7 @@ static void dcqcn_ns3(void) {
   CHECK(d->rc == rc && d->rt == rt && d->stage_t == 3);
   /* Paced at RC on the ns clock; no byte counter. */
   cc_on_send(&s, &sa, p, t2, 1048);
-  CHECK_EQ_I64(s.next_send, t2 + eng_ser_floor_ns(1048, (uint64_t)rc));
+  CHECK_EQ_I64(s.next_send, t2 + base_ser_floor_ns(1048, (uint64_t)rc));
   CHECK(d->bytes == 0 && d->stage_b == 0);
   /* No separate CNP from the receiver: the ACK carries the flag. */
   CHECK(!cc_np_cnp(p, -1, 0) && cc_ack_is_cnp(p));
@@ -243,7 +243,7 @@ static void hpcc_ns3(void) {
   CHECK(fabs(h->u - U) < 1e-12 && fabs(h->w - w) < 1e-6 && h->wc == WMAX);
   /* The new rate moves the pending packet: by 1,090 bytes at the new rate
    * less at the old (ns each). */
-  int64_t shift = eng_ser_floor_ns(1090, (uint64_t)(w * 8e12 / T)) - 87 * NS;
+  int64_t shift = base_ser_floor_ns(1090, (uint64_t)(w * 8e12 / T)) - 87 * NS;
   CHECK(shift > 0);
   CHECK_EQ_I64(s.next_send, t + 87 * NS + shift);
   /* A queue of 40 MB (125,000 units) at two ACKs T apart: u = 261, the

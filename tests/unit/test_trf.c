@@ -34,11 +34,11 @@ static void test_seconds(void) {
   CHECK_EQ_I64(trf_parse_seconds("1e"), -1);
   CHECK_EQ_I64(trf_parse_seconds(""), -1);
   CHECK_EQ_I64(trf_parse_seconds("."), -1);
-  CHECK_EQ_I64(trf_parse_seconds("1e30"), TRF_TOO_LARGE); /* past int64 ps */
+  CHECK_EQ_I64(trf_parse_seconds("1e30"), BASE_DEC_TOO_LARGE); /* past int64 ps */
   CHECK_EQ_I64(trf_parse_seconds("9223372.036854775807"), INT64_MAX);
-  CHECK_EQ_I64(trf_parse_seconds("9223372.036854775808"), TRF_TOO_LARGE);
-  CHECK_EQ_I64(trf_parse_seconds("10000000"), TRF_TOO_LARGE); /* 10^19 ps */
-  CHECK_EQ_I64(trf_parse_seconds("1e99999999999"), TRF_TOO_LARGE);
+  CHECK_EQ_I64(trf_parse_seconds("9223372.036854775808"), BASE_DEC_TOO_LARGE);
+  CHECK_EQ_I64(trf_parse_seconds("10000000"), BASE_DEC_TOO_LARGE); /* 10^19 ps */
+  CHECK_EQ_I64(trf_parse_seconds("1e99999999999"), BASE_DEC_TOO_LARGE);
   CHECK_EQ_I64(trf_parse_seconds("0e99999999999"), 0);
   /* Any number of digits: zeros at either end cost nothing, others must reach the ps. */
   CHECK_EQ_I64(trf_parse_seconds("100000000000000000000000e-20"), 1000000000000000LL);

@@ -1,9 +1,9 @@
-/* Input files are regular files: a device, a pipe or a folder named as a
+/* base: input files are regular files: a device, a pipe or a folder named as a
  * topology, flow file, workload or log is refused when it is opened (a
  * /dev/zero topology grew without bound, a /dev/zero flow file spun
  * forever; experiment ids read a file twice, which a pipe cannot give). */
-#ifndef ENG_FILE_H
-#define ENG_FILE_H
+#ifndef BASE_FILE_H
+#define BASE_FILE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -14,11 +14,11 @@ extern "C" {
 
 /* fopen(path, mode) of a regular file; NULL with the reason in `why` (the
  * system's, or "a device, not a regular file", ...). */
-FILE *eng_fopen_input(const char *path, const char *mode, char *why, size_t len);
+FILE *base_fopen_input(const char *path, const char *mode, char *why, size_t len);
 /* 0 if `path` is a regular file or does not exist (its reader then says
  * so), else -1 with the reason in `why` (for readers that open it
  * themselves, such as jansson's). */
-int eng_input_regular(const char *path, char *why, size_t len);
+int base_input_regular(const char *path, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
-/* Qualifiers and the few primitives that differ between the CPU and CUDA
- * backends. Model code uses only these names and never tests __CUDACC__. */
-#ifndef ENG_HD_H
-#define ENG_HD_H
+/* base: qualifiers and the few primitives that differ between the CPU and CUDA
+ * backends. Model code uses only these names and never tests __CUDACC__. (They
+ * keep the ENG_ and eng_ names the engine's systems were written with.) */
+#ifndef BASE_HD_H
+#define BASE_HD_H
 
 #include <stdint.h>
 

@@ -1,10 +1,10 @@
-/* Input files are regular files (eng_file.h). */
+/* base: input files are regular files (base_file.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/eng_file.h"
+#include "base/base_file.h"
 
 static const char *file_kind(mode_t m) {
   return S_ISDIR(m)                 ? "a folder, not a regular file"
@@ -13,9 +13,9 @@ static const char *file_kind(mode_t m) {
                                     : "not a regular file";
 }
 
-FILE *eng_fopen_input(const char *path, const char *mode, char *why, size_t len) {
+FILE *base_fopen_input(const char *path, const char *mode, char *why, size_t len) {
   struct stat st;
-  if (eng_input_regular(path, why, len)) return NULL; /* before fopen: a pipe would block it */
+  if (base_input_regular(path, why, len)) return NULL; /* before fopen: a pipe would block it */
   FILE *f = fopen(path, mode);
   if (!f) {
     snprintf(why, len, "%s", strerror(errno));
@@ -29,7 +29,7 @@ FILE *eng_fopen_input(const char *path, const char *mode, char *why, size_t len)
   return f;
 }
 
-int eng_input_regular(const char *path, char *why, size_t len) {
+int base_input_regular(const char *path, char *why, size_t len) {
   struct stat st;
   if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
   snprintf(why, len, "%s", file_kind(st.st_mode));

@@ -1,18 +1,14 @@
-/* trf: exact conversion of decimal numbers ("2.000001", "1e-3") to integers:
+/* base: exact conversion of decimal numbers ("2.000001", "1e-3") to integers:
  * seconds to ps, microseconds to ps, ps; no floating point, no arithmetic that can
- * overflow. */
+ * overflow (base_dec.h). */
 #include <stdint.h>
 
-#include "traffic/trf.h"
+#include "base/base_dec.h"
 
 #define SIG_MAX 19      /* significant digits that always fit a uint64 */
 #define EXP_CAP 1000000 /* |exponent| beyond this is as good as infinite */
 
-int64_t trf_parse_seconds(const char *s) {
-  return trf_parse_decimal(s, 12);
-}
-
-int64_t trf_parse_decimal(const char *s, int scale) {
+int64_t base_dec_scaled(const char *s, int scale) {
   /* Digit k (0-based, over the whole and fraction parts) has weight 10^(nint - 1 - k)
    * of the number. first/last: the first and last non-zero digits. */
   const char *p = s;
@@ -48,7 +44,7 @@ int64_t trf_parse_decimal(const char *s, int scale) {
   if (first < 0) return 0;
   /* Powers of ten, in the result's unit, of the lowest and highest non-zero digits. */
   long low = nint - 1 - last + exp10 + scale, high = nint - 1 - first + exp10 + scale;
-  if (high >= SIG_MAX) return TRF_TOO_LARGE; /* 10^19 > INT64_MAX */
+  if (high >= SIG_MAX) return BASE_DEC_TOO_LARGE; /* 10^19 > INT64_MAX */
   /* The whole units: the digits at powers high..0 (at most SIG_MAX, all held in sig). */
   long lo = low > 0 ? low : 0;
   uint64_t m = 0;
@@ -56,6 +52,6 @@ int64_t trf_parse_decimal(const char *s, int scale) {
     m = m * 10 + (uint64_t)(i <= last - first ? sig[i] - '0' : 0);
   for (long i = 0; i < lo; i++)
     m *= 10; /* m < 10^(high + 1) <= 10^19 < 2^64 */
-  if (m > (uint64_t)INT64_MAX) return TRF_TOO_LARGE;
+  if (m > (uint64_t)INT64_MAX) return BASE_DEC_TOO_LARGE;
   return low < 0 ? -1 : (int64_t)m; /* -1: digits below the unit */
 }

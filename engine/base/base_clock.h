@@ -1,16 +1,16 @@
-/* Serialisation times on the two clocks of docs/model.md (Units): exact
+/* base: serialisation times on the two clocks of docs/model.md (Units): exact
  * picoseconds, or whole nanoseconds truncated as the ns-3 HPCC simulator's
  * clock truncates them (ser_floor_ns). Shared by links and pacing. */
-#ifndef ENG_CLOCK_H
-#define ENG_CLOCK_H
+#ifndef BASE_CLOCK_H
+#define BASE_CLOCK_H
 
 #include <math.h>
 #include <stdint.h>
 
-#include "sim/eng_hd.h"
+#include "base/base_hd.h"
 
 /* ceil(bytes * 8 * 10^12 / rate) ps. */
-ENG_INLINE int64_t eng_ser_ps(int64_t bytes, uint64_t rate) {
+ENG_INLINE int64_t base_ser_ps(int64_t bytes, uint64_t rate) {
   return (int64_t)(((uint64_t)bytes * 8000000000000ULL + rate - 1) / rate);
 }
 
@@ -19,7 +19,7 @@ ENG_INLINE int64_t eng_ser_ps(int64_t bytes, uint64_t rate) {
  * fraction of an ns except where bytes * 8 * 10^9 / rate is an integer n; the
  * double quotient then lies on either side of it and truncates to n or n - 1
  * (the sign of its residual, computed exactly with one fused multiply-add). */
-ENG_INLINE int64_t eng_ser_floor_ns(int64_t bytes, uint64_t rate) {
+ENG_INLINE int64_t base_ser_floor_ns(int64_t bytes, uint64_t rate) {
   uint64_t bits = (uint64_t)bytes * 8, num = bits * 1000000000ULL, ns = num / rate;
   if (num % rate == 0 && ns > 0) {
     double d = (double)bits / (double)rate;
@@ -29,8 +29,8 @@ ENG_INLINE int64_t eng_ser_floor_ns(int64_t bytes, uint64_t rate) {
 }
 
 /* Serialisation of `bytes` at `rate` bit/s on the experiment's clock. */
-ENG_INLINE int64_t eng_ser_clock(int64_t bytes, uint64_t rate, int32_t floor_ns) {
-  return floor_ns ? eng_ser_floor_ns(bytes, rate) : eng_ser_ps(bytes, rate);
+ENG_INLINE int64_t base_ser_clock(int64_t bytes, uint64_t rate, int32_t floor_ns) {
+  return floor_ns ? base_ser_floor_ns(bytes, rate) : base_ser_ps(bytes, rate);
 }
 
 #endif
