@@ -8,17 +8,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What became of an experiment (variable `status`, flag_values 0..4). */
+/* What became of an experiment (variable `status`, flag_values 0..4), the one
+ * list every command and file names it from: X(ENUM, name). */
+#define ANA_STATUSES(X)                                                                            \
+  X(OK, ok)                                                                                        \
+  X(OOM, oom)         /* did not fit in GPU memory, or the training memory model says so */        \
+  X(INVALID, invalid) /* its configuration is inconsistent (found before it ran) */                \
+  X(FAILED, failed)   /* it ran and failed */                                                      \
+  X(TIMED_OUT, timed_out) /* it reached its simulated-time limit */
+
 typedef enum ana_status_t {
-  ANA_OK = 0,
-  ANA_OOM = 1,      /* did not fit in GPU memory, or the training memory model says so */
-  ANA_INVALID = 2,  /* its configuration is inconsistent (found before it ran) */
-  ANA_FAILED = 3,   /* it ran and failed */
-  ANA_TIMED_OUT = 4 /* it reached its simulated-time limit */
+#define ANA_STATUS_ENUM(e, name) ANA_##e,
+  ANA_STATUSES(ANA_STATUS_ENUM)
+#undef ANA_STATUS_ENUM
+      ANA_STATUS_N
 } ana_status_t;
 
-#define ANA_STATUS_N 5
-#define ANA_STATUS_MEANINGS "ok oom invalid failed timed_out"
+/* CF's flag_meanings: the names, space-separated. */
+#define ANA_STATUS_WORD(e, name) " " #name
+#define ANA_STATUS_MEANINGS (ANA_STATUSES(ANA_STATUS_WORD) + 1)
+
+/* "ok", "oom", ...; "?" outside the list. */
+const char *ana_status_name(int s);
 
 /* Missing values: NaN for doubles, this for int64 (netCDF's NC_FILL_INT64), NULL
  * or "" for strings. */

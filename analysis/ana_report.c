@@ -16,8 +16,6 @@
 #define ANA_GROUPS_MAX 20
 #define ANA_BINS 10
 
-static const char *const status_name[ANA_STATUS_N] = {"ok", "oom", "invalid", "failed",
-                                                      "timed_out"};
 
 /* A text table: cells row-major, `cols` per row; right[c]: right-aligned. */
 typedef struct grid_t {
@@ -482,7 +480,7 @@ int ana_report(FILE *out, const char *name, const ana_table_t *t, const ana_repo
     count[t->status[r]]++;
   fprintf(out, "%s: %lld experiments: %lld ok", name, (long long)t->n_rows, (long long)count[0]);
   for (int s = 1; s < ANA_STATUS_N; s++)
-    if (count[s]) fprintf(out, ", %lld %s", (long long)count[s], status_name[s]);
+    if (count[s]) fprintf(out, ", %lld %s", (long long)count[s], ana_status_name(s));
   const ana_col_t *m = &t->cols[x.metric].col;
   fprintf(out, "\nmetric: %s%s%s%s, %s is better\n", m->name, m->units ? " (" : "",
           m->units ? m->units : "", m->units ? ")" : "", x.higher ? "higher" : "lower");

@@ -19,6 +19,13 @@ static void *grow(void *p, int64_t n, size_t size) {
   return p;
 }
 
+const char *ana_status_name(int s) {
+#define ANA_STATUS_STR(e, name) #name,
+  static const char *const names[ANA_STATUS_N] = {ANA_STATUSES(ANA_STATUS_STR)};
+#undef ANA_STATUS_STR
+  return s >= 0 && s < ANA_STATUS_N ? names[s] : "?";
+}
+
 void ana_var_name(const char *key, char *buf, size_t len) {
   size_t n = 0;
   if (len == 0) return;

@@ -20,7 +20,6 @@ static const char merge_usage[] =
 
 /* "12 ok, 1 failed" */
 static void status_counts(const ana_table_t *t, char *buf, size_t len) {
-  static const char *const names[ANA_STATUS_N] = {"ok", "oom", "invalid", "failed", "timed_out"};
   int64_t n[ANA_STATUS_N] = {0};
   for (int64_t r = 0; r < ana_table_n_rows(t); r++)
     n[ana_table_row(t, r).status]++;
@@ -29,7 +28,7 @@ static void status_counts(const ana_table_t *t, char *buf, size_t len) {
   for (int s = 0; s < ANA_STATUS_N; s++)
     if (n[s] || s == ANA_OK)
       used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%lld %s",
-                               used ? ", " : "", (long long)n[s], names[s]);
+                               used ? ", " : "", (long long)n[s], ana_status_name(s));
 }
 
 /* Appends the files of folder `dir` to the list. */

@@ -10,9 +10,6 @@
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 
-static const char *const status_names[ANA_STATUS_N] = {"ok", "oom", "invalid", "failed",
-                                                       "timed_out"};
-
 static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_machine_t *m, int ranks,
                        const char *dir, int list) {
   const shd_plan_t *s = &p->plan;
@@ -28,7 +25,7 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_machin
   for (int64_t k = 0; k < p->n_rows; k++) {
     int64_t i = p->row_index[k];
     drv_id_text(j->id[i], id);
-    printf("  experiment %lld (%s): %s: ", (long long)i, id, status_names[p->row_status[k]]);
+    printf("  experiment %lld (%s): %s: ", (long long)i, id, ana_status_name(p->row_status[k]));
     for (const char *c = p->row_message[k]; *c; c++) /* one problem a line, the later indented */
       if (*c == '\n')
         fputs(c[1] ? "\n      " : "", stdout);

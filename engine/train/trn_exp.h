@@ -128,6 +128,7 @@ typedef enum trn_result_id_t {
 const char *trn_result_name(int i);
 const char *trn_result_unit(int i);
 
+/* The first four of the results' status list (analysis/ana.h: ANA_STATUSES). */
 typedef enum trn_res_status_t {
   TRN_RES_OK = 0,
   TRN_RES_OOM = 1,
@@ -135,7 +136,6 @@ typedef enum trn_res_status_t {
   TRN_RES_FAILED = 3, /* the simulation failed or timed out (message) */
 } trn_res_status_t;
 
-const char *trn_res_status_name(int s); /* "ok", "oom", "invalid", "failed" */
 
 typedef struct trn_result_t {
   int32_t status; /* trn_res_status_t */

@@ -25,10 +25,6 @@ const char *trn_result_name(int i) {
 const char *trn_result_unit(int i) {
   return i >= 0 && i < TRN_RESULT_COUNT ? units[i] : "?";
 }
-const char *trn_res_status_name(int s) {
-  static const char *const st[] = {"ok", "oom", "invalid", "failed"};
-  return s >= 0 && s < 4 ? st[s] : "?";
-}
 
 int32_t trn_exp_last_gpu(const trn_exp_t *x, const eng_batch_t *b, int32_t e) {
   int32_t best = -1;
