@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "driver/drv.h"
+#include "driver/drv_mpi.h"
 
 /* Names of what a run writes: exact, or PREFIX<digits>SUFFIX. */
 static const char *const out_exact[] = {DRV_OUT_MARKER, DRV_OUT_INCOMPLETE, DRV_OUT_STAGE,
@@ -80,6 +81,9 @@ int drv_outdir_check(drv_outdir_t *o, const char *cmd, const char *dir, int forc
     if ((err = drv_out_probe(dir)) || (err = out_scan(dir, ours, other, sizeof ours)))
       return drv_fail(2, "multiverse %s: -o %s: cannot write in it: %s\n", cmd, dir, strerror(err));
     o->earlier = ours[0] != '\0';
+    /* Under mpirun the folder is rank 0's, which may have begun writing in it
+     * already: another rank refusing its stage as "an earlier run" exited 2. */
+    if (drv_launcher_rank() > 0) return 0;
     if (o->earlier && !force)
       return drv_fail(2,
                       "multiverse %s: -o %s: holds an earlier run (%s): give --force to replace "
