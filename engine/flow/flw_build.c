@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "flow/flw_step.h"
-#include "sim/eng_clock.h"
+#include "base/base_clock.h"
 #include "sim/eng_hash.h"
 
 /* Follows the ECMP choices from host `from` to host `to` of a packet whose
@@ -129,7 +129,7 @@ static int flw_build_flow(flw_view_t *v, const eng_exp_desc_t *x, const tg_task_
   v->flow_recv[f] = -1;
   for (int j = 0; j < J; j++) {
     const topo_link_t *l = &t->links[t->ports[port[j]].link];
-    int64_t s = eng_ser_clock(pkt, (uint64_t)l->rate_bps, p->ser_floor_ns);
+    int64_t s = base_ser_clock(pkt, (uint64_t)l->rate_bps, p->ser_floor_ns);
     lat += l->delay_ps + s;
     mx = s > mx ? s : mx;
     v->hop_link[*hop] = port[j];
@@ -141,7 +141,7 @@ static int flw_build_flow(flw_view_t *v, const eng_exp_desc_t *x, const tg_task_
   int A = flw_path(t, p, k->dst, k->host, k->dst, k->host, k->dport, k->sport, port, TOPO_MAX_HOPS);
   for (int j = 0; j < A; j++) {
     const topo_link_t *l = &t->links[t->ports[port[j]].link];
-    ack += eng_ser_clock(p->ctrl_bytes, (uint64_t)l->rate_bps, p->ser_floor_ns) + l->delay_ps;
+    ack += base_ser_clock(p->ctrl_bytes, (uint64_t)l->rate_bps, p->ser_floor_ns) + l->delay_ps;
   }
   v->flow_ack[f] = ack;
   return A > 0 ? 0 : -1;

@@ -12,7 +12,7 @@
 
 #include "flow/flw.h"
 #include "sim/eng.h"
-#include "sim/eng_hd.h"
+#include "base/base_hd.h"
 
 /* Per-experiment tables (rows of one experiment are contiguous):
  *   task  its task graph's tasks, in task order (and the event heap's slots)
