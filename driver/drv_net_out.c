@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,7 +325,11 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
     json_object_del(s, "sweep");
   int rc = 0;
   const char *tail = ok ? "" : ".partial";
-  if (r->outdir && !invalid) {
+  /* An experiment whose batch never ran (failed before its first window) has
+   * no files: its line says why. */
+  char fct[4200];
+  snprintf(fct, sizeof fct, "%s/%016" PRIx64 ".fct", r->out, r->id);
+  if (r->outdir && !invalid && (ok || access(fct, F_OK) == 0)) {
     snprintf(path, sizeof path, "%s/fct-%d%s.txt", r->outdir, r->index, tail);
     rc = drv_sink_copy("net", r->out, r->id, "fct", path);
     if (!rc && json_object_get(s, "tasks")) {
