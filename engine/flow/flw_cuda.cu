@@ -4,6 +4,8 @@
  * (or MULTIVERSE_CUDA_BYTES) holds (rows of consecutive experiments are
  * contiguous in every table), and come back when all of them have ended. */
 #include <cuda_runtime.h>
+
+#include "base/base_cuda.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +16,6 @@ extern "C" {
 size_t eng_cuda_free_bytes(void);
 }
 
-#define FLW_CUDA_TRY(call)                                                                         \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      snprintf(err, errlen, "%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__,                      \
-               cudaGetErrorString(err_), #call);                                                   \
-      goto fail;                                                                                   \
-    }                                                                                              \
-  } while (0)
 
 /* The chunk's column pointers, for every thread, in constant memory (set by
  * cudaMemcpyToSymbol before each launch), as the packet level's cu_c
@@ -89,7 +82,7 @@ static int flw_chunk(flw_world_t *w, int32_t a, int32_t b, char *err, size_t err
   }
 #define FLW_UP(tab, type, name)                                                                    \
   d.tab##_##name = (type *)(arena + at);                                                           \
-  FLW_CUDA_TRY(cudaMemcpy(d.tab##_##name, w->c.tab##_##name + flw_first(w, FLW_T_##tab, a),        \
+  BASE_CUDA_TRY(cudaMemcpy(d.tab##_##name, w->c.tab##_##name + flw_first(w, FLW_T_##tab, a),        \
                           (size_t)flw_span(w, FLW_T_##tab, a, b) * sizeof(type),                   \
                           cudaMemcpyHostToDevice));                                                \
   at += ((size_t)(flw_span(w, FLW_T_##tab, a, b) + 1) * sizeof(type) + 255) & ~(size_t)255;
@@ -102,16 +95,16 @@ static int flw_chunk(flw_world_t *w, int32_t a, int32_t b, char *err, size_t err
     at += (((size_t)n + 1) * sizeof(int64_t) + 255) & ~(size_t)255;
     d.cnt[k] = (int32_t *)(arena + at);
     at += (((size_t)n + 1) * sizeof(int32_t) + 255) & ~(size_t)255;
-    FLW_CUDA_TRY(cudaMemcpy(d.off[k], off, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice));
-    FLW_CUDA_TRY(
+    BASE_CUDA_TRY(cudaMemcpy(d.off[k], off, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice));
+    BASE_CUDA_TRY(
         cudaMemcpy(d.cnt[k], w->c.cnt[k] + a, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice));
   }
-  FLW_CUDA_TRY(cudaMemcpyToSymbol(flw_dc, &d, sizeof d));
+  BASE_CUDA_TRY(cudaMemcpyToSymbol(flw_dc, &d, sizeof d));
   flw_k_run<<<(unsigned)((n + 63) / 64), 64>>>(n);
-  FLW_CUDA_TRY(cudaGetLastError());
-  FLW_CUDA_TRY(cudaDeviceSynchronize());
+  BASE_CUDA_TRY(cudaGetLastError());
+  BASE_CUDA_TRY(cudaDeviceSynchronize());
 #define FLW_DOWN(tab, type, name)                                                                  \
-  FLW_CUDA_TRY(cudaMemcpy(w->c.tab##_##name + flw_first(w, FLW_T_##tab, a), d.tab##_##name,        \
+  BASE_CUDA_TRY(cudaMemcpy(w->c.tab##_##name + flw_first(w, FLW_T_##tab, a), d.tab##_##name,        \
                           (size_t)flw_span(w, FLW_T_##tab, a, b) * sizeof(type),                   \
                           cudaMemcpyDeviceToHost));
   FLW_COLUMNS(FLW_DOWN)

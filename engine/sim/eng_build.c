@@ -195,28 +195,6 @@ int64_t eng_world_row_limit(void) {
   return limit;
 }
 
-/* Tier of every node: hops to the nearest host (hosts and relaying servers 0). */
-static int build_tiers(const topo_t *t, uint8_t *tier) {
-  int32_t *queue = malloc(((size_t)t->n_nodes + 1) * sizeof *queue), head = 0, tail = 0;
-  if (!queue) return -1;
-  for (int32_t i = 0; i < t->n_nodes; i++) {
-    tier[i] = t->is_switch[i] ? 255 : 0;
-    if (!t->is_switch[i]) queue[tail++] = i;
-  }
-  while (head < tail) {
-    int32_t x = queue[head++];
-    for (int32_t q = t->port_off[x]; q < t->port_off[x + 1]; q++) {
-      int32_t y = t->ports[q].peer;
-      if (tier[y] == 255 && tier[x] < 254) {
-        tier[y] = (uint8_t)(tier[x] + 1);
-        queue[tail++] = y;
-      }
-    }
-  }
-  free(queue);
-  return 0;
-}
-
 /* Row offsets where experiment e's rows start in each table. */
 typedef struct build_base_t {
   int32_t node, port, flow, task, pred, succ, rbit, poke, route, set, setport, pool, ring, tser,
@@ -522,7 +500,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_n_cls[e] = eng_build_n_cls(p);
   build_params(c, e, p);
 
-  if (build_tiers(t, &c->node_tier[b->node])) {
+  if (topo_tiers(t, &c->node_tier[b->node])) {
     build_tmp_free(&m);
     return -1;
   }

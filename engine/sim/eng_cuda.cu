@@ -14,6 +14,8 @@
  *   systems: one kernel per system and window (the ablation). */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
+
+#include "base/base_cuda.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +29,6 @@ extern "C" {
 
 namespace cg = cooperative_groups;
 
-/* A failed CUDA call: its message (file:line) goes to err and the run unwinds. */
-#define CUDA_TRY(call)                                                                             \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      snprintf(err, errlen, "%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__,                      \
-               cudaGetErrorString(err_), #call);                                                   \
-      goto fail;                                                                                   \
-    }                                                                                              \
-  } while (0)
 
 /* Rows per table, as the kernels need them. */
 typedef struct cu_rows_t {
@@ -368,10 +360,10 @@ static char *cu_stage;
 /* Moves the travelling columns between the host world and the arena's first
  * `moved` bytes (up: host to device), in chunks through the staging buffer. */
 static int cu_move(eng_world_t *w, char *arena, size_t moved, int up, char *err, size_t errlen) {
-  if (!cu_stage) CUDA_TRY(cudaMallocHost((void **)&cu_stage, CU_STAGE_BYTES));
+  if (!cu_stage) BASE_CUDA_TRY(cudaMallocHost((void **)&cu_stage, CU_STAGE_BYTES));
   for (size_t c0 = 0; c0 < moved; c0 += CU_STAGE_BYTES) {
     size_t c1 = c0 + CU_STAGE_BYTES < moved ? c0 + CU_STAGE_BYTES : moved, off = 0;
-    if (!up) CUDA_TRY(cudaMemcpy(cu_stage, arena + c0, c1 - c0, cudaMemcpyDeviceToHost));
+    if (!up) BASE_CUDA_TRY(cudaMemcpy(cu_stage, arena + c0, c1 - c0, cudaMemcpyDeviceToHost));
       /* Each column's bytes that fall in [c0, c1). */
 #define CU_PART(tab, type, name)                                                                   \
   if (!eng_table_is_storage(ENG_T_##tab)) {                                                        \
@@ -388,7 +380,7 @@ static int cu_move(eng_world_t *w, char *arena, size_t moved, int up, char *err,
   }
     ENG_COLUMNS(CU_PART)
 #undef CU_PART
-    if (up) CUDA_TRY(cudaMemcpy(arena + c0, cu_stage, c1 - c0, cudaMemcpyHostToDevice));
+    if (up) BASE_CUDA_TRY(cudaMemcpy(arena + c0, cu_stage, c1 - c0, cudaMemcpyHostToDevice));
   }
   return 0;
 fail:
@@ -439,19 +431,19 @@ static int cu_run_systems(eng_cols_t d, const cu_rows_t *n, int *d_flag, int64_t
   eng_progress_begin(&pg);
   while (running) {
     for (int i = 0; i < chunk; i++) {
-      if (i == chunk - 1) CUDA_TRY(cudaMemsetAsync(d_flag, 0, sizeof(int)));
+      if (i == chunk - 1) BASE_CUDA_TRY(cudaMemsetAsync(d_flag, 0, sizeof(int)));
 #define CU_LAUNCH(ph, tab, fn)                                                                     \
   if (n->tab) k_##fn<<<blocks(n->tab, T), T>>>(n->tab, d_flag);
       ENG_SYSTEMS(CU_LAUNCH)
 #undef CU_LAUNCH
     }
     *windows += chunk;
-    CUDA_TRY(cudaGetLastError());
-    CUDA_TRY(cudaMemcpy(&running, d_flag, sizeof(int), cudaMemcpyDeviceToHost));
+    BASE_CUDA_TRY(cudaGetLastError());
+    BASE_CUDA_TRY(cudaMemcpy(&running, d_flag, sizeof(int), cudaMemcpyDeviceToHost));
     if (running && eng_progress_due(&pg)) {
-      CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n->exp,
+      BASE_CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n->exp,
                           cudaMemcpyDeviceToHost));
-      CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n->exp,
+      BASE_CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n->exp,
                           cudaMemcpyDeviceToHost));
       eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n->exp);
     }
@@ -524,23 +516,23 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
   int32_t *slots = NULL, *d_slots = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);
-  CUDA_TRY(cudaGetDevice(&dev));
-  CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  BASE_CUDA_TRY(cudaGetDevice(&dev));
+  BASE_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   if (!coop) {
     snprintf(err, errlen,
              "the GPU does not support cooperative launches "
              "(MULTIVERSE_CUDA_LAUNCH=systems runs without)");
     return -1;
   }
-  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, 0));
+  BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, 0));
   slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots);
   if (!slots) {
     snprintf(err, errlen, "out of memory for the node slots of %d nodes", n.node);
     return -1;
   }
-  CUDA_TRY(cudaMalloc((void **)&d_slots, sizeof(int32_t) * (size_t)(n_slots ? n_slots : 1)));
-  CUDA_TRY(cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
+  BASE_CUDA_TRY(cudaMalloc((void **)&d_slots, sizeof(int32_t) * (size_t)(n_slots ? n_slots : 1)));
+  BASE_CUDA_TRY(cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
   if (eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "cuda: %d node rows in %d slots (%d switches alone in a warp)\n", n.node,
             n_slots, (n_slots - n.node) / 31);
@@ -555,20 +547,20 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     if ((int64_t)grid * T > most + T) grid = (int)((most + T - 1) / T);
     if (grid < 1) grid = 1;
     for (;;) {
-      CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
+      BASE_CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
       void *args[] = {&n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
-      CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
-      CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
+      BASE_CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
+      BASE_CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
       *windows += done;
       if (done < chunk) break;
       /* Aim for launches of about 0.1 s. */
       double dt = now_s() - t0;
       if (dt < 0.05 && chunk < (1 << 20)) chunk *= 2;
       if (eng_progress_due(&pg)) {
-        CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n.exp,
+        BASE_CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n.exp,
                             cudaMemcpyDeviceToHost));
-        CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n.exp,
+        BASE_CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n.exp,
                             cudaMemcpyDeviceToHost));
         eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n.exp);
       }
@@ -661,7 +653,7 @@ static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size
     int clusters = 0;
     at[0].val.clusterDim.x = (unsigned)*C;
     cfg.gridDim = dim3((unsigned)(*C * n_groups));
-    CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)cu_exp_kernel(512, 1, sw, *C), &cfg));
+    BASE_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)cu_exp_kernel(512, 1, sw, *C), &cfg));
     if (clusters >= n_groups) break;
   }
   return 0;
@@ -689,8 +681,8 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
     snprintf(err, errlen, "out of memory for the lane groups of %d experiments", n.exp);
     return -1;
   }
-  CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
-  CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
+  BASE_CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
+  BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                       cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
@@ -711,17 +703,17 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
         if (w->c.node_is_switch[x]) sw[n.exp + 1 + q++] = x;
     }
     sw[n.exp] = q;
-    CUDA_TRY(cudaMalloc((void **)&d_sw_off, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw)));
-    CUDA_TRY(cudaMemcpy(d_sw_off, sw, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw),
+    BASE_CUDA_TRY(cudaMalloc((void **)&d_sw_off, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw)));
+    BASE_CUDA_TRY(cudaMemcpy(d_sw_off, sw, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw),
                         cudaMemcpyHostToDevice));
     d_sw = d_sw_off + n.exp + 1;
   }
-  CUDA_TRY(cudaGetDevice(&dev));
-  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
-  CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
-  CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
-  CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
+  BASE_CUDA_TRY(cudaGetDevice(&dev));
+  BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
+  BASE_CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
+  BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
+  BASE_CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
   {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at[1];
@@ -736,7 +728,7 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
       int clusters = 0;
       cfg.gridDim = dim3((unsigned)(C * n_groups));
-      CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg));
+      BASE_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg));
       if (clusters < 1) {
         snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU "
                  "(MULTIVERSE_CUDA_CLUSTER)", C, T);
@@ -751,24 +743,24 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads, "
               "clusters of %d%s\n",
               n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "");
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
+    BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                 (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next, d_fin));
-    CUDA_TRY(cudaGetLastError());
+    BASE_CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
       if (q == cudaSuccess) break;
-      if (q != cudaErrorNotReady) CUDA_TRY(q);
+      if (q != cudaErrorNotReady) BASE_CUDA_TRY(q);
       struct timespec nap = {0, 20000000};
       nanosleep(&nap, NULL);
       if (eng_progress_due(&pg)) {
-        CUDA_TRY(cudaMemcpyAsync(&fin, d_fin, sizeof fin, cudaMemcpyDeviceToHost, peek));
-        CUDA_TRY(cudaStreamSynchronize(peek));
+        BASE_CUDA_TRY(cudaMemcpyAsync(&fin, d_fin, sizeof fin, cudaMemcpyDeviceToHost, peek));
+        BASE_CUDA_TRY(cudaStreamSynchronize(peek));
         eng_progress_count(&pg, fin, n.exp);
       }
     }
   }
-  CUDA_TRY(cudaStreamDestroy(run));
-  CUDA_TRY(cudaStreamDestroy(peek));
+  BASE_CUDA_TRY(cudaStreamDestroy(run));
+  BASE_CUDA_TRY(cudaStreamDestroy(peek));
   free(groups);
   free(sw);
   cudaFree(d_groups);
@@ -868,14 +860,14 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   /* Packet storage (descriptor pools, link rings, PFC rings) is only ever read
    * where the run wrote it first: it is never copied. */
   if (cu_move(w, arena, moved, 1, err, errlen)) goto fail;
-  CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
-  CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
+  BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
+  BASE_CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
   if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, n, T, lg, C, d_flags, err, errlen)
       : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
                               : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;
-  CUDA_TRY(cudaGetLastError());
+  BASE_CUDA_TRY(cudaGetLastError());
   t2 = now_s();
   if (cu_move(w, arena, moved, 0, err, errlen)) goto fail;
   if (mode == CU_EXPERIMENTS) /* each experiment ran its own windows: report the most */
