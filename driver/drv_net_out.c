@@ -328,7 +328,7 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
   /* An experiment whose batch never ran (failed before its first window) has
    * no files: its line says why. */
   char fct[4200];
-  snprintf(fct, sizeof fct, "%s/%016" PRIx64 ".fct", r->out, r->id);
+  drv_sink_path(fct, sizeof fct, r->out, r->id, "fct");
   if (r->outdir && !invalid && (ok || access(fct, F_OK) == 0)) {
     snprintf(path, sizeof path, "%s/fct-%d%s.txt", r->outdir, r->index, tail);
     rc = drv_sink_copy("net", r->out, r->id, "fct", path);
