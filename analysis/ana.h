@@ -26,7 +26,7 @@ typedef enum ana_status_t {
 
 /* CF's flag_meanings: the names, space-separated. */
 #define ANA_STATUS_WORD(e, name) " " #name
-#define ANA_STATUS_MEANINGS (ANA_STATUSES(ANA_STATUS_WORD) + 1)
+#define ANA_STATUS_MEANINGS (&(ANA_STATUSES(ANA_STATUS_WORD))[1])
 
 /* "ok", "oom", ...; "?" outside the list. */
 const char *ana_status_name(int s);
