@@ -79,12 +79,17 @@ for b in a b c d e; do
       for i in $(seq 0 $((n - 1))); do cmp cpu-$b/fct-$i.txt gpu-$b/fct-$i.txt; done
       cmp cpu-$b/trace-0.csv gpu-$b/trace-0.csv
       # Every launch mode (one block per experiment, the persistent grid, one
-      # kernel per system) and a device too small for the batch (split in
-      # halves until each part fits) give the same files.
+      # kernel per system) and a device too small for the batch give the same
+      # files. 16 MiB holds each experiment (the largest, batch e's, plans at
+      # 5.1 MB; a batch may use 90 % of the device) but not the 32: the plan
+      # cuts the batch in several (3 MiB, as before the one pipeline, made
+      # every experiment of batches c and e an 'oom' row).
       MULTIVERSE_CUDA_LAUNCH=experiment "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o exm-$b > /dev/null
       MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o per-$b > /dev/null
       MULTIVERSE_CUDA_LAUNCH=systems "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sys-$b > /dev/null
-      MULTIVERSE_CUDA_BYTES=$((3 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o split-$b > /dev/null
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_BYTES=$((16 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} \
+        --backend cuda -o split-$b > /dev/null 2> split-$b.err
+      [ "$(grep -c '^world: ' split-$b.err)" -ge 2 ] # several batches (or halves) ran
       # SPME lanes: a block steps 4, 8 or 32 experiments side by side (a warp
       # the same node of each), each in its own windows.
       for l in 4 8 32; do
