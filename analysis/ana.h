@@ -12,9 +12,9 @@
  * list every command and file names it from: X(ENUM, name). */
 #define ANA_STATUSES(X)                                                                            \
   X(OK, ok)                                                                                        \
-  X(OOM, oom)         /* did not fit in GPU memory, or the training memory model says so */        \
-  X(INVALID, invalid) /* its configuration is inconsistent (found before it ran) */                \
-  X(FAILED, failed)   /* it ran and failed */                                                      \
+  X(OOM, oom)             /* did not fit in GPU memory, or the training memory model says so */    \
+  X(INVALID, invalid)     /* its configuration is inconsistent (found before it ran) */            \
+  X(FAILED, failed)       /* it ran and failed */                                                  \
   X(TIMED_OUT, timed_out) /* it reached its simulated-time limit */
 
 typedef enum ana_status_t {

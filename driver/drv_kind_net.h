@@ -38,6 +38,18 @@ typedef struct drv_net_own_t {
   int graph; /* a task graph (.cm, JSON): flows in task order, a tasks file */
 } drv_net_own_t;
 
+/* FCT statistics of the flows of experiment e that finished: one code for the
+ * result columns and net's summary (times in ps; slowdowns FCT over the flow's
+ * standalone FCT, nearest-rank percentiles). Undefined when done is 0. */
+typedef struct drv_fct_stats_t {
+  int32_t flows, done; /* flow tasks, of which finished */
+  int64_t bytes;       /* of every flow but the long-lived ones (open) */
+  int64_t max_fct, p99_fct;
+  double mean_fct; /* ps: the exact sum over done */
+  double p50_slow, p99_slow, mean_slow;
+} drv_fct_stats_t;
+void drv_fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, drv_fct_stats_t *s);
+
 /* Its results, one value per column. */
 void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
 

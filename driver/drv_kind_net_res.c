@@ -23,44 +23,59 @@ static int32_t rank_of(int32_t n, int q) {
 
 #define PS 1e-12 /* s per ps */
 
-/* FCT statistics of the flows that finished; counts flows and bytes. */
-static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+void drv_fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, drv_fct_stats_t *s) {
   const tg_t *g = o->tasks;
   int64_t *fct = malloc(((size_t)g->n + 1) * sizeof *fct);
   double *slow = malloc(((size_t)g->n + 1) * sizeof *slow);
   if (!fct || !slow) abort();
-  int32_t n = 0, flows = 0;
-  int64_t bytes = 0;
-  double sum = 0, sum_slow = 0;
+  int32_t n = 0;
+  int64_t sum = 0; /* ps: exact (a flow's FCT is at most ~10^18 ps) */
+  double sum_slow = 0;
+  *s = (drv_fct_stats_t){0};
   for (int32_t i = 0; i < g->n; i++) {
     const tg_task_t *t = &g->t[i];
     eng_task_times_t tt;
     if (t->kind != TG_FLOW) continue;
-    flows++;
+    s->flows++;
     if (t->open) continue; /* long-lived: sends until the end (drv_net_out.c, open-N.txt) */
-    bytes += (int64_t)t->bytes;
+    s->bytes += (int64_t)t->bytes;
     if (eng_task_times(b, e, i, &tt) != 0 || tt.end < 0) continue;
+    /* a flow with predecessors starts later than its `start` */
     fct[n] = tt.end - (tt.start >= 0 ? tt.start : t->start);
     int64_t alone = eng_flow_standalone(o->topo, &o->params, t);
     slow[n] = alone > 0 ? (double)fct[n] / (double)alone : 0;
-    sum += (double)fct[n];
+    sum += fct[n];
     sum_slow += slow[n];
     n++;
   }
   qsort(fct, (size_t)n, sizeof *fct, cmp_i64);
   qsort(slow, (size_t)n, sizeof *slow, cmp_f64);
-  v[DRV_NET_flows].i = flows;
-  v[DRV_NET_flows_done].i = n;
-  v[DRV_NET_bytes].i = bytes;
-  /* statistics of no flow are missing (NaN), not 0 */
-  v[DRV_NET_max_fct].d = n ? (double)fct[n - 1] * PS : NAN;
-  v[DRV_NET_p99_fct].d = n ? (double)fct[rank_of(n, 99)] * PS : NAN;
-  v[DRV_NET_mean_fct].d = n ? sum / n * PS : NAN;
-  v[DRV_NET_p50_slowdown].d = n ? slow[rank_of(n, 50)] : NAN;
-  v[DRV_NET_p99_slowdown].d = n ? slow[rank_of(n, 99)] : NAN;
-  v[DRV_NET_mean_slowdown].d = n ? sum_slow / n : NAN;
+  s->done = n;
+  if (n) {
+    s->max_fct = fct[n - 1];
+    s->p99_fct = fct[rank_of(n, 99)];
+    s->mean_fct = (double)sum / n;
+    s->p50_slow = slow[rank_of(n, 50)];
+    s->p99_slow = slow[rank_of(n, 99)];
+    s->mean_slow = sum_slow / n;
+  }
   free(fct);
   free(slow);
+}
+
+/* The statistics as columns: missing (NaN) when no flow finished, not 0. */
+static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, ana_value_t *v) {
+  drv_fct_stats_t s;
+  drv_fct_stats(o, b, e, &s);
+  v[DRV_NET_flows].i = s.flows;
+  v[DRV_NET_flows_done].i = s.done;
+  v[DRV_NET_bytes].i = s.bytes;
+  v[DRV_NET_max_fct].d = s.done ? (double)s.max_fct * PS : NAN;
+  v[DRV_NET_p99_fct].d = s.done ? (double)s.p99_fct * PS : NAN;
+  v[DRV_NET_mean_fct].d = s.done ? s.mean_fct * PS : NAN;
+  v[DRV_NET_p50_slowdown].d = s.done ? s.p50_slow : NAN;
+  v[DRV_NET_p99_slowdown].d = s.done ? s.p99_slow : NAN;
+  v[DRV_NET_mean_slowdown].d = s.done ? s.mean_slow : NAN;
 }
 
 void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {

@@ -32,83 +32,37 @@ static int out_cmp(const void *a, const void *b) {
   return x->idx - y->idx;
 }
 
-static int out_cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static int out_cmp_f64(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile q (0..100] of n sorted values. */
-static int32_t out_rank(int32_t n, int q) {
-  return (int32_t)((q * (int64_t)n + 99) / 100 - 1);
-}
-
-typedef struct out_stats_t {
-  int32_t done;
-  uint64_t bytes;
-  int64_t max_fct, p99_fct, mean_fct;   /* ns */
-  double p50_slow, p99_slow, mean_slow; /* FCT / standalone FCT */
-  int32_t open;                         /* long-lived flows (htsim's size 0) */
-  uint64_t open_bytes;                  /* what they delivered */
-  double open_gbps;                     /* their goodput, summed */
-} out_stats_t;
-
-/* Writes the finished flows of experiment e of b to f (NULL: none), in finish
- * order (ties in task order), or in task order for a task graph; fills the FCT
- * statistics. 0 or -1 (out of memory). */
-static int out_fct(const eng_batch_t *b, int32_t e, const drv_net_own_t *o, FILE *f,
-                   out_stats_t *st) {
+/* Writes the finished flows of experiment e of b to f, in finish order (ties
+ * in task order), or in task order for a task graph. 0 or -1 (out of memory). */
+static int out_fct(const eng_batch_t *b, int32_t e, const drv_net_own_t *o, FILE *f) {
   const tg_t *fl = o->tasks;
   out_row_t *rows = malloc(((size_t)fl->n + 1) * sizeof *rows);
   int64_t *starts = malloc(((size_t)fl->n + 1) * sizeof *starts);
-  int64_t *fcts = malloc(((size_t)fl->n + 1) * sizeof *fcts);
-  double *slow = malloc(((size_t)fl->n + 1) * sizeof *slow);
-  int rc = -1;
-  if (!rows || !starts || !fcts || !slow) goto done;
+  if (!rows || !starts) {
+    free(rows);
+    free(starts);
+    return -1;
+  }
   int32_t n = 0;
   for (int32_t i = 0; i < fl->n; i++) {
     eng_task_times_t tt;
     if (fl->t[i].kind != TG_FLOW || fl->t[i].open) continue; /* open-N.txt has those */
-    st->bytes += fl->t[i].bytes;
     if (eng_task_times(b, e, i, &tt) == 0 && tt.end >= 0) {
       starts[i] = tt.start; /* a flow with predecessors starts later than its `start` */
       rows[n++] = (out_row_t){tt.end, i};
     }
   }
   if (!o->graph) qsort(rows, (size_t)n, sizeof *rows, out_cmp);
-  double sum = 0;
   for (int32_t k = 0; k < n; k++) {
     const tg_task_t *t = &fl->t[rows[k].idx];
     int64_t start = starts[rows[k].idx], fct = rows[k].finish - start;
     int64_t alone = eng_flow_standalone(o->topo, &o->params, t);
-    if (f)
-      fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
-              out_ip(t->host), out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000,
-              fct / 1000, alone / 1000);
-    fcts[k] = fct / 1000;
-    sum += (double)fcts[k];
-    slow[k] = alone > 0 ? (double)fct / (double)alone : 0;
-    st->mean_slow += slow[k] / n;
+    fprintf(f, "%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", out_ip(t->host),
+            out_ip(t->dst), t->sport, t->dport, t->bytes, start / 1000, fct / 1000, alone / 1000);
   }
-  qsort(fcts, (size_t)n, sizeof *fcts, out_cmp_i64);
-  qsort(slow, (size_t)n, sizeof *slow, out_cmp_f64);
-  st->done = n;
-  st->max_fct = n ? fcts[n - 1] : 0;
-  st->p99_fct = n ? fcts[out_rank(n, 99)] : 0;
-  st->mean_fct = n ? (int64_t)(sum / n) : 0;
-  st->p50_slow = n ? slow[out_rank(n, 50)] : 0;
-  st->p99_slow = n ? slow[out_rank(n, 99)] : 0;
-  rc = 0;
-done:
   free(rows);
   free(starts);
-  free(fcts);
-  free(slow);
-  return rc;
+  return 0;
 }
 
 /* Every task of experiment e in task order with its times (ps, -1 where the
@@ -129,8 +83,8 @@ static void out_tasks(const eng_batch_t *b, int32_t e, const tg_t *g, FILE *f) {
 
 /* Time series of experiment e: a column of time, then per traced flow its
  * delivered bytes and CC state, per traced port its data queue. */
-static void out_trace(const eng_batch_t *b, int32_t e, const eng_trace_desc_t *tr,
-                      const topo_t *t, FILE *f) {
+static void out_trace(const eng_batch_t *b, int32_t e, const eng_trace_desc_t *tr, const topo_t *t,
+                      FILE *f) {
   fprintf(f, "time_us");
   for (int32_t i = 0; i < tr->n_flows; i++)
     fprintf(f, ",flow%d_delivered_bytes,flow%d_cc", tr->flows[i], tr->flows[i]);
@@ -176,6 +130,13 @@ static int32_t out_open(const eng_batch_t *b, int32_t e, const drv_net_own_t *o,
   return n;
 }
 
+/* Long-lived flows of an experiment: how many, bytes delivered, goodput summed. */
+typedef struct out_open_t {
+  int32_t n;
+  uint64_t bytes;
+  double gbps;
+} out_open_t;
+
 /* A statistic of the finished flows: JSON null when none finished. */
 static json_t *out_int(int32_t done, int64_t v) {
   return done ? json_integer(v) : json_null();
@@ -188,7 +149,7 @@ static json_t *out_real(int32_t done, double v) {
  * its number, flow file and swept values, which depend on where the job lists
  * it (placeholders at their places). */
 static json_t *out_summary(const drv_sink_exp_t *ev, const drv_net_own_t *o,
-                           const out_stats_t *st, int32_t flows) {
+                           const drv_fct_stats_t *st, const out_open_t *op) {
   eng_result_t res;
   const char *reason;
   if (ev->b) {
@@ -204,17 +165,17 @@ static json_t *out_summary(const drv_sink_exp_t *ev, const drv_net_own_t *o,
   json_t *s = json_pack(
       "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:s,s:f,s:f,"
       "s:n}",
-      "experiment", 0, "flows_file", "", "experiment_id", id, "status",
-      eng_status_name(res.status), "reason", reason, "flows", flows, "flows_done", st->done,
-      "bytes", (json_int_t)st->bytes, "max_fct_ns", out_int(st->done, st->max_fct), "p99_fct_ns",
-      out_int(st->done, st->p99_fct), "mean_fct_ns", out_int(st->done, st->mean_fct), "drops",
-      (json_int_t)res.drops, "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks",
-      (json_int_t)res.ecn_marks, "retransmits", (json_int_t)res.retransmits, "timeouts",
-      (json_int_t)res.timeouts, "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
+      "experiment", 0, "flows_file", "", "experiment_id", id, "status", eng_status_name(res.status),
+      "reason", reason, "flows", st->flows, "flows_done", st->done, "bytes", (json_int_t)st->bytes,
+      "max_fct_ns", out_int(st->done, st->max_fct / 1000), "p99_fct_ns",
+      out_int(st->done, st->p99_fct / 1000), "mean_fct_ns",
+      out_int(st->done, (int64_t)(st->mean_fct / 1000)), "drops", (json_int_t)res.drops,
+      "pfc_pauses", (json_int_t)res.pfc_pauses, "ecn_marks", (json_int_t)res.ecn_marks,
+      "retransmits", (json_int_t)res.retransmits, "timeouts", (json_int_t)res.timeouts,
+      "packet_hops", (json_int_t)res.packet_hops, "sim_end_ns",
       out_int(res.status == ENG_OK, res.end_ps / 1000), "windows", (json_int_t)res.windows,
-      "backend",
-      ev->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", ev->wall_s, "packet_hops_per_s",
-      rate, "sweep");
+      "backend", ev->backend == ENG_BACKEND_CUDA ? "cuda" : "cpu", "wall_s", ev->wall_s,
+      "packet_hops_per_s", rate, "sweep");
   if (!s) return NULL;
   if (o->graph) json_object_set_new(s, "tasks", json_integer(o->tasks->n));
   json_object_set_new(s, "p50_slowdown", out_real(st->done, st->p50_slow));
@@ -223,10 +184,10 @@ static json_t *out_summary(const drv_sink_exp_t *ev, const drv_net_own_t *o,
   json_object_set_new(s, "cnps", json_integer(res.cnps));
   json_object_set_new(s, "retx_bytes", json_integer(res.retx_bytes));
   json_object_set_new(s, "paused_ns", json_integer(res.paused_ps / 1000));
-  if (st->open) {
-    json_object_set_new(s, "open_flows", json_integer(st->open));
-    json_object_set_new(s, "open_bytes", json_integer((json_int_t)st->open_bytes));
-    json_object_set_new(s, "open_goodput_gbps", json_real(st->open_gbps));
+  if (op->n) {
+    json_object_set_new(s, "open_flows", json_integer(op->n));
+    json_object_set_new(s, "open_bytes", json_integer((json_int_t)op->bytes));
+    json_object_set_new(s, "open_goodput_gbps", json_real(op->gbps));
   }
   json_t *tiers = json_array();
   for (int tr = 0; tr < res.n_tiers; tr++) {
@@ -247,18 +208,20 @@ int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *
     snprintf(err, errlen, "%s", "");
     return 0;
   }
-  out_stats_t st = {0};
+  drv_fct_stats_t st = {0};
+  out_open_t op = {0};
   drv_out_t f;
-  int32_t flows = 0;
-  for (int32_t i = 0; i < o->tasks->n; i++)
-    flows += o->tasks->t[i].kind == TG_FLOW;
   int ran = ev->b && ev->status != ANA_INVALID;
-  if (!ran) { /* nothing ran: no FCT file */
+  if (!ran) { /* nothing ran: no FCT file, no finished flow */
     for (int32_t i = 0; i < o->tasks->n; i++)
-      st.bytes += o->tasks->t[i].kind == TG_FLOW && !o->tasks->t[i].open ? o->tasks->t[i].bytes : 0;
+      if (o->tasks->t[i].kind == TG_FLOW) {
+        st.flows++;
+        if (!o->tasks->t[i].open) st.bytes += (int64_t)o->tasks->t[i].bytes;
+      }
   } else {
+    drv_fct_stats(o, ev->b, ev->e, &st); /* the row's statistics, in ns below */
     if (drv_sink_open(&f, ev->out_dir, ev->id, "fct", err, errlen)) return -1;
-    if (out_fct(ev->b, ev->e, o, f.f, &st)) {
+    if (out_fct(ev->b, ev->e, o, f.f)) {
       snprintf(err, errlen, "out of memory writing %s", f.path);
       drv_out_abort(&f);
       return -1;
@@ -273,7 +236,7 @@ int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *
     double open_gbps;
     if (out_open(ev->b, ev->e, o, NULL, &open_bytes, &open_gbps)) {
       if (drv_sink_open(&f, ev->out_dir, ev->id, "open", err, errlen)) return -1;
-      st.open = out_open(ev->b, ev->e, o, f.f, &st.open_bytes, &st.open_gbps);
+      op.n = out_open(ev->b, ev->e, o, f.f, &op.bytes, &op.gbps);
       if (drv_out_commit(&f, err, errlen)) return -1;
     }
     if (trace && ev->x->desc.trace == trace) {
@@ -282,7 +245,7 @@ int drv_net_sink(const drv_sink_exp_t *ev, const eng_trace_desc_t *trace, char *
       if (drv_out_commit(&f, err, errlen)) return -1;
     }
   }
-  json_t *s = out_summary(ev, o, &st, flows);
+  json_t *s = out_summary(ev, o, &st, &op);
   char *text = s ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(s);
   int rc = -1;

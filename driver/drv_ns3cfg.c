@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base_err.h"
 #include "base/base_file.h"
 #include "driver/drv.h"
 #include "sim/eng_num.h"
@@ -81,7 +82,7 @@ static void cfg_prob(cfg_t *c, const cfg_line_t *l, const char *fmt, ...) {
   if (used >= sizeof c->probs) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(c->probs + used, sizeof c->probs - used, fmt, ap);
+  base_verrf(c->probs + used, sizeof c->probs - used, fmt, ap); /* one line */
   va_end(ap);
 }
 
