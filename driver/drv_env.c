@@ -30,6 +30,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_PROGRESS", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_VERBOSE", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_STATS", 0, 1, NULL, "0 or 1"},
+    {"MULTIVERSE_PHASES", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_MPI", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_LAUNCH", 0, -1, launch_words, "experiment, persistent or systems"},
     {"MULTIVERSE_CUDA_SPREAD", 0, 1, NULL, "0 or 1"},

@@ -98,6 +98,7 @@ typedef struct eng_result_t {
   int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts, cnps;
   int64_t retx_bytes; /* payload bytes sent again */
   int64_t events;     /* events the nodes stepped (their work, whatever the backend) */
+  int64_t phased;     /* switch steps taken in port phases (MULTIVERSE_PHASES; CPU backend) */
   int64_t paused_ps;  /* summed over ports: time spent paused by PFC */
   int64_t windows;
   int64_t end_ps;      /* last task end, ps */

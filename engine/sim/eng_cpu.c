@@ -73,28 +73,31 @@ static void cpu_window_major(eng_world_t *w, int threads) {
 
 /* MULTIVERSE_STATS=1: each experiment alone, its nodes' events counted per
  * window: the critical path (the sum over windows of the busiest node's
- * events: what one experiment costs where each node has a thread of its own)
- * and the parallelism (events over the critical path), on stderr. The same
- * results as the other ways. */
+ * events: what one experiment costs where each node has a thread of its own;
+ * a switch in port phases counts its busiest ingress's and egress's,
+ * eng_phase.h) and the parallelism (events over the critical path), and the
+ * share of switch steps that ran in port phases, on stderr. The same results
+ * as the other ways. */
 static void cpu_stats(eng_world_t *w, int threads) {
   eng_cols_t *c = &w->c;
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int32_t e = 0; e < ne; e++) {
     const int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
-    int64_t *prev = calloc((size_t)nx + 1, sizeof *prev);
-    int64_t windows = 0, events = 0, cp = 0, sw = 0;
+    int64_t *prev = calloc(2 * (size_t)nx + 1, sizeof *prev);
+    int64_t windows = 0, events = 0, cp = 0, sw = 0, steps = 0, phased = 0;
     int running = 1;
     while (running) {
       running = cpu_window(c, e);
       int64_t most = 0;
       int32_t busiest = -1;
-      for (int32_t i = 0; i < nx; i++) {
-        int64_t d = c->node_c_events[x0 + i] - (prev ? prev[i] : 0);
-        if (prev) prev[i] = c->node_c_events[x0 + i];
+      for (int32_t i = 0; prev && i < nx; i++) {
+        int64_t d = c->node_c_events[x0 + i] - prev[i], s = c->node_c_span[x0 + i] - prev[nx + i];
+        prev[i] = c->node_c_events[x0 + i];
+        prev[nx + i] = c->node_c_span[x0 + i];
         events += d;
-        if (d > most) {
-          most = d;
+        if (s > most) {
+          most = s;
           busiest = x0 + i;
         }
       }
@@ -103,12 +106,18 @@ static void cpu_stats(eng_world_t *w, int threads) {
       windows++;
     }
     free(prev);
+    for (int32_t x = x0; x < x0 + nx; x++)
+      if (c->node_is_switch[x]) {
+        steps += c->node_c_steps[x];
+        phased += c->node_c_phased[x];
+      }
     fprintf(stderr,
             "stats: experiment %d: %lld windows, %lld events, critical path %lld (the busiest "
-            "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f\n",
+            "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f; "
+            "switch steps in port phases: %lld of %lld\n",
             e, (long long)windows, (long long)events, (long long)cp,
             windows ? 100.0 * (double)sw / (double)windows : 0.0,
-            cp ? (double)events / (double)cp : 0.0);
+            cp ? (double)events / (double)cp : 0.0, (long long)phased, (long long)steps);
   }
 }
 

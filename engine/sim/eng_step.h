@@ -270,6 +270,10 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
     eng_port_key_input(k, lp);
 }
 
+/* Certified port phases: a switch's window stepped port by port where it
+ * gives the same state (it uses eng_relay, eng_tx and eng_tx_time above). */
+#include "sim/eng_phase.h"
+
 /* Whether node x of running experiment e has nothing to do in this window:
  * nothing new came in and its own next event lies beyond the window. */
 ENG_INLINE int eng_node_idle(const eng_cols_t *c, int32_t x, int32_t e) {
@@ -321,6 +325,9 @@ ENG_INLINE void eng_node_end(eng_ctx_t *k, int64_t best) {
   eng_cols_t *c = k->c;
   c->node_now[k->x] = k->now;
   c->node_c_events[k->x] += k->events;
+  c->node_c_span[k->x] += k->phased ? k->span : k->events;
+  c->node_c_steps[k->x]++;
+  c->node_c_phased[k->x] += k->phased;
   int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
   c->node_next[k->x] = next;
   if (k->emit_min < next) next = k->emit_min;
@@ -340,12 +347,22 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, 0, 0};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
+  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e])) {
+    eng_phase_step(&k, c->exp_t_end[e]);
+    eng_port_keys_all(&k); /* what the serial step would have cached */
+    c->node_keys_ok[x] = 1;
+    best = ENG_INF;
+    for (int32_t lp = 0; lp < np; lp++)
+      if (c->port_key[p0 + lp] < best) best = c->port_key[p0 + lp];
+    eng_node_end(&k, best);
+    return;
+  }
   if (c->node_keys_ok[x]) {
     eng_port_keys_inputs(&k);
   } else {

@@ -82,6 +82,7 @@ void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     r->cnps += c->node_c_cnps[x];
     r->retx_bytes += c->node_c_retx_bytes[x];
     r->events += c->node_c_events[x];
+    r->phased += c->node_c_phased[x];
   }
   int64_t start = INT64_MAX, last = 0;
   r->end_ps = 0;

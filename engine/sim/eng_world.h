@@ -98,6 +98,7 @@ enum {
   X(exp, int32_t, n_ports)                                                                         \
   X(exp, int64_t, windows) /* windows stepped */                                                   \
   X(exp, int32_t, n_cls)   /* class queues per port: 8 with `classes`, else 1 */                   \
+  X(exp, uint8_t, phases)  /* switches may step in certified port phases (MULTIVERSE_PHASES) */    \
   /* parameters: exp_<field> of every COL line of ENG_PARAMS (eng_params.h) */                     \
   ENG_PARAMS(ENG_PARAM_COLUMN, X)                                                                  \
   /* node table (hosts and switches) */                                                            \
@@ -142,6 +143,9 @@ enum {
   X(node, int64_t, c_cnps)       /* CNPs sent */                                                   \
   X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                    \
   X(node, int64_t, c_events)     /* events stepped (a node's work: MULTIVERSE_STATS) */            \
+  X(node, int64_t, c_span)       /* events on its steps' critical paths (eng_phase.h) */           \
+  X(node, int64_t, c_steps)      /* steps that had something to do */                             \
+  X(node, int64_t, c_phased)     /* of them, steps in port phases */                               \
   X(node, uint8_t, tier)         /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */     \
   /* port table (egress ports; port p's peer reads p's rings) */                                   \
   X(port, int32_t, node)                                                                           \
@@ -182,6 +186,7 @@ enum {
   X(port, uint32_t, pfc_pub)                                                                       \
   X(port, uint32_t, pfc_head)                                                                      \
   X(port, uint32_t, pfc_hsnap)                                                                     \
+  X(port, uint32_t, ph_cur)     /* port phases: an egress's read position in this ingress's ring */ \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
   X(flow, eng_fhdr_t, hdr) /* its two ends and task index, as hops read them */                    \
   X(flow, int32_t, task)   /* task row */                                                          \

@@ -3,7 +3,8 @@
 # each run alone and against the same batch cut into several worlds (batch),
 # 1 against 2 OpenMP threads, experiment-major and one
 # experiment window-major (threads), CPU against CUDA
-# (cuda; exit 77 = skipped when no GPU is present).
+# (cuda; exit 77 = skipped when no GPU is present), switches stepped in
+# certified port phases against in key order (phases: MULTIVERSE_PHASES).
 # usage: net_equiv.sh MODE MULTIVERSE MV_GENFLOWS WORKDIR
 set -euo pipefail
 mode=$1 mv=$(realpath "$2") gen=$(realpath "$3") work=$4
@@ -64,6 +65,18 @@ for b in a b c d e; do
       # Fewer experiments than threads: window-major, every phase in parallel.
       "$mv" net --topology "${topo[$b]}" --flows $b-3.txt ${sets[$b]} --threads 2 -o w2-$b > /dev/null
       cmp t1-$b/fct-3.txt w2-$b/fct-0.txt ;;
+    phases) # the same files and counters, and the phases ran where allowed
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} -o ph0-$b > /dev/null
+      MULTIVERSE_PHASES=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} -o ph1-$b > /dev/null
+      for i in $(seq 0 $((n - 1))); do cmp ph0-$b/fct-$i.txt ph1-$b/fct-$i.txt; done
+      strip() { sed -e 's/,"wall_s":.*}/}/' "$1"; }
+      diff <(strip ph0-$b/summary.jsonl) <(strip ph1-$b/summary.jsonl)
+      MULTIVERSE_STATS=1 MULTIVERSE_PHASES=1 "$mv" net --topology "${topo[$b]}" --flows $b-0.txt \
+        --flows $b-3.txt ${sets[$b]} -o phs-$b 2> phs-$b.err > /dev/null
+      # "switch steps in port phases: N of M": most of them, none with flowlets (c)
+      grep -o 'port phases: [0-9]* of [0-9]*' phs-$b.err | while read -r _ _ m _ all; do
+        if [ $b = c ]; then [ "$m" = 0 ]; else [ "$all" -gt 0 ] && [ $((10 * m)) -ge $((7 * all)) ]; fi
+      done ;;
     cuda)
       if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe --force > /dev/null 2> probe.err; then
         if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then

@@ -18,6 +18,7 @@
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
+#include "sim/eng_num.h"
 
 #define N_EXP 300
 #define MAX_FLOWS 40
@@ -134,7 +135,7 @@ int main(void) {
   }
   eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t hops = 0, drops = 0, pauses = 0, marks = 0, timeouts = 0, spray = 0, mismatched = 0;
-  int64_t timed_out = 0, cnps = 0, by_cc[4] = {0};
+  int64_t timed_out = 0, cnps = 0, by_cc[4] = {0}, phased = 0;
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
     if (ref_run(&topo[e], &tgs[e], &par[e], ex[e].seed, &rr)) return 2;
@@ -167,6 +168,7 @@ int main(void) {
     timeouts += er.timeouts;
     spray += par[e].lb == ENG_LB_SPRAY;
     cnps += er.cnps;
+    phased += er.phased;
     by_cc[par[e].ccp.kind]++;
     ref_result_free(&rr);
   }
@@ -182,6 +184,14 @@ int main(void) {
   CHECK(drops > 0 && pauses > 0 && marks > 0 && timeouts > 0 && spray > 0);
   CHECK(timed_out > 0 && timed_out < N_EXP / 4);
   CHECK(cnps > 0 && by_cc[1] > 0 && by_cc[2] > 0 && by_cc[3] > 0);
+  /* exact_phases runs it again with MULTIVERSE_PHASES=1: switches stepped in
+   * port phases wherever certified (eng_phase.h), equal to the reference. */
+  if (eng_env_flag("MULTIVERSE_PHASES")) {
+    printf("switch steps in port phases: %lld\n", (long long)phased);
+    CHECK(phased > 1000);
+  } else {
+    CHECK_EQ_I64(phased, 0);
+  }
   eng_batch_destroy(w);
   for (int e = 0; e < N_EXP; e++) {
     tg_free(&tgs[e]);

@@ -16,6 +16,7 @@
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
+#include "sim/eng_num.h"
 
 #define N_EXP 300
 #define MAX_TASKS 48
@@ -164,7 +165,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--cuda") == 0) return against_cuda(N_EXP, ex, tgs);
   eng_batch_t *w = mvsim_run(N_EXP, ex, ENG_BACKEND_CPU);
   int64_t tasks = 0, hops = 0, drops = 0, pauses = 0, timeouts = 0, mismatched = 0, slowed = 0;
-  int64_t by_status[3] = {0};
+  int64_t by_status[3] = {0}, phased = 0;
   for (int e = 0; e < N_EXP; e++) {
     ref_result_t rr;
     if (ref_run(&topo[e], &tgs[e], &par[e], ex[e].seed, &rr)) return 2;
@@ -195,6 +196,7 @@ int main(int argc, char **argv) {
       mismatched++;
     }
     tasks += tgs[e].n;
+    phased += er.phased;
     hops += rr.packet_hops;
     drops += rr.drops;
     pauses += rr.pfc_pauses;
@@ -211,6 +213,13 @@ int main(int argc, char **argv) {
   CHECK(by_status[REF_TIMED_OUT] > 0);
   printf("%lld compute tasks slowed by communication\n", (long long)slowed);
   CHECK(slowed > 0);
+  /* exact_tasks_phases: again with switches in port phases where certified */
+  if (eng_env_flag("MULTIVERSE_PHASES")) {
+    printf("switch steps in port phases: %lld\n", (long long)phased);
+    CHECK(phased > 1000);
+  } else {
+    CHECK_EQ_I64(phased, 0);
+  }
   eng_batch_destroy(w);
   for (int e = 0; e < N_EXP; e++) {
     tg_free(&tgs[e]);

@@ -1,0 +1,181 @@
+/* Certified port phases (docs/engine.md, Port phases): a switch window stepped
+ * port by port, in place of its events in key order, where a certificate
+ * proves that its ports cannot meet through shared state. Included by
+ * eng_step.h after the events it reuses (eng_relay, eng_tx, eng_tx_time).
+ *
+ * A switch's ports meet only through its descriptors (node_sw_free), its
+ * buffer (admission, node_shared, the dynamic PFC threshold), PFC frames and
+ * pauses, and flowlet tables; everything else a port's events touch is the
+ * port's own (its queues, clocks, draw counters, ring) or an order-free sum
+ * (counters, exp_fail, emit_min). When the window's arrivals can neither find
+ * no descriptor nor no buffer, nor send a PAUSE or RESUME, whatever their
+ * order, and no frame arrives and no flowlet is kept, an egress port's
+ * history depends only on the arrivals routed to it, taken in the serial
+ * step's order (time, then ingress port), and on its own transmissions (an
+ * arrival before a transmission of the same instant). So the switch runs
+ * S1: every ingress routes its window's arrivals, then S3: every egress
+ * merges the arrivals routed to it and serves its queue, and leaves the state
+ * the serial step leaves, up to which descriptor rows hold which packets (a
+ * row's identity never reaches a result). Each port's work in a phase is
+ * independent of the others': a backend may give ports threads of their own.
+ * MULTIVERSE_PHASES=1 turns the phases on (exp_phases) in the CPU backend;
+ * the results are the same either way (tests/cli/net_equiv.sh phases). The
+ * CUDA backend steps switches serially still: its ports on threads of their
+ * own need descriptor rows taken and returned in port order and the buffer's
+ * sums as atomics (docs/engine.md). */
+#ifndef ENG_PHASE_H
+#define ENG_PHASE_H
+
+#define ENG_PHASE_CLS 8 /* class queues per port at most (eng_build_n_cls) */
+
+/* Whether this backend steps in phases: the CPU's (the CUDA kernels compile
+ * the call away). */
+#ifdef __CUDA_ARCH__
+#define ENG_PHASE_BACKEND 0
+#else
+#define ENG_PHASE_BACKEND 1
+#endif
+
+/* The slot of ring position j of link direction p. */
+ENG_INLINE int32_t eng_phase_slot(const eng_cols_t *c, int32_t p, uint32_t j) {
+  return c->port_ring_off[p] + (int32_t)(j & c->port_ring_mask[p]);
+}
+
+/* Whether ring position j of link direction p holds an arrival of the window
+ * that ends at t_end. */
+ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t t_end) {
+  return j != c->port_ring_pub[p] && c->ring_pkt[eng_phase_slot(c, p, j)].t < t_end;
+}
+
+/* Whether switch k->x may step its window (ending at t_end) in phases: its
+ * experiment asks for them; no flowlets, no tasks; no PFC frame to take and
+ * no PAUSE outstanding; descriptors for every arrival; and, for every order
+ * of them, room in the buffer and no PAUSE: each ingress class's bytes stay
+ * below its threshold at its lowest (the shared buffer as full as the
+ * window's arrivals can make it), also counting a packet's own bytes (the
+ * headroom admission's test). */
+ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end) {
+  const eng_cols_t *c = k->c;
+  const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  if (!c->exp_phases[e] || c->node_heap_n[x] || c->exp_lb[e] == ENG_LB_ADAPTIVE) return 0;
+  const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
+  const int32_t ncl = c->exp_n_cls[e];
+  if (ncl > ENG_PHASE_CLS) return 0;
+  int64_t n = 0, bytes = 0;
+  for (int32_t lp = 0; lp < np; lp++) {
+    int32_t p = p0 + lp, in = c->port_peer[p];
+    uint32_t h = c->port_pfc_head[in];
+    if (h != c->port_pfc_pub[in] &&
+        c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])] < t_end)
+      return 0;
+    for (int32_t q = c->port_cls_off[p]; pfc && q < c->port_cls_off[p] + ncl; q++)
+      if (c->cls_pause_sent[q]) return 0;
+    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+      const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+      n++;
+      if (eng_in_class(c, e, pk->type)) bytes += pk->wire;
+    }
+  }
+  if (n == 0) return 0; /* nothing arrives: the serial step is as short */
+  if (n > c->node_sw_free[x]) return 0;
+  if (!hdrm && c->node_buf_used[x] + bytes > c->exp_buffer[e]) return 0;
+  if (!hdrm && !pfc) return 1;
+  const int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - (c->node_shared[x] + bytes);
+  for (int32_t lp = 0; lp < np; lp++) {
+    int32_t ip = p0 + lp, in = c->port_peer[ip];
+    int64_t b[ENG_PHASE_CLS] = {0};
+    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+      const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+      if (eng_in_class(c, e, pk->type)) b[c->flow_cls[pk->flow]] += pk->wire;
+    }
+    const int64_t xoff = c->exp_pfc_xoff[e] > 0 ? c->exp_pfc_xoff[e]
+                         : free_b > 0           ? (free_b * c->port_pfc_a16[ip]) >> 16
+                                                : 0;
+    for (int32_t cl = 0; cl < ncl; cl++) {
+      if (!b[cl]) continue;
+      int32_t q = eng_cls(c, ip, cl);
+      if (pfc && c->cls_hdrm[q] > 0) return 0;
+      int64_t over = c->cls_in_bytes[q] + b[cl] - c->exp_pfc_reserve[e];
+      if ((over > b[cl] ? over : b[cl]) >= xoff) return 0;
+    }
+  }
+  return 1;
+}
+
+/* The window of switch k->x (certified by eng_phase_ok) in two phases. S1:
+ * each ingress routes its arrivals, writing the egress into the ring slot's
+ * `next` (a consumed slot: only this step reads it again); a packet with no
+ * route fails its experiment as eng_relay would. S3: each egress merges the
+ * arrivals routed to it, by time and then ingress, with its transmissions
+ * (eng_tx at max(busy, now)), its read positions in the ingresses' rings in
+ * port_ph_cur. k->now ends at the last event's time; k->span counts the
+ * busiest ingress's and the busiest egress's events. */
+ENG_COLD void eng_phase_step(eng_ctx_t *k, int64_t t_end) {
+  eng_cols_t *c = k->c;
+  const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int64_t now0 = k->now;
+  int64_t last = now0;
+  int32_t most_in = 0, most_out = 0;
+  for (int32_t lp = 0; lp < np; lp++) { /* S1 */
+    int32_t in = c->port_peer[p0 + lp], n = 0;
+    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++, n++) {
+      eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+      pk->next = eng_route_relay(c, x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
+      if (pk->next < 0) {
+        eng_fail(k, ENG_FAIL_ROUTE);
+        if (pk->t > last) last = pk->t;
+      }
+    }
+    k->events += n;
+    if (n > most_in) most_in = n;
+  }
+  for (int32_t o = 0; o < np; o++) { /* S3 */
+    int32_t n = 0;
+    for (int32_t lp = 0; lp < np; lp++)
+      c->port_ph_cur[p0 + lp] = c->port_ring_head[c->port_peer[p0 + lp]];
+    k->now = now0;
+    for (;;) {
+      int32_t bi = -1;
+      int64_t bt = ENG_INF;
+      for (int32_t lp = 0; lp < np; lp++) {
+        int32_t in = c->port_peer[p0 + lp];
+        uint32_t j = c->port_ph_cur[p0 + lp];
+        while (eng_phase_due(c, in, j, t_end) && c->ring_pkt[eng_phase_slot(c, in, j)].next != o)
+          j++;
+        c->port_ph_cur[p0 + lp] = j;
+        if (eng_phase_due(c, in, j, t_end) && c->ring_pkt[eng_phase_slot(c, in, j)].t < bt) {
+          bt = c->ring_pkt[eng_phase_slot(c, in, j)].t; /* ties: the lower ingress */
+          bi = lp;
+        }
+      }
+      int64_t tx = eng_tx_time(k, o);
+      if (bi >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
+        int32_t in = c->port_peer[p0 + bi];
+        int32_t slot = eng_phase_slot(c, in, c->port_ph_cur[p0 + bi]++);
+        k->now = bt;
+        eng_relay(k, bi, c->ring_pkt[slot], eng_int(c, e, c->rint_v, slot));
+      } else if (tx < t_end) {
+        k->now = tx;
+        eng_tx(k, o);
+        k->events++;
+      } else {
+        break;
+      }
+      n++;
+      if (k->now > last) last = k->now;
+    }
+    if (n > most_out) most_out = n;
+  }
+  for (int32_t lp = 0; lp < np; lp++) { /* every arrival of the window is consumed */
+    int32_t in = c->port_peer[p0 + lp];
+    uint32_t j = c->port_ring_head[in];
+    while (eng_phase_due(c, in, j, t_end))
+      j++;
+    c->port_ring_head[in] = j;
+  }
+  k->now = last;
+  k->phased = 1;
+  k->span = most_in + most_out;
+}
+
+#endif
