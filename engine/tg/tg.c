@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "tg/tg.h"
 
 tg_task_t tg_task_default(tg_kind_t kind) {
@@ -102,12 +103,12 @@ static int tg_fail(const tg_t *g, int32_t i, const char *where, char *err, size_
   char what[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  base_verrf(what, sizeof what, fmt, ap);
   va_end(ap);
   if (i >= 0 && i < g->n && g->t[i].line > 0)
-    snprintf(err, errlen, "%s:%d: %s", where, g->t[i].line, what);
+    base_errf(err, errlen, "%s:%d: %s", where, g->t[i].line, what);
   else
-    snprintf(err, errlen, "%s: task %d: %s", where, i, what);
+    base_errf(err, errlen, "%s: task %d: %s", where, i, what);
   return -1;
 }
 
@@ -233,8 +234,8 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
   for (int32_t k = 0; k < g->n_edges; k++) {
     const tg_edge_t *e = &g->e[k];
     if (e->task < 0 || e->task >= g->n || e->pred < 0 || e->pred >= g->n) {
-      snprintf(err, errlen, "%s: an edge names task %d after task %d: no such task", where, e->task,
-               e->pred);
+      base_errf(err, errlen, "%s: an edge names task %d after task %d: no such task", where, e->task,
+                e->pred);
       goto done;
     }
     if (e->task == e->pred) {
@@ -291,7 +292,7 @@ int tg_check(const tg_t *g, const topo_t *t, const char *where, char *err, size_
   rc = 0;
   goto done;
 oom:
-  snprintf(err, errlen, "%s: out of memory checking the task graph", where);
+  base_errf(err, errlen, "%s: out of memory checking the task graph", where);
 done:
   free(npred);
   free(stream_host);

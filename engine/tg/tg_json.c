@@ -255,7 +255,7 @@ int tg_from_json(const json_t *root, const char *where, tg_t *g, char *err, size
   const char *key;
   json_t *v;
   if (!json_is_object(root)) {
-    snprintf(err, errlen, "%s: must hold an object {\"tasks\": [...]}", where);
+    base_errf(err, errlen, "%s: must hold an object {\"tasks\": [...]}", where);
     return -1;
   }
   json_object_foreach((json_t *)root, key, v) {
@@ -302,15 +302,15 @@ int tg_read_json(const char *path, tg_t *g, char *err, size_t errlen) {
   json_error_t je;
   char why[128];
   if (base_input_regular(path, why, sizeof why)) {
-    snprintf(err, errlen, "%s: %s", path, why);
+    base_errf(err, errlen, "%s: %s", path, why);
     return -1;
   }
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
     if (je.line > 0)
-      snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
     else
-      snprintf(err, errlen, "%s: %s", path, je.text);
+      base_errf(err, errlen, "%s: %s", path, je.text);
     return -1;
   }
   int rc = tg_from_json(root, path, g, err, errlen);

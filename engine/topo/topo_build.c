@@ -1,7 +1,6 @@
 /* topo: allocation of nodes and links for the readers and generators, topo_free,
  * reading a whole file, and error formatting. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,23 +9,16 @@
 #include "base/base_file.h"
 #include "topo/topo_int.h"
 
-void topo_errf(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  base_verrf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 int topo_alloc(topo_t *t, int64_t n_nodes, int64_t links_cap, const char *kind, char *err,
                size_t errlen) {
   memset(t, 0, sizeof *t);
   if (n_nodes < 1 || n_nodes > TOPO_MAX_NODES) {
-    topo_errf(err, errlen, "%lld nodes: a topology has 1 to %d nodes", (long long)n_nodes,
+    base_errf(err, errlen, "%lld nodes: a topology has 1 to %d nodes", (long long)n_nodes,
               TOPO_MAX_NODES);
     return -1;
   }
   if (links_cap > TOPO_MAX_LINKS) {
-    topo_errf(err, errlen, "%lld links: more than the limit of %d", (long long)links_cap,
+    base_errf(err, errlen, "%lld links: more than the limit of %d", (long long)links_cap,
               TOPO_MAX_LINKS);
     return -1;
   }
@@ -36,7 +28,7 @@ int topo_alloc(topo_t *t, int64_t n_nodes, int64_t links_cap, const char *kind, 
   t->links = malloc(sizeof *t->links); /* grown by topo_add_link */
   if (!t->is_switch || !t->forwards || !t->links) {
     topo_free(t);
-    topo_errf(err, errlen, "out of memory for %lld nodes", (long long)n_nodes);
+    base_errf(err, errlen, "out of memory for %lld nodes", (long long)n_nodes);
     return -1;
   }
   t->n_hosts = t->n_nodes;
@@ -101,7 +93,7 @@ int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t 
   char why[128];
   FILE *fp = base_fopen_input(path, "rb", why, sizeof why);
   if (!fp) {
-    topo_errf(err, errlen, "cannot open %s: %s", path, why);
+    base_errf(err, errlen, "cannot open %s: %s", path, why);
     return -1;
   }
   size_t cap = (size_t)1 << 16, n = 0;
@@ -117,7 +109,7 @@ int topo_read_file(const char *path, char **buf, size_t *len, char *err, size_t 
   int bad = !b || ferror(fp);
   fclose(fp);
   if (bad) {
-    topo_errf(err, errlen, "cannot read %s: %s", path, b ? "read error" : "out of memory");
+    base_errf(err, errlen, "cannot read %s: %s", path, b ? "read error" : "out of memory");
     free(b);
     return -1;
   }

@@ -4,6 +4,7 @@
 #ifndef TOPO_INT_H
 #define TOPO_INT_H
 
+#include "base/base_err.h" /* base_errf: every message of the module */
 #include "topo/topo.h"
 
 #define TOPO_MAX_NODES (1 << 20)
@@ -60,9 +61,6 @@ int64_t topo_parse_delay_why(const char *s, const char **why);
 int topo_check_rate(int64_t bps, const char **why);
 int topo_check_delay(int64_t ps, const char **why);
 
-/* snprintf into err (NULL-safe); control characters become ? (messages are one line). */
-void topo_errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* JSON topology objects (topo_jkeys.c): errors read "WHERE.key: problem", or
  * "WHERE: key: problem" when WHERE is a bare file name (no ": "). */

@@ -14,11 +14,11 @@ void topo_jerr(char *err, size_t errlen, const char *where, const char *key, con
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (!key)
-    topo_errf(err, errlen, "%s: %s", where, msg);
+    base_errf(err, errlen, "%s: %s", where, msg);
   else if (strstr(where, ": "))
-    topo_errf(err, errlen, "%s.%s: %s", where, key, msg);
+    base_errf(err, errlen, "%s.%s: %s", where, key, msg);
   else
-    topo_errf(err, errlen, "%s: %s: %s", where, key, msg);
+    base_errf(err, errlen, "%s: %s: %s", where, key, msg);
 }
 
 /* A short description of a JSON value for messages: 5, 4.5, "x", true, an array... */

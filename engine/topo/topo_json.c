@@ -79,9 +79,9 @@ int topo_parse_json(const char *name, const char *text, size_t len, const char *
   json_t *root = json_loadb(text, len, 0, &jerr);
   if (!root) {
     if (jerr.line > 0)
-      topo_errf(err, errlen, "%s:%d: JSON error: %s", name, jerr.line, jerr.text);
+      base_errf(err, errlen, "%s:%d: JSON error: %s", name, jerr.line, jerr.text);
     else
-      topo_errf(err, errlen, "%s: %s", name, jerr.text);
+      base_errf(err, errlen, "%s: %s", name, jerr.text);
     return -1;
   }
   /* Either the topology object or {"topology": {...}, ...}. */
@@ -90,7 +90,7 @@ int topo_parse_json(const char *name, const char *text, size_t len, const char *
   char *where = malloc(wlen);
   int rc = -1;
   if (!where) {
-    topo_errf(err, errlen, "%s: out of memory", name);
+    base_errf(err, errlen, "%s: out of memory", name);
   } else {
     snprintf(where, wlen, "%s%s", name, obj ? ": topology" : "");
     rc = topo_from_json_at(obj ? obj : root, where, base_dir, t, err, errlen);
@@ -106,7 +106,7 @@ int topo_load(const char *path, topo_t *t, char *err, size_t errlen) {
   char *text, *dir = malloc(strlen(path) + 2);
   size_t len;
   if (!dir) {
-    topo_errf(err, errlen, "%s: out of memory", path);
+    base_errf(err, errlen, "%s: out of memory", path);
     return -1;
   }
   if (topo_read_file(path, &text, &len, err, errlen) < 0) {

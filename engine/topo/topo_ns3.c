@@ -24,12 +24,12 @@ static int load_text(ns3_file_t *f, const char *text, size_t len, char *err, siz
     int line = 1;
     for (const char *p = text; p < nul; p++)
       line += *p == '\n';
-    topo_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
+    base_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
     return -1;
   }
   f->buf = malloc(len + 1);
   if (!f->buf) {
-    topo_errf(err, errlen, "%s: out of memory", f->path);
+    base_errf(err, errlen, "%s: out of memory", f->path);
     return -1;
   }
   memcpy(f->buf, text, len);
@@ -89,7 +89,7 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
   if (simai) {
     if (gps < 1 || gps > 1024 || *nvswitches < 0 || *nvswitches > TOPO_MAX_NODES ||
         *switches > TOPO_MAX_NODES) {
-      topo_errf(err, errlen,
+      base_errf(err, errlen,
                 "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts",
                 f->path, f->line);
       return -1;
@@ -99,30 +99,30 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
     *switches += *nvswitches;
   } else if (!ns3 && n >= 1 && (strcmp(tok[0], "Nodes") == 0 || strcmp(tok[0], "#") == 0) &&
              f->htsim) {
-    topo_errf(err, errlen,
+    base_errf(err, errlen,
               "%s:%d: an htsim topology (Nodes, Tiers, Podsize, per-tier speeds): not read here; "
               "write the fat tree as {\"kind\": \"fat_tree\", ...} (docs/formats.md)",
               f->path, f->line);
     return -1;
   } else if (!ns3) {
-    topo_errf(err, errlen,
+    base_errf(err, errlen,
               "%s:%d: expected 'nodes switches links' (ns-3) or 'nodes gpus_per_server "
               "nvswitch_num switch_num links gpu_type' (SimAI)",
               f->path, f->line);
     return -1;
   }
   if (*nodes < 1 || *nodes > TOPO_MAX_NODES) {
-    topo_errf(err, errlen, "%s:%d: %lld nodes: a topology has 1 to %d nodes", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld nodes: a topology has 1 to %d nodes", f->path, f->line,
               (long long)*nodes, TOPO_MAX_NODES);
     return -1;
   }
   if (*switches < 0 || *switches > *nodes) {
-    topo_errf(err, errlen, "%s:%d: %lld switches, but there are %lld nodes", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld switches, but there are %lld nodes", f->path, f->line,
               (long long)*switches, (long long)*nodes);
     return -1;
   }
   if (*links < 0 || *links > TOPO_MAX_LINKS) {
-    topo_errf(err, errlen, "%s:%d: %lld links: the limit is 0 to %d", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld links: the limit is 0 to %d", f->path, f->line,
               (long long)*links, TOPO_MAX_LINKS);
     return -1;
   }
@@ -134,32 +134,32 @@ static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, int64_t nvs
   if (switches == 0) return 0;
   char **tok = malloc((size_t)switches * sizeof *tok);
   if (!tok) {
-    topo_errf(err, errlen, "%s: out of memory", f->path);
+    base_errf(err, errlen, "%s: out of memory", f->path);
     return -1;
   }
   int rc = -1, n = next_tokens(f, tok, (int)switches);
   if (n != switches) {
     if (n < 0)
-      topo_errf(err, errlen, "%s:%d: expected %lld switch ids, found the end of the file", f->path,
+      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found the end of the file", f->path,
                 f->line, (long long)switches);
     else
-      topo_errf(err, errlen, "%s:%d: expected %lld switch ids, found %d", f->path, f->line,
+      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found %d", f->path, f->line,
                 (long long)switches, n);
     goto out;
   }
   for (int i = 0; i < n; i++) {
     int64_t id;
     if (parse_int(tok[i], &id)) {
-      topo_errf(err, errlen, "%s:%d: switch id '%s' is not a number", f->path, f->line, tok[i]);
+      base_errf(err, errlen, "%s:%d: switch id '%s' is not a number", f->path, f->line, tok[i]);
       goto out;
     }
     if (id < 0 || id >= t->n_nodes) {
-      topo_errf(err, errlen, "%s:%d: switch id %lld, but there are only %d nodes (0..%d)", f->path,
+      base_errf(err, errlen, "%s:%d: switch id %lld, but there are only %d nodes (0..%d)", f->path,
                 f->line, (long long)id, t->n_nodes, t->n_nodes - 1);
       goto out;
     }
     if (t->is_switch[id]) {
-      topo_errf(err, errlen, "%s:%d: switch id %lld listed twice", f->path, f->line, (long long)id);
+      base_errf(err, errlen, "%s:%d: switch id %lld listed twice", f->path, f->line, (long long)id);
       goto out;
     }
     t->is_switch[id] = t->forwards[id] = 1;
@@ -175,11 +175,11 @@ static int parse_node(const ns3_file_t *f, const topo_t *t, const char *s, const
                       int32_t *v, char *err, size_t errlen) {
   int64_t x;
   if (parse_int(s, &x)) {
-    topo_errf(err, errlen, "%s:%d: node id '%s' is not a number", f->path, f->line, s);
+    base_errf(err, errlen, "%s:%d: node id '%s' is not a number", f->path, f->line, s);
     return -1;
   }
   if (x < 0 || x >= t->n_nodes) {
-    topo_errf(err, errlen, "%s:%d: link %s node %lld, but there are only %d nodes (0..%d)", f->path,
+    base_errf(err, errlen, "%s:%d: link %s node %lld, but there are only %d nodes (0..%d)", f->path,
               f->line, dir, (long long)x, t->n_nodes, t->n_nodes - 1);
     return -1;
   }
@@ -192,7 +192,7 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
   int32_t a, b;
   const char *why;
   if (n != 5) {
-    topo_errf(err, errlen, "%s:%d: expected 'src dst rate delay error_rate', found %d fields",
+    base_errf(err, errlen, "%s:%d: expected 'src dst rate delay error_rate', found %d fields",
               f->path, f->line, n);
     return -1;
   }
@@ -200,36 +200,36 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
       parse_node(f, t, tok[1], "to", &b, err, errlen) < 0)
     return -1;
   if (a == b) {
-    topo_errf(err, errlen, "%s:%d: link from node %d to itself", f->path, f->line, a);
+    base_errf(err, errlen, "%s:%d: link from node %d to itself", f->path, f->line, a);
     return -1;
   }
   int64_t rate = topo_parse_rate_why(tok[2], &why);
   if (rate < 0) {
-    topo_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
     return -1;
   }
   if (topo_check_rate(rate, &why) < 0) {
-    topo_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
     return -1;
   }
   int64_t delay = topo_parse_delay_why(tok[3], &why);
   if (delay == 0) {
-    topo_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
+    base_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
     return -1;
   }
   if (delay < 0 || topo_check_delay(delay, &why) < 0) {
-    topo_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
+    base_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
     return -1;
   }
   char *end;
   double e = strtod(tok[4], &end);
   if (end == tok[4] || *end || !isfinite(e) || e < 0 || e >= 1) {
-    topo_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->path, f->line,
               tok[4]);
     return -1;
   }
   if (topo_add_link(t, a, b, rate, delay, e) < 0) {
-    topo_errf(err, errlen, "%s:%d: out of memory", f->path, f->line);
+    base_errf(err, errlen, "%s:%d: out of memory", f->path, f->line);
     return -1;
   }
   return 0;
@@ -251,7 +251,7 @@ int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, ch
   t->gpus_per_server = hdr.gpus_per_server;
   memcpy(t->gpu_type, hdr.gpu_type, sizeof t->gpu_type);
   if (nvswitches > 0 && !(t->nvswitch = calloc((size_t)nodes, 1))) {
-    topo_errf(err, errlen, "%s: out of memory", name);
+    base_errf(err, errlen, "%s: out of memory", name);
     goto fail;
   }
   if (read_switches(&f, t, switches, nvswitches, err, errlen) < 0) goto fail;
@@ -266,14 +266,14 @@ int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, ch
     if (parse_link(&f, t, tok, n, err, errlen) < 0) goto fail;
   }
   if (t->n_links != links) {
-    topo_errf(err, errlen, "%s:%d: expected %lld links, found %d", name, header_line,
+    base_errf(err, errlen, "%s:%d: expected %lld links, found %d", name, header_line,
               (long long)links, t->n_links);
     goto fail;
   }
   if (topo_finish(t, err, errlen) < 0) {
     char msg[TOPO_ERR_LEN];
     snprintf(msg, sizeof msg, "%s", err ? err : "");
-    topo_errf(err, errlen, "%s: %s", name, msg);
+    base_errf(err, errlen, "%s: %s", name, msg);
     goto fail;
   }
   free(f.buf);

@@ -9,25 +9,25 @@ static int check_links(const topo_t *t, char *err, size_t errlen) {
   for (int32_t i = 0; i < t->n_links; i++) {
     const topo_link_t *l = &t->links[i];
     if (l->a < 0 || l->a >= t->n_nodes || l->b < 0 || l->b >= t->n_nodes) {
-      topo_errf(err, errlen, "link %d joins nodes %d and %d, but there are %d nodes", i, l->a, l->b,
+      base_errf(err, errlen, "link %d joins nodes %d and %d, but there are %d nodes", i, l->a, l->b,
                 t->n_nodes);
       return -1;
     }
     if (l->a == l->b) {
-      topo_errf(err, errlen, "link %d joins node %d to itself", i, l->a);
+      base_errf(err, errlen, "link %d joins node %d to itself", i, l->a);
       return -1;
     }
     const char *why;
     if (topo_check_rate(l->rate_bps, &why) < 0) {
-      topo_errf(err, errlen, "link %d: rate %lld bit/s %s", i, (long long)l->rate_bps, why);
+      base_errf(err, errlen, "link %d: rate %lld bit/s %s", i, (long long)l->rate_bps, why);
       return -1;
     }
     if (topo_check_delay(l->delay_ps, &why) < 0) {
-      topo_errf(err, errlen, "link %d: delay %lld ps %s", i, (long long)l->delay_ps, why);
+      base_errf(err, errlen, "link %d: delay %lld ps %s", i, (long long)l->delay_ps, why);
       return -1;
     }
     if (!(l->error_rate >= 0 && l->error_rate < 1)) {
-      topo_errf(err, errlen, "link %d: error rate %g is outside [0, 1)", i, l->error_rate);
+      base_errf(err, errlen, "link %d: error rate %g is outside [0, 1)", i, l->error_rate);
       return -1;
     }
   }
@@ -42,7 +42,7 @@ static int build_ports(topo_t *t, char *err, size_t errlen) {
   int32_t *fill = calloc((size_t)n, sizeof *fill); /* ports placed so far, per node */
   if (!t->port_off || !t->ports || !fill) {
     free(fill);
-    topo_errf(err, errlen, "out of memory for %d links", t->n_links);
+    base_errf(err, errlen, "out of memory for %d links", t->n_links);
     return -1;
   }
   for (int32_t i = 0; i < t->n_links; i++) {
@@ -51,7 +51,7 @@ static int build_ports(topo_t *t, char *err, size_t errlen) {
   }
   for (int32_t v = 0; v < n; v++) {
     if (t->port_off[v + 1] > TOPO_MAX_PORTS) {
-      topo_errf(err, errlen, "node %d has %d ports, more than the limit of %d", v,
+      base_errf(err, errlen, "node %d has %d ports, more than the limit of %d", v,
                 t->port_off[v + 1], TOPO_MAX_PORTS);
       free(fill);
       return -1;
@@ -71,7 +71,7 @@ static int build_ports(topo_t *t, char *err, size_t errlen) {
 int topo_finish(topo_t *t, char *err, size_t errlen) {
   if (t->n_nodes < 1 || t->n_nodes > TOPO_MAX_NODES || t->n_links < 0 ||
       t->n_links > TOPO_MAX_LINKS) {
-    topo_errf(err, errlen,
+    base_errf(err, errlen,
               "%d nodes and %d links: a topology has 1 to %d nodes and at most %d links",
               t->n_nodes, t->n_links, TOPO_MAX_NODES, TOPO_MAX_LINKS);
     return -1;

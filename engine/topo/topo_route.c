@@ -28,7 +28,7 @@ static int build_groups(topo_t *t, int32_t *group_of, char *err, size_t errlen) 
     if (group_of[v] == -2) group_of[v] = r->n_groups++;
   r->group_node = malloc(((size_t)r->n_groups + 1) * sizeof *r->group_node);
   if (!r->group_node) {
-    topo_errf(err, errlen, "out of memory for %d routing groups", r->n_groups);
+    base_errf(err, errlen, "out of memory for %d routing groups", r->n_groups);
     return -1;
   }
   for (int32_t v = 0; v < n; v++)
@@ -109,7 +109,7 @@ static int route_group(topo_t *t, int32_t g, route_work_t *w, char *err, size_t 
         dist[v] = du;
         queue[tail++] = v;
         if (!t->is_switch[v] && du + last_hop > TOPO_MAX_HOPS) {
-          topo_errf(err, errlen,
+          base_errf(err, errlen,
                     "the shortest path from node %d to %s %d has %d hops: the limit is %d", v,
                     last_hop ? "the hosts of switch" : "node", a, du + last_hop, TOPO_MAX_HOPS);
           rc = -2;
@@ -168,7 +168,7 @@ int topo_build_routes(topo_t *t, char *err, size_t errlen) {
   }
   int64_t entries = (int64_t)r->n_rows * r->n_groups;
   if (entries > TOPO_MAX_TABLE) {
-    topo_errf(err, errlen,
+    base_errf(err, errlen,
               "routing needs %d rows x %d groups = %lld entries, more than the limit of %lld",
               r->n_rows, r->n_groups, (long long)entries, (long long)TOPO_MAX_TABLE);
     goto out;
@@ -187,7 +187,7 @@ int topo_build_routes(topo_t *t, char *err, size_t errlen) {
   rc = topo_sets_layout(&w.sets, t, err, errlen);
   goto out;
 fail_oom:
-  topo_errf(err, errlen, "out of memory for the routes of %d nodes", n);
+  base_errf(err, errlen, "out of memory for the routes of %d nodes", n);
 out:
   topo_sets_free(&w.sets);
   free(w.n_cand);

@@ -87,7 +87,7 @@ int64_t topo_sets_find_add(topo_sets_t *s, int32_t node, const uint16_t *p, int 
 int topo_sets_layout(const topo_sets_t *s, topo_t *t, char *err, size_t errlen) {
   topo_routes_t *r = &t->routes;
   if (s->n && s->off[s->n] > UINT32_MAX) {
-    topo_errf(err, errlen, "routing sets hold %zu ports, more than 2^32", s->off[s->n]);
+    base_errf(err, errlen, "routing sets hold %zu ports, more than 2^32", s->off[s->n]);
     return -1;
   }
   uint32_t base = 0;
@@ -99,7 +99,7 @@ int topo_sets_layout(const topo_sets_t *s, topo_t *t, char *err, size_t errlen) 
   r->set_off = calloc((size_t)s->n + 1, sizeof *r->set_off);
   r->set_ports = malloc((s->n ? s->off[s->n] : 0) * sizeof *r->set_ports + 1);
   if (!r->set_off || !r->set_ports) {
-    topo_errf(err, errlen, "out of memory for %u routing sets", s->n);
+    base_errf(err, errlen, "out of memory for %u routing sets", s->n);
     return -1;
   }
   for (uint32_t i = 0; i < s->n; i++)

@@ -98,6 +98,15 @@ static void test_bad(void) {
   check_bad(&g, "task 1: the task waits for itself");
   g.e[0] = (tg_edge_t){1, 5, TG_ON_END};
   check_bad(&g, "no such task");
+  { /* one line whatever the file's name holds (base_errf) */
+    char err[512];
+    CHECK_EQ_I64(tg_check(&g, &star, "a\nb.json", err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "a?b.json: an edge names task 1 after task 5: no such task");
+    g.e[0] = (tg_edge_t){1, 1, TG_ON_END};
+    CHECK_EQ_I64(tg_check(&g, &star, "a\rb", err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "a?b: task 1: the task waits for itself");
+    g.e[0] = (tg_edge_t){1, 5, TG_ON_END};
+  }
   g.e[0] = (tg_edge_t){0, 1, TG_ON_RECV};
   check_bad(&g, "not a flow");
   g.e[0] = (tg_edge_t){1, 0, TG_ON_RECV};
