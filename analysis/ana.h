@@ -8,25 +8,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What became of an experiment (variable `status`, flag_values 0..4), the one
- * list every command and file names it from: X(ENUM, name). */
-#define ANA_STATUSES(X)                                                                            \
-  X(OK, ok)                                                                                        \
-  X(OOM, oom)             /* did not fit in GPU memory, or the training memory model says so */    \
-  X(INVALID, invalid)     /* its configuration is inconsistent (found before it ran) */            \
-  X(FAILED, failed)       /* it ran and failed */                                                  \
-  X(TIMED_OUT, timed_out) /* it reached its simulated-time limit */
+#include "base/base_status.h"
 
+/* What became of an experiment (variable `status`, flag_values 0..4): engine/base's
+ * one list (base_status.h), ANA_OK... with the values of BASE_OK... */
 typedef enum ana_status_t {
-#define ANA_STATUS_ENUM(e, name) ANA_##e,
-  ANA_STATUSES(ANA_STATUS_ENUM)
+#define ANA_STATUS_ENUM(e, name) ANA_##e = BASE_##e,
+  BASE_STATUSES(ANA_STATUS_ENUM)
 #undef ANA_STATUS_ENUM
       ANA_STATUS_N
 } ana_status_t;
 
 /* CF's flag_meanings: the names, space-separated. */
 #define ANA_STATUS_WORD(e, name) " " #name
-#define ANA_STATUS_MEANINGS (&(ANA_STATUSES(ANA_STATUS_WORD))[1])
+#define ANA_STATUS_MEANINGS (&(BASE_STATUSES(ANA_STATUS_WORD))[1])
 
 /* "ok", "oom", ...; "?" outside the list. */
 const char *ana_status_name(int s);

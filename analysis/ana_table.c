@@ -21,7 +21,7 @@ static void *grow(void *p, int64_t n, size_t size) {
 
 const char *ana_status_name(int s) {
 #define ANA_STATUS_STR(e, name) #name,
-  static const char *const names[ANA_STATUS_N] = {ANA_STATUSES(ANA_STATUS_STR)};
+  static const char *const names[ANA_STATUS_N] = {BASE_STATUSES(ANA_STATUS_STR)};
 #undef ANA_STATUS_STR
   return s >= 0 && s < ANA_STATUS_N ? names[s] : "?";
 }

@@ -106,9 +106,9 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
   }
   snprintf(xo->message, sizeof xo->message, "%s", x->message);
   xo->own = x;
-  if (x->status == TRN_EXP_OOM) {
+  if (x->status == BASE_OOM) {
     xo->status = ANA_OOM;
-  } else if (x->status == TRN_EXP_INVALID) {
+  } else if (x->status == BASE_INVALID) {
     xo->status = ANA_INVALID;
   } else {
     xo->desc = trn_exp_desc(x);

@@ -106,11 +106,6 @@ typedef struct train_t {
   int64_t trace_exp; /* the experiment the trace follows; -1: none */
 } train_t;
 
-/* A training result's status is named from the one status list. */
-_Static_assert((int)TRN_RES_OK == (int)ANA_OK && (int)TRN_RES_OOM == (int)ANA_OOM &&
-                   (int)TRN_RES_INVALID == (int)ANA_INVALID && (int)TRN_RES_FAILED == (int)ANA_FAILED,
-               "trn_res_status_t follows ana_status_t");
-
 /* Per experiment id: ID.json, its results (and ID.trace.json, the trace). */
 static int train_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen) {
   train_t *t = ctx;
@@ -120,11 +115,11 @@ static int train_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t er
     trn_exp_results(x, ev->b, ev->e, &res);
   } else { /* not built */
     memset(&res, 0, sizeof res);
-    res.status = TRN_RES_FAILED;
+    res.status = BASE_FAILED;
     res.last_gpu = -1;
   }
   if (!ev->b && ev->status == ANA_FAILED) { /* its batch could not be made or run */
-    res.status = TRN_RES_FAILED;
+    res.status = BASE_FAILED;
     res.message = ev->message;
   }
   json_t *o = json_pack("{s:s,s:s,s:i,s:b}", "status", ana_status_name(res.status), "message",

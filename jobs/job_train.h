@@ -46,7 +46,7 @@ int job_train_ident(const job_train_env_t *env, const json_t *exp, const char *b
                     job_digests_t *cache, char **canon, uint64_t *id, char *err, size_t errlen);
 
 /* Reads experiment `exp` and builds it (trn_exp_build with tenv); an experiment
- * with problems is TRN_EXP_INVALID naming every one. -1 only when out of memory. */
+ * with problems is BASE_INVALID naming every one. -1 only when out of memory. */
 int job_train_build(const job_train_env_t *env, const trn_exp_env_t *tenv, const json_t *exp,
                     const char *where, uint64_t seed, trn_exp_t *x);
 

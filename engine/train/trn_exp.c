@@ -17,7 +17,7 @@ static int invalid(trn_exp_t *x, const char *fmt, ...) {
   va_start(ap, fmt);
   base_verrf(x->message, sizeof x->message, fmt, ap);
   va_end(ap);
-  x->status = TRN_EXP_INVALID;
+  x->status = BASE_INVALID;
   return 0;
 }
 
@@ -28,7 +28,7 @@ void trn_exp_problems(trn_exp_t *x, const trn_problems_t *pr) {
     n += (size_t)snprintf(x->message + n, sizeof x->message - n, "%s%s", i ? "\n" : "", pr->msg[i]);
   if (pr->n > TRN_PROBLEMS_MAX && n + 1 < sizeof x->message)
     snprintf(x->message + n, sizeof x->message - n, "\n(%d more)", pr->n - TRN_PROBLEMS_MAX);
-  x->status = TRN_EXP_INVALID;
+  x->status = BASE_INVALID;
 }
 
 /* A file named in the job, relative to its folder unless absolute. */
@@ -124,7 +124,7 @@ static int topology(const trn_exp_env_t *env, const trn_exp_spec_t *s, const cha
 static int imported(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char *where,
                     trn_exp_t *x) {
   char path[4200], prefix[4096], e[TRN_ERR_LEN];
-  if (topology(env, s, where, x) || x->status != TRN_EXP_RUN) return 0;
+  if (topology(env, s, where, x) || x->status != BASE_OK) return 0;
   job_path(env, s->workload, path, sizeof path);
   if (s->chakra) {
     int n_ranks = trn_et_find(path, prefix, sizeof prefix, e, sizeof e);
@@ -170,12 +170,12 @@ static int generated(const trn_exp_env_t *env, const trn_exp_spec_t *s, const ch
              (long long)x->memory.stage, x->memory.total / 1e9, x->memory.capacity / 1e9,
              x->memory.weights / 1e9, x->memory.grads / 1e9, x->memory.optimizer / 1e9,
              x->memory.activations / 1e9, x->memory.act_extra / 1e9, x->memory.reserve / 1e9);
-    x->status = TRN_EXP_OOM;
+    x->status = BASE_OOM;
     return 0;
   }
   /* The topology first: a cluster past its limits (ports, nodes, links) is refused
    * before its task graph, which grows with the square of the GPUs, is generated. */
-  if (topology(env, s, where, x) || x->status != TRN_EXP_RUN) return 0;
+  if (topology(env, s, where, x) || x->status != BASE_OK) return 0;
   trn_gen_desc_t d = {.setup = &x->setup,
                       .costs = &x->costs,
                       .model = env->coll,
@@ -185,7 +185,7 @@ static int generated(const trn_exp_env_t *env, const trn_exp_spec_t *s, const ch
   int rc = trn_gen(&d, &x->graph, e, sizeof e);
   if (rc == -2) { /* too large to build here: as for memory, not a mistake of the job */
     snprintf(x->message, sizeof x->message, "%s", e);
-    x->status = TRN_EXP_OOM;
+    x->status = BASE_OOM;
     return 0;
   }
   if (rc) return invalid(x, "%s: %s", where, e);
@@ -197,7 +197,7 @@ int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char 
   char e[TRN_ERR_LEN];
   memset(x, 0, sizeof *x);
   x->seed = seed;
-  x->status = TRN_EXP_RUN;
+  x->status = BASE_OK;
   x->imported = s->imported;
   x->setup = s->setup;
   x->params = s->params;
@@ -205,7 +205,7 @@ int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char 
     if (x->topo_built) topo_free(&x->topo);
     return -1;
   }
-  if (x->status != TRN_EXP_RUN) {
+  if (x->status != BASE_OK) {
     if (x->topo_built) topo_free(&x->topo);
     x->topo_built = 0;
     return 0;
@@ -237,7 +237,7 @@ eng_exp_desc_t trn_exp_desc(const trn_exp_t *x) {
 }
 
 void trn_exp_free(trn_exp_t *x) {
-  if (x->status == TRN_EXP_RUN) {
+  if (x->status == BASE_OK) {
     trn_graph_free(&x->graph);
     topo_free(&x->topo);
   }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "base/base_status.h"
 #include "coll/coll.h"
 #include "sim/eng.h"
 #include "topo/topo.h"
@@ -48,14 +49,10 @@ typedef struct trn_exp_spec_t {
   topo_spec_t topology; /* sized to the cluster */
 } trn_exp_spec_t;
 
-typedef enum trn_exp_status_t {
-  TRN_EXP_RUN = 0,     /* built: simulate it */
-  TRN_EXP_OOM = 1,     /* does not fit in the GPU's memory: not simulated */
-  TRN_EXP_INVALID = 2, /* a mistake in the experiment (message) */
-} trn_exp_status_t;
-
 typedef struct trn_exp_t {
-  int32_t status; /* trn_exp_status_t */
+  /* base_status_t: BASE_OK built (simulate it), BASE_OOM does not fit in the
+   * GPU's memory (not simulated), BASE_INVALID a mistake in it (message) */
+  int32_t status;
   char message[2 * TRN_ERR_LEN];
   int32_t imported;   /* the task graph comes from workload.file */
   int32_t topo_built; /* topo holds the topology (built before the graph) */
@@ -72,13 +69,13 @@ typedef struct trn_exp_t {
 /* Builds the experiment spec s describes (`where` names it in messages, "job.json:
  * experiment 3"); `seed` is its id. What cannot be built (a workload file that
  * does not read, a topology too small for the cluster, what the engine rejects)
- * makes it TRN_EXP_INVALID with a message; returns -1 only when out of memory. */
+ * makes it BASE_INVALID with a message; returns -1 only when out of memory. */
 int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char *where,
                   uint64_t seed, trn_exp_t *x);
-/* An experiment whose spec has problems: TRN_EXP_INVALID, the problems one per
+/* An experiment whose spec has problems: BASE_INVALID, the problems one per
  * line. */
 void trn_exp_problems(trn_exp_t *x, const trn_problems_t *pr);
-/* The engine's description of a built experiment (status TRN_EXP_RUN). */
+/* The engine's description of a built experiment (status BASE_OK). */
 eng_exp_desc_t trn_exp_desc(const trn_exp_t *x);
 void trn_exp_free(trn_exp_t *x);
 
@@ -128,17 +125,9 @@ typedef enum trn_result_id_t {
 const char *trn_result_name(int i);
 const char *trn_result_unit(int i);
 
-/* The first four of the results' status list (analysis/ana.h: ANA_STATUSES). */
-typedef enum trn_res_status_t {
-  TRN_RES_OK = 0,
-  TRN_RES_OOM = 1,
-  TRN_RES_INVALID = 2,
-  TRN_RES_FAILED = 3, /* the simulation failed or timed out (message) */
-} trn_res_status_t;
-
 
 typedef struct trn_result_t {
-  int32_t status; /* trn_res_status_t */
+  int32_t status; /* base_status_t: OK, OOM, INVALID or FAILED (failed or timed out: message) */
   const char *message;
   int32_t last_gpu; /* the GPU exposure is measured on; -1 */
   double v[TRN_RESULT_COUNT];

@@ -173,7 +173,7 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
   double *v = r->v;
   for (int i = 0; i < TRN_RESULT_COUNT; i++) /* what is not known is missing, not 0 */
     v[i] = NAN;
-  if (!x->imported && x->status != TRN_EXP_INVALID) {
+  if (!x->imported && x->status != BASE_INVALID) {
     const trn_memory_t *m = &x->memory;
     v[TRN_R_peak_memory_bytes] = m->total;
     v[TRN_R_weights_bytes] = m->weights;
@@ -184,12 +184,12 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
     v[TRN_R_reserve_bytes] = m->reserve;
     v[TRN_R_gpus] = (double)x->setup.cluster.gpus;
   }
-  if (x->status == TRN_EXP_INVALID) {
-    r->status = TRN_RES_INVALID;
+  if (x->status == BASE_INVALID) {
+    r->status = BASE_INVALID;
     return;
   }
-  if (x->status == TRN_EXP_OOM) {
-    r->status = TRN_RES_OOM;
+  if (x->status == BASE_OOM) {
+    r->status = BASE_OOM;
     return;
   }
   v[TRN_R_gpus] = x->gpus;
@@ -197,7 +197,7 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
   v[TRN_R_flows] = x->graph.n_flows;
   v[TRN_R_flow_bytes] = (double)x->graph.flow_bytes;
   if (!b) {
-    r->status = TRN_RES_FAILED;
+    r->status = BASE_FAILED;
     r->message = "not run";
     return;
   }
@@ -212,7 +212,7 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
   v[TRN_R_timeouts] = (double)er.timeouts;
   v[TRN_R_paused_s] = (double)er.paused_ps * 1e-12;
   if (er.status != ENG_OK) {
-    r->status = er.status == ENG_INVALID ? TRN_RES_INVALID : TRN_RES_FAILED;
+    r->status = er.status == ENG_INVALID ? BASE_INVALID : BASE_FAILED;
     r->message = er.status == ENG_INVALID ? er.message
                  : er.status == ENG_TIMED_OUT
                      ? "timed out: the iteration did not end within network.max_time_s"
@@ -239,5 +239,5 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
     v[TRN_R_mfu] =
         x->costs.model_flops / (T * s->cluster.gpu.peak_tflops * 1e12 * (double)s->cluster.gpus);
   }
-  r->status = TRN_RES_OK;
+  r->status = BASE_OK;
 }

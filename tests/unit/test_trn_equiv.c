@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
   CHECK(all != NULL);
   for (int i = 0; all && i < NEXP; i++) {
     trn_result_t r = trnexp_result(x, all, slot, i);
-    CHECK_EQ_I64(r.status, TRN_RES_OK);
+    CHECK_EQ_I64(r.status, BASE_OK);
     printf("experiment %d: %.0f tasks, %.0f flows, %.9f s, exposed ep %.6f s\n", i,
            r.v[TRN_R_tasks], r.v[TRN_R_flows], r.v[TRN_R_iteration_time_s],
            r.v[TRN_R_exposed_ep_s]);

@@ -181,7 +181,7 @@ static void test_bubble(void) {
   trn_result_t r[3];
   for (int i = 0; i < 3; i++) {
     r[i] = trnexp_result(x, b, slot, i);
-    CHECK_EQ_I64(r[i].status, TRN_RES_OK);
+    CHECK_EQ_I64(r[i].status, BASE_OK);
   }
   /* a stage's forward and backward of one micro-batch: 16 / p layers */
   double fb = 16 / p * (100e-6 + 200e-6);

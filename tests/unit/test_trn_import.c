@@ -45,7 +45,7 @@ static void test_toy(void) {
   CHECK_EQ_I64(er.status, ENG_OK);
   CHECK_EQ_I64(er.end_ps, 85743040);
   trn_result_t r = trnexp_result(x, b, slot, 0);
-  CHECK_EQ_I64(r.status, TRN_RES_OK);
+  CHECK_EQ_I64(r.status, BASE_OK);
   CHECK(r.v[TRN_R_iteration_time_s] == 85743040e-12);
   /* compute on GPU 0: 1 + 1.5 + 2.5 + 3.5 + 2 + 3 us */
   CHECK_REL(r.v[TRN_R_compute_s], 13.5e-6, 1e-12);
@@ -67,13 +67,13 @@ static void test_toy(void) {
   r = trnexp_result(x, b, slot, 4);
   CHECK_REL(r.v[TRN_R_compute_s], 13.688996e-6, 1e-12);
   /* the malformed file: one line naming the file and the line */
-  CHECK_EQ_I64(x[1].status, TRN_EXP_INVALID);
+  CHECK_EQ_I64(x[1].status, BASE_INVALID);
   CHECK_STR_CONTAINS(x[1].message, "wl_toy_bad.txt:4: ");
   CHECK(strchr(x[1].message, '\n') == NULL);
   /* our SimAI (32 GPUs: TP 4, EP 2, PP 2) and ASTRA-sim DLRM examples run */
   for (int i = 2; i < 4; i++) {
     trn_result_t q = trnexp_result(x, b, slot, i);
-    CHECK_EQ_I64(q.status, TRN_RES_OK);
+    CHECK_EQ_I64(q.status, BASE_OK);
     CHECK(q.v[TRN_R_iteration_time_s] > 0);
   }
   eng_batch_destroy(b);

@@ -60,8 +60,8 @@ static inline eng_batch_t *trnexp_run(int n, const char *const *text, trn_exp_t 
     CHECK(o != NULL);
     CHECK(job_train_build(&trnexp.jenv, &trnexp.env, o, "test", (uint64_t)i + 1, &x[i]) == 0);
     json_decref(o);
-    if (x[i].status == TRN_EXP_INVALID) fprintf(stderr, "experiment %d: %s\n", i, x[i].message);
-    slot[i] = x[i].status == TRN_EXP_RUN ? k : -1;
+    if (x[i].status == BASE_INVALID) fprintf(stderr, "experiment %d: %s\n", i, x[i].message);
+    slot[i] = x[i].status == BASE_OK ? k : -1;
     if (slot[i] >= 0) d[k++] = trn_exp_desc(&x[i]);
   }
   eng_batch_t *b = NULL;

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     const json_t *row = json_array_get(rows, (size_t)(i % models));
     int full = i >= models;
     trn_result_t r = trnexp_result(x, b, slot, i);
-    CHECK_EQ_I64(r.status, TRN_RES_OK);
+    CHECK_EQ_I64(r.status, BASE_OK);
     double pub = json_number_value(
         json_object_get(row, full ? "iter_s_full_recompute" : "iter_s_sp_selective"));
     double got = r.v[TRN_R_iteration_time_s], err = got / pub - 1;
