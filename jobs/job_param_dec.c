@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_dec.h"
 #include "jobs/job_param_int.h"
 
 typedef unsigned __int128 dec_u128;
@@ -26,40 +27,26 @@ static void dec_trim(job_dec_t *d) {
 }
 
 int job_dec_parse(const char *s, job_dec_t *d) {
+  base_dec_text_t t;
   char raw[512];
-  int n = 0, exp = 0, any = 0;
+  int n = 0, exp = 0;
   memset(d, 0, sizeof *d);
-  if (*s == '-') {
-    d->neg = 1;
-    s++;
-  }
-  for (; *s >= '0' && *s <= '9'; s++, any = 1)
+  if (base_dec_scan(s, &t)) return -1;
+  d->neg = t.neg;
+  for (int i = 0; i < t.n_whole; i++)
     if (n < (int)sizeof raw)
-      raw[n++] = *s;
-    else if (*s != '0')
+      raw[n++] = t.whole[i];
+    else if (t.whole[i] != '0')
       return -1;
     else
       exp++;
-  if (*s == '.') {
-    s++;
-    for (; *s >= '0' && *s <= '9'; s++, any = 1)
-      if (n < (int)sizeof raw) {
-        raw[n++] = *s;
-        exp--;
-      } else if (*s != '0')
-        return -1;
-  }
-  if (!any) return -1;
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    int sign = 1, e = 0, digits = 0;
-    if (*s == '+' || *s == '-') sign = *s++ == '-' ? -1 : 1;
-    for (; *s >= '0' && *s <= '9'; s++, digits++)
-      if (e < 100000) e = e * 10 + (*s - '0');
-    if (!digits) return -1;
-    exp += sign * e;
-  }
-  if (*s) return -1;
+  for (int i = 0; i < t.n_frac; i++)
+    if (n < (int)sizeof raw) {
+      raw[n++] = t.frac[i];
+      exp--;
+    } else if (t.frac[i] != '0')
+      return -1;
+  exp += (int)t.exp;
   /* Leading zeros first, then the significant digits must fit. */
   int lead = 0;
   while (lead < n && raw[lead] == '0')

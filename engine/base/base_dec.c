@@ -1,49 +1,60 @@
-/* base: exact conversion of decimal numbers ("2.000001", "1e-3") to integers:
- * seconds to ps, microseconds to ps, ps; no floating point, no arithmetic that can
- * overflow (base_dec.h). */
+/* base: the decimal grammar (base_dec_scan) and exact conversion of decimal
+ * numbers ("2.000001", "1e-3") to integers: seconds to ps, microseconds to ps,
+ * ps; no floating point, no arithmetic that can overflow (base_dec.h). */
 #include <stdint.h>
 
 #include "base/base_dec.h"
 
-#define SIG_MAX 19      /* significant digits that always fit a uint64 */
-#define EXP_CAP 1000000 /* |exponent| beyond this is as good as infinite */
+#define SIG_MAX 19 /* significant digits that always fit a uint64 */
+
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+int base_dec_scan(const char *s, base_dec_text_t *t) {
+  const char *p = s;
+  *t = (base_dec_text_t){0};
+  if (*p == '-') {
+    t->neg = 1;
+    p++;
+  }
+  for (t->whole = p; is_digit(*p); p++)
+    t->n_whole++;
+  if (*p == '.')
+    for (t->frac = ++p; is_digit(*p); p++)
+      t->n_frac++;
+  if (!t->frac) t->frac = p;
+  if (t->n_whole + t->n_frac == 0) return -1;
+  if (*p == 'e' || *p == 'E') {
+    int neg = 0, digits = 0;
+    p++;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    for (; is_digit(*p); p++, digits++)
+      if (t->exp < BASE_DEC_EXP_CAP) t->exp = t->exp * 10 + (*p - '0');
+    if (!digits) return -1;
+    if (neg) t->exp = -t->exp;
+  }
+  return *p ? -1 : 0;
+}
 
 int64_t base_dec_scaled(const char *s, int scale) {
+  base_dec_text_t t;
+  if (base_dec_scan(s, &t) || t.neg) return -1;
   /* Digit k (0-based, over the whole and fraction parts) has weight 10^(nint - 1 - k)
    * of the number. first/last: the first and last non-zero digits. */
-  const char *p = s;
   char sig[SIG_MAX];
-  long first = -1, last = -1, k = 0, nint = 0;
-  int in_frac = 0;
-  for (;; p++) {
-    if (*p == '.' && !in_frac) {
-      in_frac = 1;
-      continue;
-    }
-    if (*p < '0' || *p > '9') break;
-    if (!in_frac) nint++;
-    if (*p != '0') {
+  long first = -1, last = -1, nint = t.n_whole, n = t.n_whole + t.n_frac;
+  for (long k = 0; k < n; k++) {
+    char c = k < nint ? t.whole[k] : t.frac[k - nint];
+    if (c != '0') {
       if (first < 0) first = k;
       last = k;
     }
-    if (first >= 0 && k - first < SIG_MAX) sig[k - first] = *p;
-    k++;
+    if (first >= 0 && k - first < SIG_MAX) sig[k - first] = c;
   }
-  if (k == 0) return -1;
-  long exp10 = 0;
-  if (*p == 'e' || *p == 'E') {
-    int neg = 0, edigits = 0;
-    p++;
-    if (*p == '+' || *p == '-') neg = *p++ == '-';
-    for (; *p >= '0' && *p <= '9'; p++, edigits++)
-      if (exp10 < EXP_CAP) exp10 = exp10 * 10 + (*p - '0');
-    if (!edigits) return -1;
-    if (neg) exp10 = -exp10;
-  }
-  if (*p) return -1;
   if (first < 0) return 0;
   /* Powers of ten, in the result's unit, of the lowest and highest non-zero digits. */
-  long low = nint - 1 - last + exp10 + scale, high = nint - 1 - first + exp10 + scale;
+  long low = nint - 1 - last + t.exp + scale, high = nint - 1 - first + t.exp + scale;
   if (high >= SIG_MAX) return BASE_DEC_TOO_LARGE; /* 10^19 > INT64_MAX */
   /* The whole units: the digits at powers high..0 (at most SIG_MAX, all held in sig). */
   long lo = low > 0 ? low : 0;

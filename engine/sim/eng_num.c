@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/base_dec.h"
 #include "sim/eng_num.h"
 
 int eng_num_int(const char *s, long long lo, long long hi, long long *out) {
@@ -15,29 +16,9 @@ int eng_num_int(const char *s, long long lo, long long hi, long long *out) {
   return 0;
 }
 
-/* [-]D[.D][(e|E)[+|-]D] or [-].D...: what strtod reads, less spaces, signs
- * '+', hexadecimal, inf and nan. */
-static int num_decimal(const char *s) {
-  int digits = 0;
-  s += *s == '-';
-  for (; *s >= '0' && *s <= '9'; s++)
-    digits++;
-  if (*s == '.')
-    for (s++; *s >= '0' && *s <= '9'; s++)
-      digits++;
-  if (!digits) return 0;
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    s += *s == '+' || *s == '-';
-    if (*s < '0' || *s > '9') return 0;
-    while (*s >= '0' && *s <= '9')
-      s++;
-  }
-  return *s == '\0';
-}
-
 int eng_num_real(const char *s, double lo, double hi, double *out) {
-  double x = num_decimal(s) ? strtod(s, NULL) : NAN;
+  base_dec_text_t t; /* what strtod reads, less spaces, '+', hexadecimal, inf and nan */
+  double x = base_dec_scan(s, &t) == 0 ? strtod(s, NULL) : NAN;
   if (!(x >= lo && x <= hi)) return -1;
   *out = x;
   return 0;
