@@ -11,11 +11,11 @@
 #include "mvtest.h"
 #include "sim/eng_num.h"
 
-static const char *const numbers[] = {"0", "5.", ".5", "-.5", "1e3", "1E+3", "1.5e-2", "007",
-                                      "-0", "0.000", "12.340e-5", "1e-0", "9.9E9"};
-static const char *const not_numbers[] = {"", ".", "-", "+1", "1e", "1e+", "1.2.3", " 1", "1 ",
-                                          "0x10", "inf", "nan", "1,5", "--1", "1e1.5", "e5",
-                                          "-e5", "1-", "1e--1", ".e1"};
+static const char *const numbers[] = {"0",   "5.", ".5",    "-.5",       "1e3",  "1E+3", "1.5e-2",
+                                      "007", "-0", "0.000", "12.340e-5", "1e-0", "9.9E9"};
+static const char *const not_numbers[] = {"",      ".",  "-",    "+1",  "1e",    "1e+", "1.2.3",
+                                          " 1",    "1 ", "0x10", "inf", "nan",   "1,5", "--1",
+                                          "1e1.5", "e5", "-e5",  "1-",  "1e--1", ".e1"};
 
 int main(void) {
   base_dec_text_t t;
