@@ -32,6 +32,10 @@
  * MULTIVERSE_PRESETS a folder; 0, or 2 after one line naming the variable. */
 int drv_env_check(void);
 
+/* A costs file's name (--costs, MULTIVERSE_COSTS): "none" or a path that
+ * ends in ".json" (and is more than that). */
+int drv_costs_name_ok(const char *path);
+
 /* Prints the message to stderr (unless drv_quiet) and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
 extern int drv_quiet;

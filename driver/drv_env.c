@@ -84,6 +84,10 @@ int drv_env_check(void) {
                      "files (network.json, gpus.json, models.json, ...)\n",
                      dir, why);
   }
+  const char *costs = getenv("MULTIVERSE_COSTS");
+  if (costs && !drv_costs_name_ok(costs))
+    return env_bad("multiverse: MULTIVERSE_COSTS=%s: expected none or the path of a .json file\n",
+                   costs);
   for (size_t k = 0; k < sizeof env_vars / sizeof *env_vars; k++) {
     const env_var_t *e = &env_vars[k];
     const char *v = getenv(e->name);

@@ -10,7 +10,7 @@
 #include "driver/drv_kind.h"
 #include "driver/drv_out.h"
 #include "jobs/job_sweep.h"
-#include "shd.h"
+#include "shd_cost.h"
 
 /* ---- a map from strings to pointers (drv_map.c) ---- */
 
@@ -87,19 +87,22 @@ typedef struct drv_opts_t {
   const char *run_dir; /* NULL: runs/<job name> */
   const char *presets;
   const char *calibration; /* intra-server curves over the presets' (train) */
-  int backend;      /* -1: cuda where a GPU is, else cpu; else eng_backend_t */
-  int threads;      /* CPU threads per rank; 0: the node's cores over its ranks */
-  double memory_gb; /* memory one batch may use (GiB); 0: from the device */
-  int max_batch;    /* experiments per batch; 0: the cost model's */
-  int force;        /* recompute everything */
-  int only_failed;  /* run only experiments whose result is `failed` */
-  double grace_s;   /* on a signal: wait this long for the batch in hand */
-  double every_s;   /* progress lines when not on a terminal */
-  int ranks;        /* plan: ranks to plan for */
-  int has_only;     /* run experiment `only` alone (train --experiment) */
-  int one_batch;    /* every experiment in one batch while memory allows (a command by hand) */
+  int backend;         /* -1: cuda where a GPU is, else cpu; else eng_backend_t */
+  int threads;         /* the CPU worker's threads (at most); 0: its share of the node's cores */
+  const char *workers; /* --workers: "cuda,cpu:12"; NULL: from --backend and the machine */
+  const char *costs;   /* --costs FILE, "none"; NULL: $MULTIVERSE_COSTS, else the user's cache */
+  int ranks_per_node;  /* run: ranks grouped into nodes by rank number; 0: the MPI split */
+  double memory_gb;    /* memory one batch may use (GiB); 0: from the device */
+  int max_batch;       /* experiments per batch; 0: the cost model's */
+  int force;           /* recompute everything */
+  int only_failed;     /* run only experiments whose result is `failed` */
+  double grace_s;      /* on a signal: wait this long for the batch in hand */
+  double every_s;      /* progress lines when not on a terminal */
+  int ranks;           /* plan: ranks to plan for */
+  int has_only;        /* run experiment `only` alone (train --experiment) */
+  int one_batch;       /* every experiment in one batch while memory allows (a command by hand) */
   int64_t only;
-  int list_batches; /* plan: print every batch */
+  int list_batches;    /* plan: print every batch */
 } drv_opts_t;
 
 /* Parses the options of `multiverse CMD` (run or plan). 0; -1 after printing
@@ -110,11 +113,23 @@ void drv_run_dir(const drv_opts_t *o, const drv_job_t *j, char *buf, size_t len)
 
 /* ---- where a rank runs (drv_machine.c) ---- */
 
-typedef struct drv_machine_t {
+#define DRV_MAX_WORKERS 4
+
+/* One worker of a rank: a thread that runs batches on one backend. */
+typedef struct drv_worker_desc_t {
   eng_backend_t backend;
-  int threads;        /* CPU threads per rank */
+  int threads;        /* CPU: its threads (at most: a batch uses what it merits); CUDA: 1 */
   int64_t mem_budget; /* bytes one batch may use */
-  char gpu[128];      /* GPU model, "" without */
+  char name[160]; /* its hardware, the cost model's key: "cuda:NVIDIA H200", "cpu:AMD EPYC 9454" */
+} drv_worker_desc_t;
+
+typedef struct drv_machine_t {
+  eng_backend_t backend; /* the first worker's (CUDA where a GPU works) */
+  int threads;           /* the CPU workers' threads, 0 without one */
+  int64_t mem_budget;    /* the first worker's */
+  char gpu[128];         /* GPU model, "" without */
+  int n_workers;
+  drv_worker_desc_t w[DRV_MAX_WORKERS];
 } drv_machine_t;
 
 /* One GPU per rank: the local_rank-th (modulo) of the GPUs visible becomes
@@ -132,20 +147,68 @@ int32_t drv_graph_max_tasks(void);
  * most its address-space limit (ulimit -v); 0 if unknown. */
 int64_t drv_host_memory(void);
 
-/* Picks this rank's GPU (local_rank among local_size ranks of its node), its
- * backend, threads and memory budget. 0, or 2 with a message. */
+/* Picks this rank's GPU (local_rank among local_size ranks of its node) and
+ * its workers: --workers, else by --backend: cuda (a GPU), cpu (the rank's
+ * share of the node's cores), auto: both where a GPU works, the cores less
+ * one that drives the GPU. 0, or 2 with a message. */
 int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine_t *m, char *err,
                 size_t errlen);
 const char *drv_backend_name(eng_backend_t b);
+/* --workers' value into backends and threads (0: the share); 0 or -1. */
+int drv_workers_parse(const char *spec, int *backend, int *threads, int *n);
+/* "cuda + cpu (15 threads)", "cpu (2 threads)": the workers of a machine. */
+void drv_machine_text(const drv_machine_t *m, char *buf, size_t len);
 
-/* ---- the cost model (drv_cost.c; jobs/presets/batching.json) ---- */
+/* ---- the cost model's store (drv_cost.c; jobs/presets/batching.json, costs file) ---- */
 
-/* shd_desc_t for a machine's backend, threads and memory, and `ranks` ranks
- * ($MULTIVERSE_PRESETS/batching.json, else the source tree's); *hops_per_s:
- * the rate one experiment alone reaches (its cost = its packet-hops over it).
- * max_batch > 0 overrides the file's. 0 or -1 with a message. */
-int drv_cost_desc(const drv_machine_t *m, int ranks, int max_batch, shd_desc_t *d,
-                  double *hops_per_s, char *err, size_t errlen);
+/* Measured batches of one kind of worker on one cost key. */
+typedef struct drv_model_t {
+  char *name;     /* "WORKER|KEY": "cpu:AMD EPYC 9454|network/packet" */
+  int32_t n, cap; /* records */
+  shd_rec_t *rec;
+  int32_t *run; /* (n) the run that measured each */
+} drv_model_t;
+
+typedef struct drv_costs_t {
+  json_t *presets; /* batching.json: the shipped coefficients */
+  char presets_path[4096];
+  char path[4096]; /* the costs file; "" : none (--costs none) */
+  int readable;    /* the file was absent or read whole: it may be written */
+  int32_t run;     /* this run's number: the file's runs + 1 */
+  int32_t n_models;
+  drv_model_t *models;
+} drv_costs_t;
+
+/* The shipped coefficients and the costs file: `path`, else $MULTIVERSE_COSTS,
+ * else $XDG_CACHE_HOME/multiverse/costs.json (~/.cache/...); "none": no
+ * file. A costs file that does not read is named on `warn` and neither used
+ * nor written. 0, or -1 with a message (the shipped file). */
+int drv_costs_load(drv_costs_t *c, const char *path, FILE *warn, char *err, size_t errlen);
+void drv_costs_free(drv_costs_t *c);
+/* The shipped coefficients of a worker (name "cuda:NVIDIA H200") for a cost
+ * key ("network/packet"): the most specific of "NAME/KEY", "NAME",
+ * "BACKEND/KEY", "BACKEND" (BACKEND: the name up to ':'); *slots (CUDA: the
+ * preset's; CPU: 0, the worker's threads) and *max_batch. 0 or -1 with a
+ * message naming the file and key. */
+int drv_costs_prior(const drv_costs_t *c, const char *name, const char *key, double coef[SHD_C_N],
+                    int32_t *slots, int32_t *max_batch, char *err, size_t errlen);
+/* The model "NAME|KEY" of the file, or NULL. */
+const drv_model_t *drv_costs_find(const drv_costs_t *c, const char *name, const char *key);
+/* Appends a measured batch of run `run`; 0 or -1 out of memory. */
+int drv_model_add(drv_model_t *m, const shd_rec_t *r, int32_t run);
+void drv_model_free(drv_model_t *m);
+/* Coefficients fitted to a model's records (those of older runs weigh
+ * 0.5 per run of age, at least 0.05) from `prior`. */
+int drv_model_fit(const drv_model_t *m, int32_t run_now, const double prior[SHD_C_N],
+                  double coef[SHD_C_N], shd_fit_t *fi);
+/* Writes the records of run c->run in `models` (n of them) into the costs
+ * file (locked; merged with what others wrote meanwhile; the newest
+ * DRV_COST_KEEP records of each model kept; written whole, then renamed), with
+ * each model's fitted coefficients for people to read. 0, or -1 with a
+ * message. */
+#define DRV_COST_KEEP 256
+int drv_costs_save(const drv_costs_t *c, const drv_model_t *models, const double *coef, int32_t n,
+                   char *err, size_t errlen);
 
 /* ---- results already in the run folder (drv_shard.c) ---- */
 
@@ -210,7 +273,57 @@ ana_table_t *drv_manifest_read(const char *run_dir, const drv_kind_t **kind, cha
  * Prints a line saying what it wrote (with the count of each status) to `msg`. */
 int drv_merge_dir(const char *run_dir, const char *out, int partial, FILE *msg);
 
-/* ---- planning (drv_plan.c) ---- */
+/* ---- planning (drv_plan.c, drv_sched.c) ---- */
+
+/* The kinds of workers of a run and the cost model they plan with: every
+ * rank holds the same one (rank 0's, broadcast) and refits it from the
+ * batches every rank measures. */
+typedef struct drv_sched_t {
+  int32_t n_names; /* hardware names of the workers */
+  char **names;
+  int32_t n_keys; /* cost keys of the experiments: "network/packet" */
+  char **keys;
+  double *prior;       /* (n_names * n_keys * SHD_C_N) shipped coefficients */
+  double *coef;        /* (the same) fitted to the records */
+  shd_fit_t *fit;      /* (n_names * n_keys) how */
+  drv_model_t *models; /* (n_names * n_keys) records: the costs file's, then this run's */
+  int32_t *max_batch;  /* (n_names) the preset's, or --max-batch */
+  int32_t *slots;      /* (n_names) CUDA: the preset's; CPU: 0 (its threads) */
+  int32_t run;         /* this run's number in the costs file */
+  int32_t n_classes;
+  shd_class_t *cls;  /* kinds of workers: a name with its slots, batch limit, memory */
+  int32_t *cls_name; /* (n_classes) */
+  int32_t n_workers; /* every rank's, in rank order */
+  shd_worker_t *workers;
+  int32_t *worker_rank; /* (n_workers) */
+  int32_t *worker_backend;
+  int32_t *worker_threads;
+  int32_t n_exps; /* experiments to run (the plan's todo) */
+  shd_feat_t *feat;
+  int64_t *mem;
+  int32_t *key;
+} drv_sched_t;
+
+/* One worker as every rank sees it. */
+typedef struct drv_slot_desc_t {
+  int32_t rank, backend, threads;
+  int64_t mem_budget;
+  char name[160];
+} drv_slot_desc_t;
+
+/* The kinds of workers from every rank's workers (n of them, rank order),
+ * and the cost keys: names, classes (name, slots, batch limit; the smallest
+ * memory of their workers), each name's prior coefficients for each key and
+ * the costs file's records of them; then a fit. max_batch > 0 overrides the
+ * presets'. 0 or -1 with a message. */
+int drv_sched_init(drv_sched_t *s, const drv_slot_desc_t *w, int32_t n, char *const *keys,
+                   int32_t n_keys, const drv_costs_t *c, int max_batch, char *err, size_t errlen);
+/* Refits the coefficients of model m (name * n_keys + key) from its records. */
+void drv_sched_fit(drv_sched_t *s, int32_t m);
+/* The plan's view of it: experiments `taken` (NULL: none) and its workers
+ * (free_at as they are set). */
+shd_sched_t drv_sched_view(const drv_sched_t *s, const uint8_t *taken);
+void drv_sched_free(drv_sched_t *s);
 
 typedef struct drv_plan_t {
   int64_t skipped;    /* distinct experiments with results already */
@@ -218,21 +331,27 @@ typedef struct drv_plan_t {
   int64_t *row_index; /* their first index */
   ana_status_t *row_status;
   char **row_message;
-  int64_t n_todo;  /* distinct experiments to run */
-  int64_t *todo;   /* their first index */
-  double *hops;    /* (n_todo) estimates */
-  shd_exp_t *cost; /* (n_todo) */
-  shd_desc_t desc;
-  shd_plan_t plan;                    /* batches of todo positions */
-  double hops_per_s, makespan, bound; /* s */
+  int64_t n_todo; /* distinct experiments to run */
+  int64_t *todo;  /* their first index */
+  char **keys;    /* cost keys of the experiments to run */
+  int32_t n_keys;
+  shd_feat_t *feat; /* (n_todo) */
+  int64_t *mem;     /* (n_todo) */
+  int32_t *key;     /* (n_todo) */
+  double hops;      /* estimated packet-hops of the experiments to run */
 } drv_plan_t;
 
-/* Builds every experiment that is to run (validation, memory, work),
- * decides what runs given the results in `done` and the options, and packs
- * batches for `ranks` ranks of machine m. 0, or -1 with a message. */
+/* Builds every experiment that is to run (validation, memory, features)
+ * and decides what runs given the results in `done` and the options; the
+ * experiments that do not fit `mem_budget` bytes (the largest batch any
+ * worker may run) become oom rows. 0, or -1 with a message. */
 int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *o,
-                  const drv_machine_t *m, int ranks, drv_plan_t *p, char *err, size_t errlen);
+                  int64_t mem_budget, drv_plan_t *p, char *err, size_t errlen);
 void drv_plan_free(drv_plan_t *p);
+
+/* The plan from now of sched's experiments not `taken`: *batches in it and
+ * its makespan (s; -1 out of memory). */
+double drv_plan_outlook(const drv_sched_t *s, const uint8_t *taken, int32_t *batches);
 
 /* The commands. */
 int drv_run(int argc, char **argv);

@@ -54,6 +54,15 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
     x->status = ANA_FAILED;
     snprintf(x->message, sizeof x->message, "out of memory while sizing the experiment");
     *mem = 0;
+    return;
+  }
+  drv_exp_features(&x->desc, &x->feat);
+  if (x->desc.params->model == ENG_MODEL_FLOW) {
+    /* The flow level: coefficients of its own (cost key KIND/flow), its work
+     * in packet-hop equivalents (eng_flow_work); it steps no windows. */
+    x->model = "flow";
+    x->feat.x[SHD_F_HOPS] = eng_flow_work(&x->desc);
+    x->feat.x[SHD_F_WINDOWS] = x->feat.x[SHD_F_NODE_WINDOWS] = 0;
   }
 }
 

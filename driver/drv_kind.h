@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "analysis/ana.h"
+#include "shd_cost.h"
 #include "sim/eng.h"
 
 /* What a kind knows of the job it serves. */
@@ -27,7 +28,12 @@ typedef struct drv_kind_opts_t {
  * configuration the engine rejects `invalid`, one that does not fit `oom`). */
 typedef struct drv_exp_t {
   eng_exp_desc_t desc; /* valid while the experiment is held (until release) */
-  double hops;         /* estimated packet transmissions on links: the cost unit */
+  /* The model that runs it, for the cost model's key (kind/model): NULL is
+   * "packet"; a kind whose experiments run on another model (much cheaper
+   * or dearer per packet-hop) names it, and its experiments get their own
+   * coefficients and never share a batch with the others. */
+  const char *model;
+  shd_feat_t feat; /* what the cost model reads (drv_exp_features), with `mem` */
   ana_status_t status;
   char message[1024];
   void *own; /* the kind's */
@@ -77,14 +83,19 @@ const drv_kind_t *drv_kind_find(const char *name);
 const char *drv_kind_names(void);
 
 /* Builds one experiment through its kind; with `mem`, then validates it with
- * the engine (ANA_INVALID with the engine's reason) and fills *mem (bytes of
- * world tables it needs alone; 0 unless runnable). Without, the engine's batch
- * validates it (a batch's run: the plan has sized it). */
+ * the engine (ANA_INVALID with the engine's reason), fills *mem (bytes of
+ * world tables it needs alone; 0 unless runnable) and x->feat. Without, the
+ * engine's batch validates it (a batch's run: the plan has sized it). */
 /* How messages name experiment i of a job of `count` (path JOB): "JOB: base"
  * for a job of one experiment (its values are base's), else
  * "JOB: experiments[i]". */
 void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_t i);
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem);
+
+/* What the cost model reads of an experiment (drv_estimate.c): packet-hops,
+ * the windows its run steps (from its task graph's schedule on an empty
+ * network), nodes x windows, 1, and its world's rows. */
+void drv_exp_features(const eng_exp_desc_t *d, shd_feat_t *f);
 
 #endif

@@ -105,20 +105,6 @@ static kc_model_t *kc_model(kcoll_t *c, const char *calibration) {
   return m;
 }
 
-/* Packet transmissions, roughly: every flow's data packets over its path and
- * their ACKs (one per ack_every). */
-static double kc_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
-  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
-  uint64_t mtu = p->mtu > 0 ? (uint64_t)p->mtu : 1;
-  for (int32_t i = 0; i < g->n; i++) {
-    const tg_task_t *f = &g->t[i];
-    if (f->kind != TG_FLOW) continue;
-    int d = topo_distance(t, f->host, f->dst);
-    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
-  }
-  return hops;
-}
-
 static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
                      drv_exp_t *xo) {
   kcoll_t *c = k;
@@ -190,7 +176,6 @@ static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
   own->model = &m->m;
   xo->own = own;
   xo->desc = (eng_exp_desc_t){.topo = own->topo, .tasks = &own->g, .params = &x->params, .seed = id};
-  xo->hops = kc_hops(own->topo, &own->g, &x->params);
   xo->status = ANA_OK;
   return;
 fail:

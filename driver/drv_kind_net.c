@@ -195,21 +195,6 @@ static net_work_t *net_work(net_t *n, const job_exp_t *x, const drv_topo_t *whic
   return w;
 }
 
-/* Packet transmissions the experiment makes, roughly: every flow's data
- * packets over its path's links, and as many ACKs back as ack_every lets. */
-static double net_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
-  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
-  int32_t mtu = p->mtu > 0 ? p->mtu : 1;
-  for (int32_t i = 0; i < g->n; i++) {
-    const tg_task_t *f = &g->t[i];
-    if (f->kind != TG_FLOW) continue;
-    int d = topo_distance(t, f->host, f->dst);
-    double pkts = (double)((f->bytes + (uint64_t)mtu - 1) / (uint64_t)mtu);
-    hops += pkts * (d > 0 ? d : 1) * (1 + acks);
-  }
-  return hops;
-}
-
 static void net_build(void *k, const char *canon, uint64_t id, const char *where,
                       drv_exp_t *xo) {
   (void)where;
@@ -240,8 +225,6 @@ static void net_build(void *k, const char *canon, uint64_t id, const char *where
     xo->own = own;
     xo->desc = (eng_exp_desc_t){
         .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
-    xo->hops = x.params.model == ENG_MODEL_FLOW ? eng_flow_work(&xo->desc)
-                                                : net_hops(&t->t, &w->g, &x.params);
     xo->status = ANA_OK;
   }
   job_exp_free(&x);

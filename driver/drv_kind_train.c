@@ -69,20 +69,6 @@ static int train_canon(void *k, const json_t *exp, const char *where, char **can
   return rc;
 }
 
-/* Packet transmissions, roughly: every flow's data packets over its path and
- * their ACKs (one per ack_every). */
-static double train_hops(const trn_exp_t *x) {
-  double hops = 0, acks = 1.0 / (x->params.ack_every > 0 ? x->params.ack_every : 1);
-  uint64_t mtu = x->params.mtu > 0 ? (uint64_t)x->params.mtu : 1;
-  for (int32_t i = 0; i < x->graph.g.n; i++) {
-    const tg_task_t *f = &x->graph.g.t[i];
-    if (f->kind != TG_FLOW) continue;
-    int d = topo_distance(&x->topo, f->host, f->dst);
-    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
-  }
-  return hops;
-}
-
 static void train_build(void *k, const char *canon, uint64_t id, const char *where,
                         drv_exp_t *xo) {
   train_t *t = k;
@@ -112,7 +98,6 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
     xo->status = ANA_INVALID;
   } else {
     xo->desc = trn_exp_desc(x);
-    xo->hops = x->params.model == ENG_MODEL_FLOW ? eng_flow_work(&xo->desc) : train_hops(x);
     xo->status = ANA_OK;
   }
 }

@@ -1,5 +1,6 @@
-/* driver: where a rank runs: its GPU (one per rank, by local rank), backend,
- * CPU threads and the memory one batch may use. */
+/* driver: where a rank runs: its GPU (one per rank, by local rank) and its
+ * workers (the GPU, the rank's share of the node's cores, or both), each with
+ * its threads, the memory one batch may use and its hardware's name. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sched.h>
@@ -9,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "tg/tg.h"
 
@@ -108,24 +110,131 @@ int drv_env_local_rank(void) {
   return -1;
 }
 
+/* "cpu:MODEL NAME" of /proc/cpuinfo, else "cpu". */
+static void cpu_name(char *buf, size_t len) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  snprintf(buf, len, "cpu");
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+      const char *m = strchr(line, ':') + 1;
+      m += strspn(m, " \t");
+      int n = (int)strcspn(m, "\n");
+      while (n > 0 && m[n - 1] == ' ')
+        n--;
+      if (n > 0) snprintf(buf, len, "cpu:%.*s", n, m);
+      break;
+    }
+  if (f) fclose(f);
+}
+
+int drv_workers_parse(const char *spec, int *backend, int *threads, int *n) {
+  char buf[256];
+  *n = 0;
+  if (!spec || !*spec || strlen(spec) >= sizeof buf) return -1;
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (*n == DRV_MAX_WORKERS) return -1;
+    if (strcmp(t, "cuda") == 0) {
+      backend[*n] = ENG_BACKEND_CUDA;
+      threads[(*n)++] = 1;
+      continue;
+    }
+    if (strncmp(t, "cpu", 3) != 0 || (t[3] != '\0' && t[3] != ':')) return -1;
+    long x = 0;
+    if (t[3] == ':') {
+      char *end;
+      if (t[4] < '1' || t[4] > '9') return -1;
+      x = strtol(t + 4, &end, 10);
+      if (*end || x < 1 || x > DRV_MAX_THREADS) return -1;
+    }
+    backend[*n] = ENG_BACKEND_CPU;
+    threads[(*n)++] = (int)x; /* 0: its share */
+  }
+  return *n > 0 ? 0 : -1;
+}
+
+void drv_machine_text(const drv_machine_t *m, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < m->n_workers && used < len; i++) {
+    const drv_worker_desc_t *w = &m->w[i];
+    if (w->backend == ENG_BACKEND_CUDA)
+      used += (size_t)snprintf(buf + used, len - used, "%scuda", i ? " + " : "");
+    else
+      used += (size_t)snprintf(buf + used, len - used, "%scpu (%d thread%s)", i ? " + " : "",
+                               w->threads, w->threads == 1 ? "" : "s");
+  }
+}
+
 int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine_t *m, char *err,
                 size_t errlen) {
   memset(m, 0, sizeof *m);
-  if (o->backend != ENG_BACKEND_CPU) drv_gpu_pick(local_rank);
-  int cuda = o->backend != ENG_BACKEND_CPU && eng_cuda_available();
-  if (o->backend == ENG_BACKEND_CUDA && !cuda) {
-    snprintf(err, errlen, "--backend cuda: %s", eng_cuda_unavailable_reason());
+  int backend[DRV_MAX_WORKERS], threads[DRV_MAX_WORKERS], n = 0, gpus = 0, cpus = 0;
+  if (o->workers) {
+    if (drv_workers_parse(o->workers, backend, threads, &n)) {
+      snprintf(err, errlen,
+               "--workers %s: expected cuda, cpu or cpu:THREADS, comma-separated, "
+               "at most %d",
+               o->workers, DRV_MAX_WORKERS);
+      return 2;
+    }
+  } else {
+    n = 0;
+    if (o->backend != ENG_BACKEND_CPU) backend[n] = ENG_BACKEND_CUDA, threads[n++] = 1;
+    if (o->backend != ENG_BACKEND_CUDA) backend[n] = ENG_BACKEND_CPU, threads[n++] = o->threads;
+  }
+  for (int i = 0; i < n; i++)
+    gpus += backend[i] == ENG_BACKEND_CUDA;
+  if (gpus > 1) {
+    snprintf(err, errlen, "--workers %s: one cuda worker per rank (one GPU each)", o->workers);
     return 2;
   }
-  m->backend = cuda ? ENG_BACKEND_CUDA : ENG_BACKEND_CPU;
-  m->threads = o->threads ? o->threads : cpu_threads(local_size);
+  if (gpus) drv_gpu_pick(local_rank);
+  int cuda = gpus && eng_cuda_available();
+  if (gpus && !cuda && (o->workers || o->backend == ENG_BACKEND_CUDA)) {
+    snprintf(err, errlen, "--%s cuda: %s", o->workers ? "workers" : "backend",
+             eng_cuda_unavailable_reason());
+    return 2;
+  }
+  char cpu[160], gpu[160];
+  cpu_name(cpu, sizeof cpu);
   if (cuda) gpu_count(m->gpu, sizeof m->gpu);
-  if (o->memory_gb > 0)
-    m->mem_budget = (int64_t)(o->memory_gb * GIB);
-  else if (cuda)
-    m->mem_budget = (int64_t)((double)eng_cuda_free_bytes() * 0.9);
-  else
-    m->mem_budget = host_available() / 2 / (local_size > 0 ? local_size : 1);
-  if (m->mem_budget <= 0) m->mem_budget = (int64_t)GIB; /* unknown: a modest guess */
+  snprintf(gpu, sizeof gpu, "cuda%s%s", m->gpu[0] ? ":" : "", m->gpu);
+  for (int i = 0; i < n; i++)
+    cpus += backend[i] == ENG_BACKEND_CPU;
+  /* The rank's cores: one drives the GPU; the CPU workers share the rest. */
+  int share = cpu_threads(local_size) - (cuda ? 1 : 0);
+  int64_t host = host_available() / 2 / (local_size > 0 ? local_size : 1);
+  if (cuda && cpus) host /= 2; /* the GPU's batches are built on the host too */
+  for (int i = 0; i < n; i++) {
+    drv_worker_desc_t *w = &m->w[m->n_workers];
+    if (backend[i] == ENG_BACKEND_CUDA) {
+      if (!cuda) continue; /* auto without a GPU */
+      *w = (drv_worker_desc_t){.backend = ENG_BACKEND_CUDA, .threads = 1};
+      snprintf(w->name, sizeof w->name, "%s", gpu);
+      w->mem_budget = (int64_t)((double)eng_cuda_free_bytes() * 0.9);
+      if (cpus && host > 0 && host < w->mem_budget) w->mem_budget = host;
+    } else {
+      int t = threads[i] ? threads[i] : o->threads ? o->threads : share / (cpus ? cpus : 1);
+      if (t < 1) {
+        if (cuda) continue; /* a GPU and one core: the core drives the GPU */
+        t = 1;
+      }
+      *w = (drv_worker_desc_t){.backend = ENG_BACKEND_CPU, .threads = t};
+      snprintf(w->name, sizeof w->name, "%s", cpu);
+      w->mem_budget = host / (cpus ? cpus : 1);
+      if (!m->threads) m->threads = t;
+    }
+    if (o->memory_gb > 0) w->mem_budget = (int64_t)(o->memory_gb * GIB);
+    if (w->mem_budget <= 0) w->mem_budget = (int64_t)GIB; /* unknown: a modest guess */
+    m->n_workers++;
+  }
+  if (m->n_workers == 0) {
+    snprintf(err, errlen, "no worker: %s", eng_cuda_unavailable_reason());
+    return 2;
+  }
+  m->backend = m->w[0].backend;
+  m->mem_budget = m->w[0].mem_budget;
   return 0;
 }

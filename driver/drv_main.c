@@ -1,6 +1,10 @@
-/* multiverse: command dispatch. */
+/* multiverse: command dispatch, and the OpenMP waiting policy of the
+ * commands that simulate. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
@@ -21,7 +25,23 @@ static const char usage[] =
     "  version   print the version\n"
     "`multiverse COMMAND --help` describes a command.\n";
 
+/* OpenMP threads that wait at a barrier sleep rather than spin, unless the
+ * user set OMP_WAIT_POLICY: on a node others share (other ranks, other jobs)
+ * spinning threads take the cores the late ones need. Measured on the 2-core
+ * dev box at load 8 (tests/bench/RESULTS.md, node): one experiment on 2
+ * threads 18.4-42.8 s spinning (libgomp's default), 0.37-0.70 s sleeping,
+ * 0.69-1.05 s on 1 thread. libgomp reads the variable when it loads, before
+ * main: the program starts again with it set. */
+static void wait_policy(char **argv) {
+  if (getenv("OMP_WAIT_POLICY")) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv); /* returns only if it failed: go on as we are */
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "net") == 0 || strcmp(argv[1], "train") == 0 ||
+                    strcmp(argv[1], "collective") == 0 || strcmp(argv[1], "run") == 0))
+    wait_policy(argv);
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

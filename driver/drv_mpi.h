@@ -55,38 +55,67 @@ typedef struct drv_buf_t {
 
 void drv_buf_i64(drv_buf_t *b, int64_t v);
 void drv_buf_str(drv_buf_t *b, const char *s); /* NULL is written as "" */
+void drv_buf_f64(drv_buf_t *b, double v);
+void drv_buf_bytes(drv_buf_t *b, const void *p, size_t n);
 int64_t drv_buf_get_i64(drv_buf_t *b);
+double drv_buf_get_f64(drv_buf_t *b);
+void drv_buf_get_bytes(drv_buf_t *b, void *p, size_t n);
 /* A malloc'd copy of the next string. */
 char *drv_buf_get_str(drv_buf_t *b);
 void drv_buf_free(drv_buf_t *b);
 /* Broadcasts rank 0's buffer (any size) to every rank; read from pos 0. */
 void drv_buf_bcast(drv_buf_t *b);
 
-/* Counters on rank 0. */
+/* Counters on rank 0: these, then per worker its batch in hand (start and
+ * estimate, us since the loop began), then per rank its records published. */
 typedef enum drv_slot_t {
-  DRV_SLOT_NEXT = 0,   /* the next batch to take */
-  DRV_SLOT_DONE = 1,   /* experiments finished in this run */
-  DRV_SLOT_NOT_OK = 2, /* of which not ok */
-  DRV_SLOT_STOP = 3,   /* 0, or why every rank stops: a signal number, DRV_STOP_ERROR */
-  DRV_SLOTS = 4
+  DRV_SLOT_DONE = 0,    /* experiments finished in this run (rows written) */
+  DRV_SLOT_NOT_OK = 1,  /* of which not ok */
+  DRV_SLOT_STOP = 2,    /* 0, or why every rank stops: a signal number, DRV_STOP_ERROR */
+  DRV_SLOT_PARTIAL = 3, /* experiments ended in batches still running */
+  DRV_SLOT_BATCHES = 4, /* batches finished */
+  DRV_SLOTS = 5
 } drv_slot_t;
 
 /* The stop reason of a rank that cannot go on (above every signal number). */
 #define DRV_STOP_ERROR 1000
 
 typedef struct drv_win_t {
-  MPI_Win win;
-  int64_t *base; /* rank 0's counters (NULL elsewhere) */
-  int64_t local[DRV_SLOTS]; /* the counters without MPI */
+  MPI_Win win; /* the counters (int64 on rank 0) */
+  int64_t *base;
+  MPI_Win flags; /* one int32 per experiment to run, on rank 0: taken */
+  int32_t *flag_base;
+  int64_t n_flags;
+  MPI_Win recs; /* each rank's measured batches, records of rec_size bytes */
+  char *rec_base;
+  size_t rec_size;
+  int64_t rec_cap;
+  int local; /* without MPI: the three are this process's own arrays */
 } drv_win_t;
 
-/* Collective: creates the counters (zero) and opens a passive-target epoch. */
-void drv_win_open(drv_win_t *w);
-/* Atomically adds v to a counter on rank 0; returns its value before. */
-int64_t drv_win_add(drv_win_t *w, drv_slot_t slot, int64_t v);
-/* Atomically raises a counter on rank 0 to v (if below). */
-void drv_win_raise(drv_win_t *w, drv_slot_t slot, int64_t v);
-/* Collective: closes the epoch and frees the window. */
+/* Collective: creates `counters` counters (zero; at least DRV_SLOTS),
+ * n_flags flags (zero) and room for rec_cap records of rec_size bytes per
+ * rank, and opens passive-target epochs on all three (without MPI: arrays of
+ * this process). */
+void drv_win_open(drv_win_t *w, int64_t counters, int64_t n_flags, size_t rec_size,
+                  int64_t rec_cap);
+/* Atomically adds v to counter `slot` on rank 0; returns its value before. */
+int64_t drv_win_add(drv_win_t *w, int64_t slot, int64_t v);
+/* Atomically raises counter `slot` to v (if below). */
+void drv_win_raise(drv_win_t *w, int64_t slot, int64_t v);
+/* Atomically sets counter `slot` to v. */
+void drv_win_set(drv_win_t *w, int64_t slot, int64_t v);
+/* Reads counters [first, first + n). */
+void drv_win_read(drv_win_t *w, int64_t first, int64_t n, int64_t *out);
+/* Reads every flag. */
+void drv_win_flags(drv_win_t *w, int32_t *out);
+/* Takes the experiments idx[0..n): old[k] 0 where this call took it. */
+void drv_win_claim(drv_win_t *w, const int32_t *idx, int32_t n, int32_t *old);
+/* Writes this rank's record k (< rec_cap) and then counter `count_slot` = k + 1. */
+void drv_win_publish(drv_win_t *w, int64_t k, const void *rec, int64_t count_slot);
+/* Reads records [first, first + n) of rank r. */
+void drv_win_records(drv_win_t *w, int r, int64_t first, int64_t n, void *out);
+/* Collective: closes the epochs and frees the windows. */
 void drv_win_close(drv_win_t *w);
 
 #endif

@@ -10,26 +10,31 @@
 
 static const char run_usage[] =
     "usage: mpirun -np N multiverse run JOB.json [--run-dir DIR] [--force | --only-failed]\n"
-    "                 [--backend auto|cpu|cuda] [--threads N] [--memory GB] [--max-batch N]\n"
-    "                 [--presets FILE] [--grace S] [--progress-every S]\n"
-    "  (or srun; one rank per GPU). Runs every experiment of the job file, in batches that\n"
-    "  ranks take from one shared counter, largest first. DIR (default runs/<job name>)\n"
+    "                 [--backend auto|cpu|cuda] [--workers LIST] [--threads N] [--memory GB]\n"
+    "                 [--max-batch N] [--costs FILE|none] [--ranks-per-node N] [--presets FILE]\n"
+    "                 [--grace S] [--progress-every S]\n"
+    "  (or srun; one rank per GPU). Runs every experiment of the job file in batches that\n"
+    "  each rank's workers take as the cost model plans them. DIR (default runs/<job name>)\n"
     "  holds manifest.jsonl, shards/, logs/, progress.json and the results file.\n"
     "  Rerunning skips every experiment that has results; --force recomputes all,\n"
     "  --only-failed only those whose result is `failed`. SIGTERM or SIGUSR1 stops every\n"
     "  rank (after the batch in hand if it ends within --grace S, default 0), exit 0.\n"
-    "  --backend: auto (default) is cuda where a GPU is, else cpu; --threads: CPU threads\n"
-    "  per rank (default: one per experiment of a batch, or per 2048 nodes of a lone one,\n"
-    "  at most the node's cores over its ranks); --memory: GiB one batch may\n"
-    "  use (default: the GPU's free memory, or half the host's over its ranks).\n";
+    "  --backend: auto (default) runs the GPU and the rank's other cores side by side where\n"
+    "  a GPU is, else the cores; cpu or cuda one of them; --workers: the rank's workers\n"
+    "  (cuda, cpu, cpu:THREADS, comma-separated); --threads: the CPU worker's threads\n"
+    "  (default: the node's cores over its ranks, less one with a GPU; a batch uses one\n"
+    "  per experiment, or per 2048 nodes of a lone one, up to them); --memory: GiB one batch may use (default: the GPU's free memory, or\n"
+    "  half the host's over its ranks); --costs: the file of measured batches the cost model\n"
+    "  learns from (default $MULTIVERSE_COSTS, else ~/.cache/multiverse/costs.json);\n"
+    "  --ranks-per-node: ranks 0..N-1 are one node, N..2N-1 the next (default: MPI's).\n";
 
 static const char plan_usage[] =
     "usage: multiverse plan JOB.json [--ranks N] [--run-dir DIR] [--force | --only-failed]\n"
-    "                 [--backend auto|cpu|cuda] [--threads N] [--memory GB] [--max-batch N]\n"
-    "                 [--presets FILE] [--batches]\n"
+    "                 [--backend auto|cpu|cuda] [--workers LIST] [--threads N] [--memory GB]\n"
+    "                 [--max-batch N] [--costs FILE|none] [--presets FILE] [--batches]\n"
     "  Checks the job (every problem, in one pass), identifies its experiments, says which\n"
     "  cannot run and why, which have results in the run folder, and the batches `run`\n"
-    "  would make for N ranks (default 1): their estimated makespan against the lower bound.\n"
+    "  would make for N ranks like this one (default 1): their estimated makespan.\n"
     "  Exit 0: every experiment can run; 1: some cannot (they become rows); 2: problems.\n";
 
 int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
@@ -64,9 +69,9 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
       o->job = a;
       continue;
     }
-    static const char *const valued[] = {"--run-dir", "--presets",   "--backend",
-                                         "--threads", "--max-batch", "--memory",
-                                         "--ranks",   "--grace",     "--progress-every"};
+    static const char *const valued[] = {
+        "--run-dir", "--presets", "--backend", "--threads", "--max-batch",      "--memory",
+        "--ranks",   "--grace",   "--workers", "--costs",   "--ranks-per-node", "--progress-every"};
     int known = 0;
     for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
       known |= strcmp(a, valued[k]) == 0;
@@ -83,6 +88,22 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
                (plan && strcmp(a, "--ranks") == 0)) {
       if (drv_opt_int(cmd, a, v, 1, a[2] == 't' ? DRV_MAX_THREADS : 1000000, &x)) return 2;
       *(a[2] == 't' ? &o->threads : a[2] == 'm' ? &o->max_batch : &o->ranks) = (int)x;
+    } else if (strcmp(a, "--workers") == 0) {
+      int be[DRV_MAX_WORKERS], th[DRV_MAX_WORKERS], n;
+      if (drv_workers_parse(v, be, th, &n))
+        return drv_fail(2,
+                        "multiverse %s: --workers %s: expected cuda, cpu or cpu:THREADS, "
+                        "comma-separated, at most %d\n",
+                        cmd, v, DRV_MAX_WORKERS);
+      o->workers = v;
+    } else if (strcmp(a, "--costs") == 0) {
+      if (!drv_costs_name_ok(v))
+        return drv_fail(2, "multiverse %s: --costs %s: expected none or the path of a .json file\n",
+                        cmd, v);
+      o->costs = v;
+    } else if (!plan && strcmp(a, "--ranks-per-node") == 0) {
+      if (drv_opt_int(cmd, a, v, 1, 1000000, &x)) return 2;
+      o->ranks_per_node = (int)x;
     } else if (strcmp(a, "--memory") == 0) {
       if (drv_opt_real(cmd, a, v, 1e-3, 1e6, "GiB", &o->memory_gb)) return 2;
     } else if (!plan && strcmp(a, "--grace") == 0) {

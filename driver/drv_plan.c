@@ -1,7 +1,7 @@
 /* driver: what a run does with a job: which experiments run (results already
  * in the run folder, --force, --only-failed), which cannot (files, the
- * engine's validation, memory) and become rows at once, and the batches of
- * the others with their estimated makespan against the lower bound. */
+ * engine's validation, memory) and become rows at once, and what the cost
+ * model reads of the others (their features, memory and cost key). */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdio.h>
@@ -26,23 +26,34 @@ static int plan_runs(const drv_opts_t *o, int status) {
   return status < 0;
 }
 
+/* The index of cost key "KIND/MODEL", added if new. */
+static int32_t plan_key(drv_plan_t *p, const char *kind, const char *model) {
+  char key[256];
+  snprintf(key, sizeof key, "%s/%s", kind, model ? model : "packet");
+  for (int32_t k = 0; k < p->n_keys; k++)
+    if (strcmp(p->keys[k], key) == 0) return k;
+  char **keys = realloc(p->keys, ((size_t)p->n_keys + 1) * sizeof *keys);
+  if (!keys || !(keys[p->n_keys] = strdup(key))) abort();
+  p->keys = keys;
+  return p->n_keys++;
+}
+
 int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *o,
-                  const drv_machine_t *m, int ranks, drv_plan_t *p, char *err, size_t errlen) {
+                  int64_t mem_budget, drv_plan_t *p, char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
   memset(p, 0, sizeof *p);
   size_t n = (size_t)j->distinct + 1;
   p->row_index = malloc(n * sizeof *p->row_index);
   p->row_status = malloc(n * sizeof *p->row_status);
   p->row_message = malloc(n * sizeof *p->row_message);
   p->todo = malloc(n * sizeof *p->todo);
-  p->hops = malloc(n * sizeof *p->hops);
-  p->cost = malloc(n * sizeof *p->cost);
-  if (!p->row_index || !p->row_status || !p->row_message || !p->todo || !p->hops || !p->cost)
+  p->feat = malloc(n * sizeof *p->feat);
+  p->mem = malloc(n * sizeof *p->mem);
+  p->key = malloc(n * sizeof *p->key);
+  if (!p->row_index || !p->row_status || !p->row_message || !p->todo || !p->feat || !p->mem ||
+      !p->key)
     abort();
-  if (drv_cost_desc(m, ranks, o->max_batch, &p->desc, &p->hops_per_s, err, errlen)) return -1;
-  if (o->one_batch) { /* as net, collective and train ran by hand before the pipeline */
-    p->desc.target = 1e300;
-    if (!o->max_batch) p->desc.max_batch = 0;
-  }
   eng_progress_t pg; /* every two seconds on a terminal, or MULTIVERSE_PROGRESS=1 */
   eng_progress_begin(&pg);
   for (int64_t i = 0; i < j->count; i++) {
@@ -68,35 +79,35 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
     if (x.status != ANA_OK) {
       plan_row(p, i, x.status, x.message);
+    } else if (mem > mem_budget) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "needs %.3g GiB of memory; a batch may use %.3g GiB (--memory)",
+               (double)mem / GIB, (double)mem_budget / GIB);
+      plan_row(p, i, ANA_OOM, msg);
     } else {
       p->todo[p->n_todo] = i;
-      p->hops[p->n_todo] = x.hops;
-      p->cost[p->n_todo++] = (shd_exp_t){.cost = x.hops / p->hops_per_s, .mem = mem};
+      p->feat[p->n_todo] = x.feat;
+      p->mem[p->n_todo] = mem;
+      p->key[p->n_todo++] = plan_key(p, j->kind->name, x.model);
+      p->hops += x.feat.x[SHD_F_HOPS];
     }
     j->kind->release(j->k, &x);
   }
-  if (shd_plan(&p->desc, p->cost, (int32_t)p->n_todo, &p->plan, err, errlen)) return -1;
-  for (int32_t k = 0; k < p->plan.n_oom; k++) {
-    char msg[256];
-    const shd_exp_t *c = &p->cost[p->plan.oom[k]];
-    snprintf(msg, sizeof msg, "needs %.3g GiB of memory; a batch may use %.3g GiB (--memory)",
-             (double)c->mem / GIB, (double)p->desc.mem_budget / GIB);
-    plan_row(p, p->todo[p->plan.oom[k]], ANA_OOM, msg);
-  }
-  p->makespan = shd_makespan(&p->plan, ranks, NULL);
-  p->bound = shd_lower_bound(&p->desc, p->cost, (int32_t)p->n_todo, ranks);
   return 0;
 }
 
 void drv_plan_free(drv_plan_t *p) {
   for (int64_t r = 0; r < p->n_rows; r++)
     free(p->row_message[r]);
+  for (int32_t k = 0; k < p->n_keys; k++)
+    free(p->keys[k]);
+  free(p->keys);
   free(p->row_index);
   free(p->row_status);
   free(p->row_message);
   free(p->todo);
-  free(p->hops);
-  free(p->cost);
-  shd_plan_free(&p->plan);
+  free(p->feat);
+  free(p->mem);
+  free(p->key);
   memset(p, 0, sizeof *p);
 }

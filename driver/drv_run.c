@@ -61,6 +61,71 @@ int drv_pipe_opt(drv_pipe_t *p, const char *opt, const char *v) {
   return 1;
 }
 
+/* This rank's node: ranks grouped by number (--ranks-per-node N: 0..N-1,
+ * N..2N-1, ...), else by shared memory (MPI_Comm_split_type); its place
+ * there and the node's number among the nodes. One rank without MPI. */
+static void run_node(drv_run_t *r, int mpi) {
+  MPI_Comm node, leaders;
+  if (r->o.ranks_per_node > 0) {
+    int per = r->o.ranks_per_node;
+    r->node = r->rank / per;
+    r->local_rank = r->rank % per;
+    r->local_size = r->size - r->node * per < per ? r->size - r->node * per : per;
+    r->n_nodes = (r->size + per - 1) / per;
+    return;
+  }
+  if (!mpi) {
+    r->node = r->local_rank = 0;
+    r->n_nodes = r->local_size = 1;
+    return;
+  }
+  DRV_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node));
+  DRV_MPI(MPI_Comm_rank(node, &r->local_rank));
+  DRV_MPI(MPI_Comm_size(node, &r->local_size));
+  /* The nodes, numbered by their first rank: rank k of the leaders. */
+  DRV_MPI(
+      MPI_Comm_split(MPI_COMM_WORLD, r->local_rank == 0 ? 0 : MPI_UNDEFINED, r->rank, &leaders));
+  int id = 0, n = 0;
+  if (leaders != MPI_COMM_NULL) {
+    DRV_MPI(MPI_Comm_rank(leaders, &id));
+    DRV_MPI(MPI_Comm_size(leaders, &n));
+    DRV_MPI(MPI_Comm_free(&leaders));
+  }
+  DRV_MPI(MPI_Bcast(&id, 1, MPI_INT, 0, node));
+  DRV_MPI(MPI_Comm_free(&node));
+  DRV_MPI(MPI_Allreduce(&n, &r->n_nodes, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  r->node = id;
+}
+
+/* Every rank's workers, in rank order (r->slots). */
+static void run_workers(drv_run_t *r, int mpi) {
+  drv_slot_desc_t mine[DRV_MAX_WORKERS + 1];
+  memset(mine, 0, sizeof mine);
+  mine[DRV_MAX_WORKERS].rank = r->m.n_workers; /* the count rides in the last one */
+  for (int i = 0; i < r->m.n_workers; i++) {
+    const drv_worker_desc_t *w = &r->m.w[i];
+    mine[i] = (drv_slot_desc_t){
+        .rank = r->rank, .backend = w->backend, .threads = w->threads, .mem_budget = w->mem_budget};
+    snprintf(mine[i].name, sizeof mine[i].name, "%s", w->name);
+  }
+  int per = (int)sizeof mine;
+  drv_slot_desc_t *all = malloc((size_t)r->size * sizeof mine);
+  r->slots = malloc((size_t)r->size * DRV_MAX_WORKERS * sizeof *r->slots + 1);
+  if (!all || !r->slots) DRV_ABORT("out of memory");
+  if (mpi)
+    DRV_MPI(MPI_Allgather(mine, per, MPI_BYTE, all, per, MPI_BYTE, MPI_COMM_WORLD));
+  else
+    memcpy(all, mine, sizeof mine);
+  r->n_slots = 0;
+  for (int k = 0; k < r->size; k++) {
+    const drv_slot_desc_t *of = all + (size_t)k * (DRV_MAX_WORKERS + 1);
+    if (k == r->rank) r->first_worker = r->n_slots;
+    for (int i = 0; i < of[DRV_MAX_WORKERS].rank && i < DRV_MAX_WORKERS; i++)
+      r->slots[r->n_slots++] = of[i];
+  }
+  free(all);
+}
+
 int drv_pipe_front(drv_pipe_t *p) {
   int ranks = drv_launcher_size();
   char *buf = p->folder;
@@ -159,18 +224,23 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
   r->lock_fd = -1;
   catch_signals();
   if (drv_env_local_rank() >= 0) drv_gpu_pick(drv_env_local_rank());
+  /* Open MPI's one-sided windows: shared memory on a node, else over the
+   * point-to-point layer, whatever the network (Debian's Open MPI 4.1 turns
+   * pt2pt off and its rdma component needs an RDMA network: windows across
+   * nodes over TCP then fail). The few atomics a batch costs need no more.
+   * A user's OMPI_MCA_osc wins. */
+  setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
   if (drv_comm_init(&argc, &argv, &c)) return drv_fail(2, "multiverse %s: MPI_Init failed\n", p->cmd);
   r->rank = c.rank;
   r->size = c.size;
   r->local_rank = c.local_rank;
   r->local_size = c.local_size;
+  run_node(r, c.mpi);
+  if (!p->quiet) setenv("MULTIVERSE_PROGRESS", "0", 1); /* run reports progress itself */
   int rc = drv_machine(&r->o, r->local_rank, r->local_size, &r->m, err, sizeof err);
   if (rc) fprintf(stderr, "multiverse %s: rank %d: %s\n", p->cmd, r->rank, err);
   rc = drv_all_max(rc) ? 2 : 0;
-  r->m.mem_budget = drv_all_min_i64(r->m.mem_budget); /* the smallest rank's */
-  /* A command run by hand: threads as the engine chooses for the batch (one
-   * per ~2048 nodes, up to the cores), as before it ran through the pipeline. */
-  if (p->quiet && !p->o.threads && r->size == 1) r->m.threads = 0;
+  if (rc == 0) run_workers(r, c.mpi);
   r->setup_s = omp_get_wtime() - r->t_begin;
   if (rc == 0) { /* planning a huge sweep reports its progress (drv_job.c, drv_plan.c) */
     drv_run_plan(r);
@@ -179,13 +249,14 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
   if (!p->quiet) setenv("MULTIVERSE_PROGRESS", "0", 1); /* run reports the batches' itself */
   r->plan_s = omp_get_wtime() - r->t_begin - r->setup_s;
   if (rc == 0) {
+    char what[256];
+    drv_machine_text(&r->m, what, sizeof what);
     if (r->rank == 0 && !p->quiet)
       printf("multiverse %s: %s: %lld experiments (%lld distinct; %lld with results already), "
-             "%lld to run in %d batches on %d rank%s (%s); estimated makespan %.3g s, lower "
-             "bound %.3g s\n",
+             "%lld to run in %d batches on %d rank%s (rank 0: %s); estimated makespan %.3g s\n",
              p->cmd, r->job_path, (long long)r->total, (long long)r->distinct,
              (long long)r->skipped, (long long)r->to_run, r->n_batches, r->size,
-             r->size == 1 ? "" : "s", drv_backend_name(r->m.backend), r->makespan, r->bound);
+             r->size == 1 ? "" : "s", what, r->makespan);
     fflush(stdout);
     stopped = drv_run_loop(r, &merged, &abandoned);
     /* Refinement: each stage after the one before has merged, through the

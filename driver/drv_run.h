@@ -28,7 +28,7 @@ typedef struct drv_sink_exp_t {
   const char *message;       /* its row's */
   const ana_value_t *values; /* its row's, one per column of its kind */
   double wall_s;             /* the run of its batch, s */
-  int32_t batch;             /* its batch's number in the plan */
+  int32_t batch;             /* its batch's name (drv_work_t.batch); -1: none */
   eng_backend_t backend;
   const char *out_dir; /* RUNDIR/out: where a sink writes (a file per experiment id) */
 } drv_sink_exp_t;
@@ -62,7 +62,7 @@ typedef struct drv_sink_t {
 typedef struct drv_work_t {
   const drv_kind_t *kind;
   void *k;
-  int32_t batch;        /* its number in the plan */
+  int32_t batch;        /* its name: its first experiment's index in the job */
   int32_t n;            /* experiments */
   const int64_t *index; /* (n) each one's first index in the job */
   const uint64_t *id;   /* (n) */
@@ -78,7 +78,10 @@ typedef struct drv_work_t {
   int splits;        /* times the engine's batch was halved */
   int threads;       /* the most CPU threads an engine batch ran with */
   double wall_s;     /* s */
-  double hops;       /* estimated packet-hops */
+  int32_t *pos;      /* (n) the members' places among the experiments to run */
+  int32_t worker;    /* the rank's worker that runs it */
+  double est_s;      /* s, the cost model's estimate when it was taken */
+  int32_t ended;     /* experiments ended so far (the engine raises it) */
   pthread_t thread;
   atomic_int finished;
 } drv_work_t;
@@ -95,20 +98,24 @@ void drv_work_join(drv_work_t *w);
 typedef struct drv_progress_t {
   char json[4200]; /* RUNDIR/progress.json */
   const char *job, *run_dir;
-  int ranks, tty;
+  int ranks, workers, tty;
   int quiet; /* progress.json only, no lines on the terminal */
   int64_t total, distinct, skipped, to_run; /* experiments */
-  int64_t done, not_ok;                     /* of to_run, so far */
+  int64_t done, not_ok;                     /* of to_run, so far (done: in batches too) */
+  int64_t running;                          /* of done, in batches not yet written */
   double t0, last_line, last_json, every_s; /* s */
+  double eta_model;                         /* s left by the cost model, -1: unknown */
   int line_open;                            /* a terminal line is being rewritten */
 } drv_progress_t;
 
 void drv_progress_begin(drv_progress_t *p);
-/* Shows done/to_run, the rate, the ETA and failures: rewritten in place on a
- * terminal, else a line every every_s; progress.json rewritten (atomically)
- * at most every second, or now when `final`. state: running, done, stopped. */
-void drv_progress_show(drv_progress_t *p, int64_t done, int64_t not_ok, const char *state,
-                       int final);
+/* Shows done/to_run (`running` of them ended in batches still running), the
+ * rate, the ETA (the cost model's plan of the rest when eta_model >= 0,
+ * else from the rate) and failures: rewritten in place on a terminal, else
+ * a line every every_s; progress.json rewritten (atomically) at most every
+ * second, or now when `final`. state: running, done, stopped. */
+void drv_progress_show(drv_progress_t *p, int64_t done, int64_t running, int64_t not_ok,
+                       const char *state, int final);
 
 /* ---- the pipeline (drv_run.c) ---- */
 
@@ -165,13 +172,16 @@ int drv_pipe_front(drv_pipe_t *p);
 
 /* What every rank knows of the run: rank 0's plan, broadcast. */
 typedef struct drv_run_t {
-  int rank, size, local_rank, local_size;
+  int rank, size, local_rank, local_size, node, n_nodes;
   const drv_pipe_t *pipe;
   drv_opts_t o;
   drv_machine_t m;
-  int code;     /* rank 0's verdict before running: 0 go, else the exit status */
-  int attempt;  /* of this run in its folder (of its current stage's shards) */
-  int n_stages; /* the job's refine stages */
+  int32_t n_slots; /* every rank's workers, rank order */
+  drv_slot_desc_t *slots;
+  int32_t first_worker; /* this rank's first among them */
+  int code;             /* rank 0's verdict before running: 0 go, else the exit status */
+  int attempt;          /* of this run in its folder (of its current stage's shards) */
+  int n_stages;         /* the job's refine stages */
   char *run_dir, *job_path, *job_dir, *kind_name, *name;
   int64_t total, distinct, skipped, n_rows; /* n_rows: rows rank 0 writes at once */
   int64_t to_run; /* experiments of this run: n_rows and those in batches */
@@ -180,27 +190,28 @@ typedef struct drv_run_t {
   int64_t *index; /* (n_todo) */
   uint64_t *id;
   char **canon;
-  int32_t n_batches;
-  int32_t *batch_first, *batch_n; /* (n_batches) into members */
-  int32_t *members;               /* positions in index/id/canon */
-  double makespan, bound;         /* s, the plan's estimate */
+  drv_sched_t sched; /* the workers, the cost model, the experiments' features */
+  int32_t n_batches; /* in the plan at the start */
+  double makespan;   /* s, the plan's estimate at the start */
   /* s: the process's start (omp_get_wtime), then MPI and the machine, the plan */
   double t_begin, setup_s, plan_s;
   const drv_kind_t *kind;
   void *k;
-  drv_job_t job;   /* rank 0 */
-  drv_plan_t plan; /* rank 0 */
-  int lock_fd;     /* rank 0: the run folder's lock */
+  drv_job_t job;     /* rank 0 */
+  drv_plan_t plan;   /* rank 0 */
+  drv_costs_t costs; /* rank 0: the costs file, written at the end */
+  int lock_fd;       /* rank 0: the run folder's lock */
 } drv_run_t;
 
 /* Rank 0 plans (job, run folder, resume, batches) and broadcasts; every rank
  * then holds the plan and its kind's state. */
 void drv_run_plan(drv_run_t *r);
-/* Takes batches from the shared counter until none are left or a stop; then
- * rank 0 merges (unless the pipe wants no results file). Returns the stop
- * every rank agrees on (0, a signal number or DRV_STOP_ERROR); *merged the
- * merge's code (drv_merge_dir; 0 when none was wanted). *abandoned: a batch
- * was left running on its thread. */
+/* Each worker takes the batches the cost model plans for it (claimed from
+ * the flags on rank 0) until none are left or a stop; then rank 0 merges
+ * (unless the pipe wants no results file). Returns the stop every rank
+ * agrees on (0, a signal number or DRV_STOP_ERROR); *merged the merge's code
+ * (drv_merge_dir; 0 when none was wanted). *abandoned: a batch was left
+ * running on its thread. */
 int drv_run_loop(drv_run_t *r, int *merged, int *abandoned);
 /* Refine stage s (after the stage before has merged): rank 0 picks its
  * experiments, rewrites the manifest and plans them; every rank holds the

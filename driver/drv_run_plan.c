@@ -1,7 +1,8 @@
 /* driver: `multiverse run` before the work: rank 0 loads and checks the job,
  * prepares the run folder (lock, --force, leftovers of a crash, manifest),
- * reads the results it holds, plans the batches and broadcasts the plan;
- * every rank decodes it and opens its kind. */
+ * reads the results it holds and the costs file, sizes every experiment and
+ * broadcasts all of it; every rank builds the same cost model and opens its
+ * kind. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -92,7 +93,15 @@ static int run_folder(drv_run_t *r, const char *dir) {
   return 0;
 }
 
-/* Rank 0: the job, the folder, the plan. Returns the code to broadcast. */
+/* The largest memory any worker's batch may use. */
+static int64_t largest_budget(const drv_run_t *r) {
+  int64_t most = 0;
+  for (int32_t i = 0; i < r->n_slots; i++)
+    if (r->slots[i].mem_budget > most) most = r->slots[i].mem_budget;
+  return most;
+}
+
+/* Rank 0: the job, the folder, the costs, the plan. Returns the code to broadcast. */
 static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
   const drv_pipe_t *p = r->pipe;
   job_sweep_errs_t errs = {0};
@@ -126,10 +135,20 @@ static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
   int rc = 0;
   if (drv_manifest_write(dir, &r->job, err, sizeof err))
     rc = drv_fail(2, "multiverse %s: %s\n", p->cmd, err);
-  else if (drv_plan_make(&r->job, &done, &r->o, &r->m, r->size, &r->plan, err, sizeof err))
+  else if (drv_costs_load(&r->costs, r->o.costs, stderr, err, sizeof err))
+    rc = drv_fail(2, "multiverse %s: %s\n", p->cmd, err);
+  else if (drv_plan_make(&r->job, &done, &r->o, largest_budget(r), &r->plan, err, sizeof err))
     rc = drv_fail(2, "multiverse %s: %s\n", p->cmd, err);
   drv_done_free(&done);
   return rc;
+}
+
+/* Is this model of the costs file one of these workers'? */
+static int worker_model(const drv_run_t *r, const char *model) {
+  size_t n = strcspn(model, "|");
+  for (int32_t i = 0; i < r->n_slots; i++)
+    if (strlen(r->slots[i].name) == n && strncmp(r->slots[i].name, model, n) == 0) return 1;
+  return 0;
 }
 
 static void encode(drv_run_t *r, drv_buf_t *b, int code, const char *dir) {
@@ -142,33 +161,86 @@ static void encode(drv_run_t *r, drv_buf_t *b, int code, const char *dir) {
   drv_buf_i64(b, r->job.distinct);
   drv_buf_i64(b, p->skipped);
   drv_buf_i64(b, p->n_rows);
-  drv_buf_i64(b, p->n_rows + p->n_todo - p->plan.n_oom);
+  drv_buf_i64(b, p->n_rows + p->n_todo);
   drv_buf_str(b, dir);
   drv_buf_str(b, r->job.path);
   drv_buf_str(b, r->job.dir);
   drv_buf_str(b, r->job.kind->name);
   drv_buf_str(b, job_sweep_name(r->job.sw));
-  drv_buf_i64(b, (int64_t)(p->makespan * 1e6));
-  drv_buf_i64(b, (int64_t)(p->bound * 1e6));
   drv_buf_i64(b, p->n_todo);
   for (int64_t t = 0; t < p->n_todo; t++) {
     int64_t i = p->todo[t];
     drv_buf_i64(b, i);
     drv_buf_i64(b, (int64_t)r->job.id[i]);
     drv_buf_str(b, r->job.canon[i]);
+    drv_buf_bytes(b, &p->feat[t], sizeof p->feat[t]);
+    drv_buf_i64(b, p->mem[t]);
+    drv_buf_i64(b, p->key[t]);
   }
-  drv_buf_i64(b, p->plan.n_batches);
-  for (int32_t k = 0; k < p->plan.n_batches; k++) {
-    const shd_batch_t *bt = &p->plan.batches[k];
-    drv_buf_i64(b, bt->n);
-    for (int32_t m = 0; m < bt->n; m++)
-      drv_buf_i64(b, p->plan.members[bt->first + m]);
+  drv_buf_i64(b, p->n_keys);
+  for (int32_t k = 0; k < p->n_keys; k++)
+    drv_buf_str(b, p->keys[k]);
+  /* The cost model's sources: the presets and the costs file's records. */
+  char *presets = json_dumps(r->costs.presets, JSON_COMPACT);
+  if (!presets) DRV_ABORT("out of memory");
+  drv_buf_str(b, presets);
+  free(presets);
+  drv_buf_i64(b, r->costs.run);
+  int32_t n_models = 0;
+  for (int32_t m = 0; m < r->costs.n_models; m++)
+    n_models += worker_model(r, r->costs.models[m].name);
+  drv_buf_i64(b, n_models);
+  for (int32_t m = 0; m < r->costs.n_models; m++) {
+    const drv_model_t *mo = &r->costs.models[m];
+    if (!worker_model(r, mo->name)) continue;
+    drv_buf_str(b, mo->name);
+    drv_buf_i64(b, mo->n);
+    drv_buf_bytes(b, mo->rec, (size_t)mo->n * sizeof *mo->rec);
+    drv_buf_bytes(b, mo->run, (size_t)mo->n * sizeof *mo->run);
   }
 }
 
 static void *must(void *p) {
   if (!p) DRV_ABORT("out of memory reading the plan");
   return p;
+}
+
+/* Every rank: the cost model from rank 0's presets and records and every
+ * rank's workers. */
+static void decode_costs(drv_run_t *r, drv_buf_t *b, char **keys, int32_t n_keys) {
+  char *presets = drv_buf_get_str(b), err[1024];
+  json_error_t je;
+  drv_costs_t c = {0};
+  c.presets = json_loads(presets, 0, &je);
+  free(presets);
+  if (!c.presets) DRV_ABORT("the presets in the plan do not parse");
+  snprintf(c.presets_path, sizeof c.presets_path, "%s",
+           r->rank == 0 ? r->costs.presets_path : "batching.json");
+  c.run = (int32_t)drv_buf_get_i64(b);
+  c.n_models = (int32_t)drv_buf_get_i64(b);
+  c.models = must(calloc((size_t)c.n_models + 1, sizeof *c.models));
+  for (int32_t m = 0; m < c.n_models; m++) {
+    drv_model_t *mo = &c.models[m];
+    mo->name = drv_buf_get_str(b);
+    mo->n = mo->cap = (int32_t)drv_buf_get_i64(b);
+    mo->rec = must(malloc(((size_t)mo->n + 1) * sizeof *mo->rec));
+    mo->run = must(malloc(((size_t)mo->n + 1) * sizeof *mo->run));
+    drv_buf_get_bytes(b, mo->rec, (size_t)mo->n * sizeof *mo->rec);
+    drv_buf_get_bytes(b, mo->run, (size_t)mo->n * sizeof *mo->run);
+  }
+  if (drv_sched_init(&r->sched, r->slots, r->n_slots, keys, n_keys, &c, r->o.max_batch, err,
+                     sizeof err)) {
+    if (r->rank == 0) fprintf(stderr, "multiverse %s: %s\n", r->pipe->cmd, err);
+    r->code = 2;
+  }
+  /* A command by hand (net, train, collective on one rank): each kind's
+   * share in one batch while memory (and --max-batch) allow, as before the
+   * pipeline. */
+  for (int32_t k = 0; r->o.one_batch && k < r->sched.n_classes; k++) {
+    r->sched.cls[k].target = 1e300;
+    r->sched.cls[k].max_batch = r->o.max_batch;
+  }
+  drv_costs_free(&c);
 }
 
 static void decode(drv_run_t *r, drv_buf_t *b) {
@@ -186,32 +258,37 @@ static void decode(drv_run_t *r, drv_buf_t *b) {
   r->job_dir = drv_buf_get_str(b);
   r->kind_name = drv_buf_get_str(b);
   r->name = drv_buf_get_str(b);
-  r->makespan = (double)drv_buf_get_i64(b) * 1e-6;
-  r->bound = (double)drv_buf_get_i64(b) * 1e-6;
   r->n_todo = drv_buf_get_i64(b);
   size_t n = (size_t)r->n_todo + 1;
   r->index = must(malloc(n * sizeof *r->index));
   r->id = must(malloc(n * sizeof *r->id));
   r->canon = must(calloc(n, sizeof *r->canon));
+  shd_feat_t *feat = must(malloc(n * sizeof *feat));
+  int64_t *mem = must(malloc(n * sizeof *mem));
+  int32_t *key = must(malloc(n * sizeof *key));
   for (int64_t t = 0; t < r->n_todo; t++) {
     r->index[t] = drv_buf_get_i64(b);
     r->id[t] = (uint64_t)drv_buf_get_i64(b);
     r->canon[t] = drv_buf_get_str(b);
+    drv_buf_get_bytes(b, &feat[t], sizeof feat[t]);
+    mem[t] = drv_buf_get_i64(b);
+    key[t] = (int32_t)drv_buf_get_i64(b);
   }
-  r->n_batches = (int32_t)drv_buf_get_i64(b);
-  r->batch_first = must(malloc(((size_t)r->n_batches + 1) * sizeof *r->batch_first));
-  r->batch_n = must(malloc(((size_t)r->n_batches + 1) * sizeof *r->batch_n));
-  r->members = must(malloc(n * sizeof *r->members));
-  int32_t used = 0;
-  for (int32_t k = 0; k < r->n_batches; k++) {
-    r->batch_first[k] = used;
-    r->batch_n[k] = (int32_t)drv_buf_get_i64(b);
-    for (int32_t m = 0; m < r->batch_n[k]; m++) {
-      int64_t pos = drv_buf_get_i64(b);
-      if (pos < 0 || pos >= r->n_todo || used >= r->n_todo) DRV_ABORT("a batch outside the plan");
-      r->members[used++] = (int32_t)pos;
-    }
-  }
+  int32_t n_keys = (int32_t)drv_buf_get_i64(b);
+  char **keys = must(calloc((size_t)n_keys + 1, sizeof *keys));
+  for (int32_t k = 0; k < n_keys; k++)
+    keys[k] = drv_buf_get_str(b);
+  for (int64_t t = 0; t < r->n_todo; t++)
+    if (key[t] < 0 || key[t] >= n_keys) DRV_ABORT("an experiment's cost key outside the plan");
+  decode_costs(r, b, keys, n_keys);
+  for (int32_t k = 0; k < n_keys; k++)
+    free(keys[k]);
+  free(keys);
+  r->sched.n_exps = (int32_t)r->n_todo;
+  r->sched.feat = feat;
+  r->sched.mem = mem;
+  r->sched.key = key;
+  if (!r->code) r->makespan = drv_plan_outlook(&r->sched, NULL, &r->n_batches);
 }
 
 void drv_run_plan(drv_run_t *r) {
@@ -246,9 +323,8 @@ static void forget(drv_run_t *r) {
   free(r->canon);
   free(r->index);
   free(r->id);
-  free(r->batch_first);
-  free(r->batch_n);
-  free(r->members);
+  free(r->slots);
+  drv_sched_free(&r->sched);
   free(r->run_dir);
   free(r->job_path);
   free(r->job_dir);
@@ -300,6 +376,7 @@ void drv_run_free(drv_run_t *r) {
   forget(r);
   if (r->rank == 0) {
     drv_plan_free(&r->plan);
+    drv_costs_free(&r->costs);
     drv_job_free(&r->job); /* closes the kind's state too */
   } else if (r->k) {
     r->kind->close(r->k);

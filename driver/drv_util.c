@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "driver/drv.h"
 
@@ -32,4 +33,10 @@ int drv_load_params(const char *path, const char *const *sets, int n_sets, job_p
   if (job_params_set_list(ps, p, sets, n_sets, NULL, err, sizeof err))
     return drv_fail(2, "multiverse: %s\n", err);
   return 0;
+}
+
+int drv_costs_name_ok(const char *path) {
+  size_t n = strlen(path);
+  return strcmp(path, "none") == 0 ||
+         (n > 5 && strcmp(path + n - 5, ".json") == 0 && path[n - 6] != '/');
 }

@@ -115,7 +115,6 @@ void drv_work_run(drv_work_t *w) {
   ana_value_t *vals = calloc((size_t)w->kind->n_cols + 1, sizeof *vals);
   if (!xs || !which || !vals) abort();
   w->not_ok = 0;
-  w->hops = 0;
   w->sink_error[0] = '\0';
   for (int32_t k = 0; k < w->n; k++) {
     char where[4200];
@@ -129,10 +128,8 @@ void drv_work_run(drv_work_t *w) {
     }
   }
   if (m) work_group(w, xs, which, m, vals);
-  for (int32_t k = 0; k < w->n; k++) {
-    w->hops += xs[k].hops;
+  for (int32_t k = 0; k < w->n; k++)
     w->kind->release(w->k, &xs[k]);
-  }
   free(xs);
   free(which);
   free(vals);

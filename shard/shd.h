@@ -9,8 +9,10 @@
 
 /* One experiment as the planner sees it. */
 typedef struct shd_exp_t {
-  double cost; /* s: the experiment's time alone on a GPU (estimate) */
-  int64_t mem; /* bytes of device memory it needs (estimate) */
+  double cost;   /* s: the experiment's time alone on a GPU (estimate) */
+  int64_t mem;   /* bytes of device memory it needs (estimate) */
+  double serial; /* s its batch spends on it besides (building it, copying its
+                    results): added whatever the parallel (estimate; 0: none) */
 } shd_exp_t;
 
 /* The GPU and the cost model. Zero is a valid default for every field but
@@ -30,10 +32,11 @@ typedef struct shd_desc_t {
 
 /* The cost model, in one place: a batch of n experiments whose costs sum to
  * `sum` and peak at `max` takes
- *   max(max, sum / parallel) + n * exp_overhead + batch_overhead   seconds:
- * its members step together; a GPU holds `parallel` of them at full speed, so
- * the batch takes as long as its longest member or as its total work spread
- * over `parallel`, whichever is more. */
+ *   max(max, sum / parallel) + n * exp_overhead + batch_overhead   seconds
+ * (plus its members' serial seconds, which shd_plan adds): its members step
+ * together; a GPU holds `parallel` of them at full speed, so the batch takes
+ * as long as its longest member or as its total work spread over `parallel`,
+ * whichever is more. */
 double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n);
 
 typedef struct shd_batch_t {

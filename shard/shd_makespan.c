@@ -1,8 +1,9 @@
 /* Sharding: the planned makespan of batches taken in order from a shared counter
- * by ranks that each run one batch at a time. */
+ * by ranks that each run one batch at a time (free from the start, or from
+ * the end of what each holds). */
 #include <stdlib.h>
 
-#include "shd.h"
+#include "shd_cost.h"
 
 typedef struct slot_t {
   double free_at; /* s */
@@ -28,12 +29,21 @@ static void sift_down(slot_t *h, int32_t n, int32_t i) {
 }
 
 double shd_makespan(const shd_plan_t *plan, int32_t ranks, int32_t *rank_of) {
+  return shd_makespan_from(plan, ranks, NULL, rank_of);
+}
+
+double shd_makespan_from(const shd_plan_t *plan, int32_t ranks, const double *free_at,
+                         int32_t *rank_of) {
   if (ranks < 1) ranks = 1;
   slot_t *h = malloc((size_t)ranks * sizeof *h);
   if (!h) abort();
-  for (int32_t r = 0; r < ranks; r++)
-    h[r] = (slot_t){0, r}; /* already a heap: equal times, ranks ascending */
   double end = 0;
+  for (int32_t r = 0; r < ranks; r++) {
+    h[r] = (slot_t){free_at ? free_at[r] : 0, r};
+    if (h[r].free_at > end) end = h[r].free_at;
+  }
+  for (int32_t r = ranks / 2 - 1; r >= 0; r--)
+    sift_down(h, ranks, r);
   for (int32_t b = 0; b < plan->n_batches; b++) {
     if (rank_of) rank_of[b] = h[0].rank;
     h[0].free_at += plan->batches[b].cost;

@@ -31,11 +31,11 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
     } else if (e[i].mem < low2) {
       low2 = e[i].mem;
     }
-  double alone = 0, work = 0, area = 0, mem = 0, largest = 0;
+  double alone = 0, work = 0, area = 0, mem = 0, largest = 0, serial = 0;
   int32_t shared = 0;
   for (int32_t i = 0; i < n; i++) {
     if (e[i].mem > room(d)) continue;
-    double own = shd_batch_cost(d, e[i].cost, e[i].cost, 1);
+    double own = shd_batch_cost(d, e[i].cost, e[i].cost, 1) + e[i].serial;
     if (own > largest) largest = own;
     int64_t other = e[i].mem == low1 ? low2 : low1;
     if (d->max_batch == 1 || other > room(d) - e[i].mem) {
@@ -43,6 +43,7 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
       continue;
     }
     shared++;
+    serial += e[i].serial;
     work += e[i].cost;
     area += e[i].cost * (double)e[i].mem;
     mem += (double)e[i].mem;
@@ -55,7 +56,8 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
     if (batches < 1) batches = 1;
     work /= par(d);
     area /= (double)room(d);
-    total += (work > area ? work : area) + shared * d->exp_overhead + batches * d->batch_overhead;
+    total += (work > area ? work : area) + serial + shared * d->exp_overhead +
+             batches * d->batch_overhead;
   }
   double per_rank = total / (ranks > 0 ? ranks : 1);
   return per_rank > largest ? per_rank : largest;
@@ -65,6 +67,7 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
 typedef struct sortkey_t {
   double cost;
   int64_t mem;   /* experiments: bytes; batches: unused */
+  double serial; /* experiments: s; batches: unused */
   int32_t index; /* experiments: its index; batches: its smallest member */
   int32_t slot;  /* batches: place in plan->batches */
 } sortkey_t;
@@ -87,7 +90,7 @@ static int by_index(const void *pa, const void *pb) {
 typedef struct open_t {
   const shd_desc_t *d;
   shd_batch_t *b;
-  double sum, max; /* s: its members' costs */
+  double sum, max, serial; /* s: its members' costs, and their serial seconds */
 } open_t;
 
 static int fits(const open_t *o, const sortkey_t *x) {
@@ -112,8 +115,9 @@ static int32_t add(open_t *o, const sortkey_t *x) {
   o->b->n++;
   o->b->mem += x->mem;
   o->sum += x->cost;
+  o->serial += x->serial;
   if (x->cost > o->max) o->max = x->cost;
-  o->b->cost = shd_batch_cost(o->d, o->sum, o->max, o->b->n);
+  o->b->cost = shd_batch_cost(o->d, o->sum, o->max, o->b->n) + o->serial;
   return x->index;
 }
 
@@ -129,7 +133,8 @@ static int check(const shd_desc_t *d, const shd_exp_t *e, int32_t n, char *err, 
     return -1;
   }
   for (int32_t i = 0; i < n; i++)
-    if (!(e[i].cost >= 0) || !isfinite(e[i].cost) || e[i].mem < 0) {
+    if (!(e[i].cost >= 0) || !isfinite(e[i].cost) || e[i].mem < 0 || !(e[i].serial >= 0) ||
+        !isfinite(e[i].serial)) {
       snprintf(err, errlen, "shard: experiment %d: cost %g s, memory %lld bytes", i, e[i].cost,
                (long long)e[i].mem);
       return -1;
@@ -151,7 +156,8 @@ int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *pla
     if (e[i].mem > room(d))
       plan->oom[plan->n_oom++] = i;
     else
-      order[m++] = (sortkey_t){.cost = e[i].cost, .mem = e[i].mem, .index = i};
+      order[m++] =
+          (sortkey_t){.cost = e[i].cost, .mem = e[i].mem, .serial = e[i].serial, .index = i};
   }
   qsort(order, (size_t)m, sizeof *order, by_key);
   double lb = shd_lower_bound(d, e, n, d->ranks > 0 ? d->ranks : 1);
@@ -179,13 +185,14 @@ int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *pla
     shd_batch_t *bi = &plan->batches[i];
     qsort(plan->members + bi->first, (size_t)bi->n, sizeof(int32_t), by_index);
     /* Its cost again, summed in member order: a function of the set alone. */
-    double sum = 0, max = 0;
+    double sum = 0, max = 0, serial = 0;
     for (int32_t k = 0; k < bi->n; k++) {
       double c = e[plan->members[bi->first + k]].cost;
+      serial += e[plan->members[bi->first + k]].serial;
       sum += c;
       max = c > max ? c : max;
     }
-    bi->cost = shd_batch_cost(d, sum, max, bi->n);
+    bi->cost = shd_batch_cost(d, sum, max, bi->n) + serial;
     order[i] = (sortkey_t){.cost = bi->cost, .index = plan->members[bi->first], .slot = i};
   }
   qsort(order, (size_t)plan->n_batches, sizeof *order, by_key);

@@ -86,7 +86,7 @@ done
 wall[1]=$(cat wall1.txt)
 echo "busy seconds per rank ($ranks-rank run, from its logs):"
 for log in run$ranks/logs/*.log; do
-  sed -n 's/.* done in \([0-9.]*\) s,.*/\1/p' "$log" | awk -v l="$(basename "$log")" '{s += $1} END {printf "  %s: %.2f s in %d batches\n", l, s, NR}'
+  sed -n 's/.* experiments ([0-9]* not ok) in \([0-9.]*\) s,.*/\1/p' "$log" | awk -v l="$(basename "$log")" '{s += $1} END {printf "  %s: %.2f s in %d batches\n", l, s, NR}'
 done | tee busy.txt
 awk '{gsub(":", ""); b[NR] = $2} END {m = 0; t = 0; for (i in b) {t += b[i]; if (b[i] > m) m = b[i]}
   printf "  largest / mean: %.4f\n", m / (t / NR)}' busy.txt

@@ -76,8 +76,15 @@ typedef struct eng_batch_desc_t {
 
 typedef struct eng_run_desc_t {
   eng_backend_t backend;
-  int32_t threads;     /* CPU: OpenMP threads; 0: as many as the work merits */
-  int32_t max_threads; /* CPU, threads 0: at most this many (0: OpenMP's limit) */
+  int32_t threads;     /* CPU: OpenMP threads; 0: as many as the work merits (one per
+                          experiment, one per ~2048 nodes of a lone one) up to max_threads */
+  int32_t max_threads; /* CPU, threads 0: at most this many; 0: OpenMP's limit */
+  /* NULL, or a counter the run raises (relaxed atomic adds, from any thread)
+   * as experiments end: within half a second on the CPU backend, at each
+   * look at the device on CUDA (about every half second while a counter is
+   * given), and by what was left at the end of each world. An experiment run
+   * again (docs/engine.md: compact rings) may count twice: for progress only. */
+  int32_t *finished;
 } eng_run_desc_t;
 
 #define ENG_TIERS 8

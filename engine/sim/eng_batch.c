@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flow/flw.h"
+#include "sim/eng_progress.h"
 #include "sim/eng_standalone.h"
 #include "sim/eng_num.h"
 #include "sim/eng_world.h"
@@ -250,10 +251,16 @@ int eng_batch_run(eng_batch_t *b, const eng_run_desc_t *r, char *err, size_t err
   }
   int rc = 0;
   for (int32_t k = 0; k < b->n_w && !rc; k++) {
-    if (b->w[k]->n_exps == 0) continue; /* every experiment is invalid */
-    b->w[k]->threads = r->threads;
-    b->w[k]->max_threads = r->max_threads;
-    rc = eng_world_run(b->w[k], r->backend, err, errlen);
+    eng_world_t *w = b->w[k];
+    if (w->n_exps == 0) continue; /* every experiment is invalid */
+    w->threads = r->threads;
+    w->max_threads = r->max_threads;
+    eng_progress_attach(r->finished);
+    rc = eng_world_run(w, r->backend, err, errlen);
+    int32_t done = 0;
+    for (int32_t e = 0; e < w->n_exps; e++)
+      done += w->c.exp_status[e] != ENG_RUNNING;
+    eng_progress_detach(done);
   }
   if (!rc && b->fw) rc = flw_world_run(b->fw, r, err, errlen);
   b->broken = rc != 0;

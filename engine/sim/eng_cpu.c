@@ -37,11 +37,13 @@ static void cpu_experiment_major(eng_world_t *w, int threads) {
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
   eng_progress_t pg;
   eng_progress_begin(&pg);
+  pg.exact = 1; /* each end is counted where it happens */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int32_t e = 0; e < ne; e++) {
     for (int64_t k = 1; cpu_window(c, e); k++)
       if ((k & 1023) == 0 && omp_get_thread_num() == 0 && eng_progress_due(&pg))
         eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
+    eng_progress_add(&pg);
   }
 }
 
@@ -66,7 +68,7 @@ static void cpu_window_major(eng_world_t *w, int threads) {
       ENG_SYSTEMS(CPU_ALL)
 #undef CPU_ALL
     }
-    if ((window & 1023) == 0 && eng_progress_due(&pg))
+    if ((window & 15) == 0 && eng_progress_due(&pg))
       eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
   }
 }

@@ -340,7 +340,7 @@ typedef struct eng_world_t {
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
   int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
-  int32_t max_threads;   /* with threads 0: at most this many (0: OpenMP's limit) */
+  int32_t max_threads;   /* CPU backend, threads 0: at most this many (0: OpenMP's limit) */
   int32_t threads_used;  /* what the CPU backend ran with (0: it did not run) */
   int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
   eng_world_desc_t desc; /* what it was built from (exps copied) */

@@ -12,6 +12,20 @@
 #           again (old shards gone); merge by hand = the run's merge
 #   grid    the grid job on 2 ranks, unstacked by xarray (test_grid.py) and
 #           compared with its shards and with `multiverse net`
+#   workers two workers of different threads on one rank (--workers
+#           cpu:1,cpu:2, as a GPU and the cores share a rank): the
+#           reference's results, each experiment once, both workers took
+#           batches
+#   nodes   4 ranks as 2 nodes of 2 (--ranks-per-node 2): the reference's
+#           results, each rank's node and place in its log, a core each
+#   costs   the costs file: one record per batch measured, the next run plans
+#           with them (and adds its own), a file that does not read is named,
+#           left as it was and not used; --costs none writes nothing; a
+#           folder is refused before any work
+#   inside  progress from inside a batch: one batch of the 32 grid
+#           experiments on one thread (presets where a batch costs 1000 s);
+#           progress.json shows some ended before it does, and so does a
+#           line on stderr
 set -euo pipefail
 mode=$1 src=$2 mv=$3 gen=$4 work=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -121,6 +135,100 @@ grid)
   "$mv" net --topology topo.json --flows f0.txt --flows f1.txt --flows f2.txt --flows f3.txt \
     --sweep cc=none,dcqcn,dctcp,hpcc --sweep lb=ecmp,spray --json -o net > net.out
   $PY "$here/test_grid.py" grid net/summary.jsonl || fail "test_grid.py"
+  ;;
+workers)
+  cd "$work"
+  rm -rf workers
+  rc=0 # the mixed job's rows not ok: exit 1 (docs/cli.md, Exit status)
+  mpirun --oversubscribe --bind-to none -np 1 "$mv" run mixed.json --run-dir workers \
+    --workers cpu:1,cpu:2 --max-batch 3 > workers.out || rc=$?
+  [ $rc = 1 ] || fail "exit $rc, expected 1: $(cat workers.out)"
+  grep -q "on 1 rank (rank 0: cpu (1 thread) + cpu (2 threads))" workers.out || fail "$(cat workers.out)"
+  same "$ref" workers/results.nc
+  check rows workers 35
+  log=workers/logs/a0001-r000000.log
+  for g in 0 1; do
+    grep -q "^ *[0-9.]* worker $g (cpu): [0-9]* experiments (" $log || fail "worker $g ran nothing: $(cat $log)"
+  done
+  ;;
+nodes)
+  cd "$work"
+  rm -rf nodes
+  mvrun 4 "$mv" mixed.json --run-dir nodes --ranks-per-node 2 --max-batch 2 > nodes.out
+  same "$ref" nodes/results.nc
+  check rows nodes 35
+  for r in 0 1 2 3; do
+    grep -q "rank $r of 4 (node $((r / 2)) of 2, local $((r % 2)) of 2): cpu (1 thread)" \
+      nodes/logs/a0001-r00000$r.log || fail "rank $r: $(head -1 nodes/logs/a0001-r00000$r.log)"
+  done
+  ;;
+costs)
+  cd "$work"
+  rm -rf costs c1 c2 c3
+  mkdir costs
+  mvrun 2 "$mv" grid.json --run-dir c1 --costs costs/c.json > c1.out
+  batches=$(cat c1/logs/*.log | grep -c "experiments ([0-9]* not ok) in")
+  $PY - "$batches" 1 << 'PY' || fail "costs file after one run: $(cat costs/c.json)"
+import json, sys
+d = json.load(open("costs/c.json"))
+(name, m), = d["models"].items()
+assert d["runs"] == int(sys.argv[2]) and name.endswith("|network/packet"), (d["runs"], name)
+assert len(m["records"]) == int(sys.argv[1]), (len(m["records"]), sys.argv[1])
+assert all(r[0] == d["runs"] and r[3] > 0 for r in m["records"])
+print(name, len(m["records"]), "records")
+PY
+  "$mv" plan grid.json --costs costs/c.json --run-dir none > plan.out
+  grep -q "refitted to $batches measured batches of costs/c.json" plan.out || fail "$(cat plan.out)"
+  mvrun 1 "$mv" grid.json --run-dir c2 --costs costs/c.json > c2.out
+  more=$(grep -c "experiments ([0-9]* not ok) in" c2/logs/a0001-r000000.log)
+  grep -q "model .*|network/packet: $((batches + 1)) batches" c2/logs/a0001-r000000.log ||
+    fail "the second run did not start from the first's $batches records"
+  $PY -c "import json; d = json.load(open('costs/c.json')); m, = d['models'].values()
+assert d['runs'] == 2 and len(m['records']) == $batches + $more, (d['runs'], len(m['records']))"
+  echo '{"runs": 1, "models": {"x|y": {"records": [[1, 2]]}}}' > costs/bad.json
+  cp costs/bad.json costs/bad.orig
+  mvrun 1 "$mv" grid.json --run-dir c3 --costs costs/bad.json > c3.out 2> c3.err
+  grep -q "^multiverse: costs/bad.json: models.x|y.records\[0\]: expected 19 numbers >= 0; the costs file is neither used nor written (--costs)$" \
+    c3.err || fail "$(cat c3.err)"
+  cmp costs/bad.json costs/bad.orig || fail "a costs file that does not read was overwritten"
+  same c1/results.nc c3/results.nc
+  MULTIVERSE_COSTS=costs/env.json mvrun 1 "$mv" grid.json --run-dir c3 --force --costs none > c3.out
+  [ ! -e costs/env.json ] || fail "--costs none wrote a costs file"
+  # A path that cannot be a costs file: refused before any work (the output
+  # rule; and the name of a .json file).
+  mkdir -p costs/dir.json
+  if "$mv" plan grid.json --run-dir none --costs costs/dir.json > c4.out 2> c4.err; then
+    fail "--costs FOLDER ran"
+  fi
+  grep -qx "multiverse plan: --costs costs/dir.json: a folder, not a regular file: give a file's path" \
+    c4.err || fail "$(cat c4.err)"
+  if "$mv" plan grid.json --run-dir none --costs costs > c4.out 2> c4.err; then fail "--costs costs ran"; fi
+  grep -qx "multiverse plan: --costs costs: expected none or the path of a .json file" c4.err ||
+    fail "$(cat c4.err)"
+  ;;
+inside)
+  cd "$work"
+  rm -rf inside presets
+  # One batch: presets where a batch costs 1000 s more than its experiments.
+  cp -r "$src/jobs/presets" presets
+  $PY -c "import json; p = 'presets/batching.json'; d = json.load(open(p))
+d['workers']['cpu']['batch'] = 1000; json.dump(d, open(p, 'w'))"
+  MULTIVERSE_PRESETS=$work/presets mpirun --oversubscribe -np 1 "$mv" run grid.json \
+    --run-dir inside --workers cpu:1 --progress-every 0.5 > inside.out 2> inside.err &
+  pid=$!
+  seen=""
+  while kill -0 $pid 2> /dev/null; do
+    seen="$seen $(sed -n 's/.*"done": \([0-9]*\).*/\1/p' inside/progress.json 2> /dev/null || true)"
+    sleep 0.1
+  done
+  wait $pid || fail "$(cat inside.out inside.err)"
+  [ "$(grep -c "experiments ([0-9]* not ok) in" inside/logs/a0001-r000000.log)" = 1 ] ||
+    fail "expected one batch: $(cat inside/logs/a0001-r000000.log)"
+  echo "progress.json's done: $seen"
+  echo "$seen" | tr ' ' '\n' | awk '$1 > 0 && $1 < 32 {n++} END {exit n ? 0 : 1}' ||
+    fail "progress.json never showed experiments ended inside the batch: $seen"
+  grep -q "multiverse run: [1-9][0-9]*/32 experiments ([1-9][0-9]* in running batches)" inside.err ||
+    fail "stderr: $(cat inside.err)"
   ;;
 *)
   fail "unknown mode $mode"

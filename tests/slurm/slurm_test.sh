@@ -9,6 +9,9 @@
 #            the ranks stop, the script requeues, the job runs again and
 #            completes; the reference's results with every experiment run
 #            exactly once, two attempts in the logs, Restarts=1
+#   nodes    a 2-node allocation (two slurmd on this machine, mv1 and mv2),
+#            one rank on each: the reference's results, each rank on its own
+#            Slurm node and MPI node (node 0 of 2, node 1 of 2)
 set -euo pipefail
 mode=$1 src=$2 mv=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +27,9 @@ cleanup() {
   "$src/cluster/testcluster.sh" stop "$cluster"
 }
 trap cleanup EXIT
-"$src/cluster/testcluster.sh" start "$cluster" 2
+nodes=1
+[ "$mode" = nodes ] && nodes=2
+"$src/cluster/testcluster.sh" start "$cluster" 2 $nodes
 . "$cluster/env"
 export MULTIVERSE=$mv OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd "$work"
@@ -90,6 +95,21 @@ requeue)
     fail "expected two attempts' logs"
   skipped=$(sed -n 's/.*"skipped": \([0-9]*\).*/\1/p' slurm-requeue/progress.json)
   [ "$skipped" -ge 4 ] && [ "$skipped" -lt 35 ] || fail "the second attempt skipped $skipped"
+  ;;
+nodes)
+  rm -rf slurm-nodes
+  out=$(sbatch --wait --parsable --nodes=2 --ntasks-per-node=1 --time=10 --output=slurm-nodes.out \
+    "$src/cluster/multiverse.sbatch" mixed.json slurm-nodes --max-batch 2) ||
+    fail "sbatch: $(cat slurm-nodes.out)"
+  jid=${out%%;*}
+  grep -q "complete; merge step" slurm-nodes.out || fail "$(cat slurm-nodes.out)"
+  same ref/results.nc slurm-nodes/results.nc
+  check rows slurm-nodes 35
+  scontrol show job "$jid" | grep -q "NumNodes=2 " || fail "$(scontrol show job "$jid")"
+  for r in 0 1; do
+    grep -q "rank $r of 2 (node $r of 2, local 0 of 1): .*, Slurm node mv$((r + 1))$" \
+      slurm-nodes/logs/a0001-r00000$r.log || fail "rank $r: $(head -1 slurm-nodes/logs/a0001-r00000$r.log)"
+  done
   ;;
 *)
   fail "unknown mode $mode"

@@ -56,6 +56,14 @@ static inline const char *mvtest_data(const char *name) {
   return buf[k];
 }
 
+/* Uniform in [0, 1) from a splitmix64 state. */
+static inline double mvtest_u01(uint64_t *state) {
+  uint64_t x = *state += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return (double)((x ^ (x >> 31)) >> 11) * 0x1.0p-53;
+}
+
 static inline int mvtest_end(void) {
   if (mvtest_failures) fprintf(stderr, "%d check(s) failed\n", mvtest_failures);
   return mvtest_failures ? 1 : 0;

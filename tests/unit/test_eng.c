@@ -98,6 +98,23 @@ int main(void) {
       CHECK(eng_exp_memory(&ex[e]) > 0);
     }
   }
+  /* The counter of ended experiments: each valid one once, however the
+   * threads take them (experiment-major: 3 on 2 and on 1 thread; one alone,
+   * window-major on 2). */
+  eng_exp_desc_t valid[] = {ex[0], ex[6], ex[7]};
+  const int32_t counts[] = {3, 3, 1}, threads[] = {0, 0, 2}, most[] = {2, 1, 0};
+  for (int k = 0; k < 3; k++) {
+    int32_t ended = 0;
+    eng_batch_t *cb = NULL;
+    eng_run_desc_t run = {.backend = ENG_BACKEND_CPU,
+                          .threads = threads[k],
+                          .max_threads = most[k],
+                          .finished = &ended};
+    CHECK(eng_batch_create(&(eng_batch_desc_t){counts[k], valid}, &cb, err, sizeof err) == 0);
+    CHECK(eng_batch_run(cb, &run, err, sizeof err) == 0);
+    CHECK_EQ_I64(ended, counts[k]);
+    eng_batch_destroy(cb);
+  }
   /* A lone flow ends at its start plus its standalone FCT (closed form). */
   eng_task_times_t tt;
   CHECK(eng_task_times(b, 0, 0, &tt) == 0 && tt.start == 3 * US);

@@ -15,12 +15,8 @@
 
 static uint64_t rng_state = 12345;
 
-/* Uniform in [0, 1) (splitmix64). */
 static double u01(void) {
-  uint64_t x = rng_state += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return (double)((x ^ (x >> 31)) >> 11) * 0x1.0p-53;
+  return mvtest_u01(&rng_state);
 }
 
 static void cost_model(void) {
@@ -83,8 +79,8 @@ static void packing(void) {
   shd_desc_t d = {
       .mem_budget = 10 * GIB, .batch_mem = GIB, .max_batch = 3, .parallel = 2, .target = 10};
   /* 0: 9 GiB fits alone; 1: 9.5 GiB does not (with the batch's 1 GiB). */
-  shd_exp_t e[8] = {{5, 9 * GIB}, {5, 19 * GIB / 2}, {1, GIB}, {1, GIB},
-                    {1, GIB},     {1, GIB},          {1, GIB}, {2, 8 * GIB}};
+  shd_exp_t e[8] = {{5, 9 * GIB, 0}, {5, 19 * GIB / 2, 0}, {1, GIB, 0}, {1, GIB, 0},
+                    {1, GIB, 0},     {1, GIB, 0},          {1, GIB, 0}, {2, 8 * GIB, 0}};
   shd_plan_t p;
   char err[256];
   CHECK(shd_plan(&d, e, 8, &p, err, sizeof err) == 0);
@@ -106,7 +102,18 @@ static void packing(void) {
   CHECK(fabs(shd_lower_bound(&d, e, 8, 1) - 8.5) < 1e-12);
   CHECK(fabs(shd_lower_bound(&d, e, 8, 4) - 5) < 1e-12);
   shd_plan_free(&p);
-  shd_exp_t bad = {-1, 0};
+  /* Serial seconds add to a batch whatever its parallel time: [0] with 0.25 s,
+   * [3] .. [5] with 0.5 s each. */
+  e[0].serial = 0.25;
+  for (int i = 3; i <= 5; i++)
+    e[i].serial = 0.5;
+  CHECK(shd_plan(&d, e, 8, &p, err, sizeof err) == 0);
+  CHECK(p.batches[0].cost == 5.25 && p.batches[1].n == 3 && p.batches[1].cost == 3);
+  CHECK(fabs(shd_lower_bound(&d, e, 8, 1) - 10.25) < 1e-12);
+  shd_plan_free(&p);
+  shd_exp_t bad = {-1, 0, 0};
+  CHECK(shd_plan(&d, &bad, 1, &p, err, sizeof err) == -1);
+  bad = (shd_exp_t){1, 0, -1};
   CHECK(shd_plan(&d, &bad, 1, &p, err, sizeof err) == -1);
   CHECK_STR_CONTAINS(err, "experiment 0");
   d.mem_budget = 0;
@@ -119,13 +126,13 @@ static void packing(void) {
 static void mix(void) {
   enum { N = 1 + 300 + 5000 + 2 };
   static shd_exp_t e[N];
-  e[0] = (shd_exp_t){60, 80 * GIB};
+  e[0] = (shd_exp_t){60, 80 * GIB, 0};
   for (int i = 1; i <= 300; i++)
-    e[i] = (shd_exp_t){20 + 40 * u01(), (int64_t)((1 + 3 * u01()) * (double)GIB)};
+    e[i] = (shd_exp_t){20 + 40 * u01(), (int64_t)((1 + 3 * u01()) * (double)GIB), 0};
   for (int i = 301; i < N - 2; i++)
-    e[i] = (shd_exp_t){0.5 + 2.5 * u01(), (int64_t)((20 + 180 * u01()) * (double)MIB)};
-  e[N - 2] = (shd_exp_t){1, 81 * GIB};
-  e[N - 1] = (shd_exp_t){100, 200 * GIB};
+    e[i] = (shd_exp_t){0.5 + 2.5 * u01(), (int64_t)((20 + 180 * u01()) * (double)MIB), 0};
+  e[N - 2] = (shd_exp_t){1, 81 * GIB, 0};
+  e[N - 1] = (shd_exp_t){100, 200 * GIB, 0};
   const double parallel[] = {16, 8, 1};
   const int32_t ranks[] = {1, 2, 4, 8, 16, 32, 64, 128};
   double worst = 0;
@@ -160,7 +167,7 @@ static void waves(void) {
   enum { N = 9216 };
   static shd_exp_t e[N];
   for (int i = 0; i < N; i++)
-    e[i] = (shd_exp_t){i % 2 ? 0.5 + 0.5 * u01() : 1 + 2 * u01(), 20 * MIB};
+    e[i] = (shd_exp_t){i % 2 ? 0.5 + 0.5 * u01() : 1 + 2 * u01(), 20 * MIB, 0};
   shd_desc_t d = {.mem_budget = 125 * GIB,
                   .max_batch = 528,
                   .parallel = 264,
