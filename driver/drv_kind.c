@@ -1,9 +1,15 @@
 /* driver: the table of experiment kinds, and building one experiment through
  * its kind with the engine's validation and memory estimate. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "driver/drv_kind.h"
+
+/* A kind's state (its caches of topologies, flow files, models, filled as
+ * experiments are built) is shared by the workers of a rank, each on a
+ * thread of its own: one build or release at a time. */
+static pthread_mutex_t kind_lock = PTHREAD_MUTEX_INITIALIZER;
 
 extern const drv_kind_t drv_kind_network;
 extern const drv_kind_t drv_kind_training;
@@ -41,7 +47,9 @@ void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem) {
   memset(x, 0, sizeof *x);
+  pthread_mutex_lock(&kind_lock);
   kind->build(k, canon, id, where, x);
+  pthread_mutex_unlock(&kind_lock);
   if (!mem) return;
   *mem = 0;
   if (x->status != ANA_OK) return;
@@ -73,4 +81,10 @@ void drv_counter_values(const eng_batch_t *b, int32_t e, ana_value_t *v) {
 #define COUNTER(name, type, units, long_name) v[k++].i = r.name;
   DRV_COUNTER_COLS(COUNTER)
 #undef COUNTER
+}
+
+void drv_exp_release(const drv_kind_t *kind, void *k, drv_exp_t *x) {
+  pthread_mutex_lock(&kind_lock);
+  kind->release(k, x);
+  pthread_mutex_unlock(&kind_lock);
 }

@@ -93,6 +93,10 @@ void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem);
 
+/* Releases what drv_exp_build made (through the kind; a rank's workers may
+ * build and release on several threads at once). */
+void drv_exp_release(const drv_kind_t *kind, void *k, drv_exp_t *x);
+
 /* What the cost model reads of an experiment (drv_estimate.c): packet-hops,
  * the windows its run steps (from its task graph's schedule on an empty
  * network), nodes x windows, 1, and its world's rows. */

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,7 @@ int drv_out_is_tmp(const char *name) {
 }
 
 int drv_out_open(drv_out_t *o, const char *path, char *err, size_t errlen) {
-  static unsigned serial;
+  static atomic_uint serial; /* a rank's workers write their outputs at once */
   char dir[DRV_OUT_PATH_MAX + 1];
   memset(o, 0, sizeof *o);
   if (strlen(path) > DRV_OUT_PATH_MAX) {
@@ -125,7 +126,7 @@ int drv_out_open(drv_out_t *o, const char *path, char *err, size_t errlen) {
   int fd = -1;
   for (int tries = 0; fd < 0 && tries < 100; tries++) {
     snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s" OUT_TMP_TAG "%ld-%u", dir, base, (long)getpid(),
-             serial++);
+             atomic_fetch_add(&serial, 1u));
     fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }

@@ -91,7 +91,7 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
       p->key[p->n_todo++] = plan_key(p, j->kind->name, x.model);
       p->hops += x.feat.x[SHD_F_HOPS];
     }
-    j->kind->release(j->k, &x);
+    drv_exp_release(j->kind, j->k, &x);
   }
   return 0;
 }

@@ -464,7 +464,7 @@ static void plan_rows(loop_t *l) {
         fprintf(stderr, "multiverse %s: %s\n", r->pipe->cmd, err);
         ask_stop(l, DRV_STOP_ERROR);
       }
-      r->kind->release(r->k, &x);
+      drv_exp_release(r->kind, r->k, &x);
     }
     ana_table_append(t, &(ana_row_t){.index = i,
                                      .id = id,

@@ -129,7 +129,7 @@ void drv_work_run(drv_work_t *w) {
   }
   if (m) work_group(w, xs, which, m, vals);
   for (int32_t k = 0; k < w->n; k++)
-    w->kind->release(w->k, &xs[k]);
+    drv_exp_release(w->kind, w->k, &xs[k]);
   free(xs);
   free(which);
   free(vals);
