@@ -76,9 +76,9 @@ requeue)
   # The stopped step's ranks exited 138, so srun ended the step (--kill-on-bad-exit):
   # its slurmstepd removes its PMIx socket a moment later. Slurm's two minutes cover
   # that; starting the job at once must wait for it, or the new step with the same
-  # id cannot bind the socket.
+  # id cannot bind the socket (in the spool folder of its node, spool/NODE).
   for _ in $(seq 300); do
-    [ -e "$cluster/spool/stepd.slurm.pmix.$jid.0" ] || break
+    compgen -G "$cluster/spool/*/stepd.slurm.pmix.$jid.0" > /dev/null || break
     sleep 0.1
   done
   scontrol update JobId="$jid" StartTime=now
