@@ -323,7 +323,6 @@ static void forget(drv_run_t *r) {
   free(r->canon);
   free(r->index);
   free(r->id);
-  free(r->slots);
   drv_sched_free(&r->sched);
   free(r->run_dir);
   free(r->job_path);
@@ -333,7 +332,6 @@ static void forget(drv_run_t *r) {
   r->canon = NULL;
   r->index = NULL;
   r->id = NULL;
-  r->batch_first = r->batch_n = r->members = NULL;
   r->run_dir = r->job_path = r->job_dir = r->kind_name = r->name = NULL;
   r->n_todo = 0;
 }
@@ -350,9 +348,11 @@ static int stage_rank0(drv_run_t *r, int s) {
   drv_done_read(r->run_dir, &done, stderr);
   r->attempt = drv_next_attempt(r->run_dir);
   drv_plan_free(&r->plan);
+  drv_costs_free(&r->costs); /* the costs file as the stage before left it */
   int rc = 0;
   if (drv_manifest_write(r->run_dir, &r->job, err, sizeof err) ||
-      drv_plan_make(&r->job, &done, &o, &r->m, r->size, &r->plan, err, sizeof err))
+      drv_costs_load(&r->costs, r->o.costs, NULL, err, sizeof err) ||
+      drv_plan_make(&r->job, &done, &o, largest_budget(r), &r->plan, err, sizeof err))
     rc = drv_fail(2, "multiverse %s: %s\n", r->pipe->cmd, err);
   drv_done_free(&done);
   return rc;
@@ -374,6 +374,7 @@ void drv_run_stage(drv_run_t *r, int s) {
 
 void drv_run_free(drv_run_t *r) {
   forget(r);
+  free(r->slots);
   if (r->rank == 0) {
     drv_plan_free(&r->plan);
     drv_costs_free(&r->costs);
