@@ -71,11 +71,11 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_sched_
     int64_t i = p->row_index[k];
     drv_id_text(j->id[i], id);
     printf("  experiment %lld (%s): %s: ", (long long)i, id, ana_status_name(p->row_status[k]));
-    for (const char *c = p->row_message[k]; *c; c++) /* one problem a line, the later indented */
-      if (*c == '\n')
-        fputs(c[1] ? "\n      " : "", stdout);
+    for (const char *ch = p->row_message[k]; *ch; ch++) /* one problem a line, the later indented */
+      if (*ch == '\n')
+        fputs(ch[1] ? "\n      " : "", stdout);
       else
-        putchar(*c);
+        putchar(*ch);
     putchar('\n');
   }
   int32_t batches = 0;
