@@ -333,7 +333,9 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
                     .worker = i,
                     .est_s = est,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
+  /* A CPU batch's threads as it merits, at most the worker's; --threads: exactly. */
   w->run = (eng_run_desc_t){.backend = (eng_backend_t)s->worker_backend[g],
+                            .threads = r->o.threads ? s->worker_threads[g] : 0,
                             .max_threads = s->worker_threads[g],
                             .finished = &w->ended};
   l->local[i].w = w;
@@ -369,9 +371,9 @@ static void end_batch(loop_t *l, int i) {
   double err = w->est_s > 0 ? w->wall_s / w->est_s - 1 : 0;
   say(l,
       "worker %d (%s): %d experiments (%lld not ok) in %.3f s, estimated %.3f s (error "
-      "%+.1f%%)%s\n",
+      "%+.1f%%)%s, %d CPU threads\n",
       g, worker_name(l, g), w->n, (long long)w->not_ok, w->wall_s, w->est_s, 100 * err,
-      w->splits ? ", halved for device memory" : "");
+      w->splits ? ", halved for device memory" : "", w->threads);
   int32_t key = s->key[w->pos[0]];
   learn(l, model_of(s, g, key), &rec);
   if (l->published < REC_CAP) {

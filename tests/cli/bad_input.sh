@@ -121,11 +121,11 @@ multiverse plan: 1 problem' "$mv" plan km.json
 # batch runs on one thread (the rank's 2 spun against the box's load, 10-90x
 # slower); --threads is exact.
 "$mv" run j.json --run-dir thr --max-batch 1 > /dev/null 2>&1 || fail "run --max-batch 1"
-grep -q "cpu, up to [0-9]* threads" thr/logs/a0001-r000000.log || fail "rank line: $(cat thr/logs/*.log)"
-[ "$(grep -c 'batch [0-9]*: done .*, 1 CPU threads$' thr/logs/a0001-r000000.log)" = 6 ] ||
+grep -q "cpu ([0-9]* threads)" thr/logs/a0001-r000000.log || fail "rank line: $(cat thr/logs/*.log)"
+[ "$(grep -c 'worker [0-9]* (cpu): 1 experiments .*, 1 CPU threads$' thr/logs/a0001-r000000.log)" = 6 ] ||
   fail "one-experiment batches: $(cat thr/logs/*.log)"
 "$mv" run j.json --run-dir thr2 --max-batch 1 --threads 2 > /dev/null 2>&1 || fail "run --threads 2"
-[ "$(grep -c 'batch [0-9]*: done .*, 2 CPU threads$' thr2/logs/a0001-r000000.log)" = 6 ] ||
+[ "$(grep -c 'worker [0-9]* (cpu): 1 experiments .*, 2 CPU threads$' thr2/logs/a0001-r000000.log)" = 6 ] ||
   fail "--threads 2: $(cat thr2/logs/*.log)"
 
 # 30. Planning a huge sweep: sized before work (the first experiment's text + 1 KB
