@@ -25,8 +25,15 @@ static int32_t name_index(drv_sched_t *s, const char *name) {
 
 void drv_sched_fit(drv_sched_t *s, int32_t m) {
   double *coef = s->coef + (size_t)m * SHD_C_N, *prior = s->prior + (size_t)m * SHD_C_N;
-  if (drv_model_fit(&s->models[m], s->run, prior, coef, &s->fit[m]))
+  if (drv_model_fit(&s->models[m], s->run, prior, coef, &s->fit[m])) {
     memcpy(coef, prior, sizeof(double) * SHD_C_N);
+    return;
+  }
+  /* The fit follows the typical batch; plans add batches up: the scale that
+   * gives the measured total (batches it left out, such as go-back-N storms
+   * of cc none with spraying, 4-10x the others, are work too). */
+  for (int k = 0; k < SHD_C_N; k++)
+    coef[k] *= s->fit[m].sum_ratio;
 }
 
 int drv_sched_init(drv_sched_t *s, const drv_slot_desc_t *w, int32_t n, char *const *keys,

@@ -65,6 +65,9 @@ typedef struct shd_fit_t {
   double scale;     /* the common factor the fit found over the prior */
   double err_prior; /* median |log(measured / estimate)| under the prior */
   double err_fit;   /* the same under the fitted coefficients */
+  double sum_ratio; /* the usable records' weighted seconds over the fitted
+                     * coefficients' prediction of them, the left-out ones
+                     * included (1 without records): what a total needs */
 } shd_fit_t;
 
 /* Fits coefficients to measured batches, starting from (and held towards)
@@ -80,7 +83,9 @@ typedef struct shd_fit_t {
  * first fit, then about that fit for a second one without the batches more
  * than max(0.6, 4 noises) off it. Levenberg-Marquardt steps from the median
  * ratio, the records sorted first: the same records give the same bits in
- * any order, on any rank. No record: the prior. Returns 0, or -1 when prior
+ * any order, on any rank. No record: the prior. The fit follows the typical
+ * batch; info->sum_ratio says how far its prediction of all of them falls
+ * short of their measured total (batches it left out, a skewed spread). Returns 0, or -1 when prior
  * holds a coefficient that is not finite and > 0 (or out of memory). */
 int shd_fit(const double prior[SHD_C_N], const shd_rec_t *r, int32_t n, double coef[SHD_C_N],
             shd_fit_t *info);

@@ -238,6 +238,8 @@ int shd_fit(const double prior[SHD_C_N], const shd_rec_t *r, int32_t n, double c
   }
   qsort(rs, (size_t)m, sizeof *rs, rec_cmp);
   fi.used = m;
+  fi.sum_ratio = 1;
+  int32_t all = m; /* rs[all..) keeps the ones the second fit leaves out */
   fi.err_prior = median_err(prior, rs, m, INFINITY, NULL);
   double u[N_U] = {0};
   if (m > 0) {
@@ -266,14 +268,30 @@ int shd_fit(const double prior[SHD_C_N], const shd_rec_t *r, int32_t n, double c
     noise = 1.4826 * median_err(coef, rs, m, INFINITY, NULL);
     if (noise < NOISE) noise = NOISE;
     double far = 4 * noise > 0.6 ? 4 * noise : 0.6;
-    int32_t kept = 0;
+    int32_t kept = 0, out = m;
+    shd_rec_t *left = malloc((size_t)m * sizeof *left);
+    if (!left) {
+      free(rs);
+      return -1;
+    }
     for (int32_t i = 0; i < m; i++)
-      if (fabs(log(rs[i].seconds / shd_cost_batch(coef, &rs[i]))) <= far) rs[kept++] = rs[i];
+      if (fabs(log(rs[i].seconds / shd_cost_batch(coef, &rs[i]))) <= far)
+        rs[kept++] = rs[i];
+      else
+        left[--out] = rs[i];
+    memcpy(rs + kept, left + out, (size_t)(m - out) * sizeof *rs);
+    free(left);
     fi.rejected = m - kept;
     m = kept;
     lm(prior, rs, m, noise, u);
     coefs(prior, u, coef);
     fi.err_fit = median_err(coef, rs, m, 2 * noise, &fi.outliers);
+    double measured = 0, predicted = 0;
+    for (int32_t i = 0; i < all; i++) {
+      measured += rs[i].weight * rs[i].seconds;
+      predicted += rs[i].weight * shd_cost_batch(coef, &rs[i]);
+    }
+    if (predicted > 0 && isfinite(measured / predicted)) fi.sum_ratio = measured / predicted;
   }
   fi.scale = exp(mean(u));
   free(rs);
