@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "base/base_err.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_out.h"
 
@@ -103,21 +104,21 @@ static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen)
   struct stat st;
   if (stat(path, &st) != 0 && errno == ENOENT) return 1;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "%s: not a regular file", path);
+    base_errf(err, errlen, "%s: not a regular file", path);
     return -1;
   }
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
-    snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+    base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
     return -1;
   }
   const json_t *runs = json_object_get(root, "runs"), *models = json_object_get(root, "models");
   int rc = 0;
   if (!json_is_integer(runs) || json_integer_value(runs) < 0 || json_integer_value(runs) > 1e9) {
-    snprintf(err, errlen, "%s: runs: expected an integer >= 0", path);
+    base_errf(err, errlen, "%s: runs: expected an integer >= 0", path);
     rc = -1;
   } else if (!json_is_object(models)) {
-    snprintf(err, errlen, "%s: models: expected an object", path);
+    base_errf(err, errlen, "%s: models: expected an object", path);
     rc = -1;
   }
   const char *name;
@@ -126,14 +127,14 @@ static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen)
   if (!rc) json_object_foreach((json_t *)models, name, m) {
       const json_t *recs = json_object_get(m, "records");
       if (!strchr(name, '|') || !json_is_array(recs)) {
-        snprintf(err, errlen, "%s: models.%s: expected \"WORKER|KEY\": {\"records\": [...]}", path,
-                 name);
+        base_errf(err, errlen, "%s: models.%s: expected \"WORKER|KEY\": {\"records\": [...]}", path,
+                  name);
         rc = -1;
         break;
       }
       drv_model_t *mo = realloc(c->models, ((size_t)c->n_models + 1) * sizeof *mo);
       if (!mo) {
-        snprintf(err, errlen, "out of memory");
+        base_errf(err, errlen, "out of memory");
         rc = -1;
         break;
       }
@@ -141,7 +142,7 @@ static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen)
       mo = &c->models[c->n_models++];
       memset(mo, 0, sizeof *mo);
       if (!(mo->name = strdup(name))) {
-        snprintf(err, errlen, "out of memory");
+        base_errf(err, errlen, "out of memory");
         rc = -1;
         break;
       }
@@ -149,11 +150,11 @@ static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen)
         shd_rec_t r;
         int32_t run;
         if (rec_read(json_array_get(recs, i), &r, &run)) {
-          snprintf(err, errlen, "%s: models.%s.records[%zu]: expected %d numbers >= 0", path, name,
-                   i, REC_LEN);
+          base_errf(err, errlen, "%s: models.%s.records[%zu]: expected %d numbers >= 0", path, name,
+                    i, REC_LEN);
           rc = -1;
         } else if (drv_model_add(mo, &r, run)) {
-          snprintf(err, errlen, "out of memory");
+          base_errf(err, errlen, "out of memory");
           rc = -1;
         }
       }
@@ -176,11 +177,11 @@ int drv_costs_load(drv_costs_t *c, const char *path, FILE *warn, char *err, size
   preset_file(c->presets_path, sizeof c->presets_path);
   c->presets = json_load_file(c->presets_path, 0, &je);
   if (!c->presets) {
-    snprintf(err, errlen, "%s:%d: %s", c->presets_path, je.line, je.text);
+    base_errf(err, errlen, "%s:%d: %s", c->presets_path, je.line, je.text);
     return -1;
   }
   if (!json_is_object(json_object_get(c->presets, "workers"))) {
-    snprintf(err, errlen, "%s: workers: expected an object", c->presets_path);
+    base_errf(err, errlen, "%s: workers: expected an object", c->presets_path);
     return -1;
   }
   const char *given = path ? "--costs" : "MULTIVERSE_COSTS";
@@ -197,7 +198,7 @@ int drv_costs_load(drv_costs_t *c, const char *path, FILE *warn, char *err, size
   make_parent(c->path);
   if (drv_out_why(c->path, NULL, 0, why, sizeof why)) {
     if (path && *path) {
-      snprintf(err, errlen, "%s %s: %s", given, c->path, why);
+      base_errf(err, errlen, "%s %s: %s", given, c->path, why);
       return -1;
     }
     if (warn) fprintf(warn, "multiverse: %s: %s; no costs file (--costs)\n", c->path, why);
@@ -230,7 +231,7 @@ static int overlay(const drv_costs_t *c, const char *key, double coef[SHD_C_N], 
   const json_t *e = json_object_get(json_object_get(c->presets, "workers"), key);
   if (!e) return 0;
   if (!json_is_object(e)) {
-    snprintf(err, errlen, "%s: workers.%s: expected an object", c->presets_path, key);
+    base_errf(err, errlen, "%s: workers.%s: expected an object", c->presets_path, key);
     return -1;
   }
   const char *name;
@@ -242,15 +243,15 @@ static int overlay(const drv_costs_t *c, const char *key, double coef[SHD_C_N], 
       k++;
     int is_int = strcmp(name, "slots") == 0 || strcmp(name, "max_batch") == 0;
     if (k == SHD_C_N && !is_int) {
-      snprintf(err, errlen,
-               "%s: workers.%s.%s: unknown member (hops, windows, node_windows, exp, "
-               "rows, batch, slots, max_batch)",
-               c->presets_path, key, name);
+      base_errf(err, errlen,
+                "%s: workers.%s.%s: unknown member (hops, windows, node_windows, exp, "
+                "rows, batch, slots, max_batch)",
+                c->presets_path, key, name);
       return -1;
     }
     if (!(x > 0) || !isfinite(x) || (is_int && (x != floor(x) || x > 1e6))) {
-      snprintf(err, errlen, "%s: workers.%s.%s: expected a %s > 0", c->presets_path, key, name,
-               is_int ? "whole number up to 1e6" : "number");
+      base_errf(err, errlen, "%s: workers.%s.%s: expected a %s > 0", c->presets_path, key, name,
+                is_int ? "whole number up to 1e6" : "number");
       return -1;
     }
     if (k < SHD_C_N)
@@ -284,13 +285,13 @@ int drv_costs_prior(const drv_costs_t *c, const char *name, const char *key, dou
   snprintf(full, sizeof full, "%s/%s", name, key);
   for (int k = 0; k < SHD_C_N; k++)
     if (!(coef[k] > 0)) {
-      snprintf(err, errlen, "%s: no coefficient %s for %s (workers.%s and the entries it extends)",
-               c->presets_path, shd_coef_names[k], full, backend);
+      base_errf(err, errlen, "%s: no coefficient %s for %s (workers.%s and the entries it extends)",
+                c->presets_path, shd_coef_names[k], full, backend);
       return -1;
     }
   if (*max_batch <= 0 || (strcmp(backend, "cuda") == 0 && *slots <= 0)) {
-    snprintf(err, errlen, "%s: workers.%s: needs max_batch%s", c->presets_path, backend,
-             strcmp(backend, "cuda") == 0 ? " and slots" : "");
+    base_errf(err, errlen, "%s: workers.%s: needs max_batch%s", c->presets_path, backend,
+              strcmp(backend, "cuda") == 0 ? " and slots" : "");
     return -1;
   }
   if (strcmp(backend, "cuda") != 0) *slots = 0;
@@ -386,20 +387,20 @@ int drv_costs_save(const drv_costs_t *c, const drv_model_t *models, const double
   snprintf(lock, sizeof lock, "%s.lock", c->path);
   int fd = open(lock, O_RDWR | O_CREAT, 0666);
   if (fd < 0 || flock(fd, LOCK_EX)) {
-    snprintf(err, errlen, "%s: %s", lock, strerror(errno));
+    base_errf(err, errlen, "%s: %s", lock, strerror(errno));
     if (fd >= 0) close(fd);
     return -1;
   }
   drv_costs_t file = {.run = 1};
   int rc = file_read(&file, c->path, why, sizeof why);
   if (rc < 0) {
-    snprintf(err, errlen, "%s (not overwritten)", why);
+    base_errf(err, errlen, "%s (not overwritten)", why);
   } else {
     json_t *root = merged(c, models, coef, n, &file);
     char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
     rc = -1;
     if (!text)
-      snprintf(err, errlen, "%s: out of memory", c->path);
+      base_errf(err, errlen, "%s: out of memory", c->path);
     else
       rc = drv_out_text(c->path, text, err, errlen);
     free(text);
