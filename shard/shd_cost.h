@@ -65,9 +65,10 @@ typedef struct shd_fit_t {
   double scale;     /* the common factor the fit found over the prior */
   double err_prior; /* median |log(measured / estimate)| under the prior */
   double err_fit;   /* the same under the fitted coefficients */
-  double sum_ratio; /* the usable records' weighted seconds over the fitted
-                     * coefficients' prediction of them, the left-out ones
-                     * included (1 without records): what a total needs */
+  double sum_ratio; /* the usable records' mean of measured over the fitted
+                     * coefficients' prediction (weighted by their weight),
+                     * the left-out ones included (1 without records): what
+                     * a total of such batches needs */
 } shd_fit_t;
 
 /* Fits coefficients to measured batches, starting from (and held towards)

@@ -286,12 +286,15 @@ int shd_fit(const double prior[SHD_C_N], const shd_rec_t *r, int32_t n, double c
     lm(prior, rs, m, noise, u);
     coefs(prior, u, coef);
     fi.err_fit = median_err(coef, rs, m, 2 * noise, &fi.outliers);
-    double measured = 0, predicted = 0;
+    /* Each batch's measured over predicted, weighted by the record's weight,
+     * not its seconds: a few long batches of another sweep under the same
+     * model (a costs file serves many) would otherwise set it alone. */
+    double ratios = 0, weights = 0;
     for (int32_t i = 0; i < all; i++) {
-      measured += rs[i].weight * rs[i].seconds;
-      predicted += rs[i].weight * shd_cost_batch(coef, &rs[i]);
+      ratios += rs[i].weight * (rs[i].seconds / shd_cost_batch(coef, &rs[i]));
+      weights += rs[i].weight;
     }
-    if (predicted > 0 && isfinite(measured / predicted)) fi.sum_ratio = measured / predicted;
+    if (weights > 0 && isfinite(ratios / weights)) fi.sum_ratio = ratios / weights;
   }
   fi.scale = exp(mean(u));
   free(rs);
