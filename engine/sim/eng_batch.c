@@ -30,6 +30,16 @@ struct eng_batch_t {
   int broken; /* a run failed: no results */
 };
 
+/* How a message names flow task i: by its line in the flow file, else its
+ * index (formatted only for a message: validation runs on every experiment). */
+static const char *batch_flow_at(const tg_task_t *k, int32_t i, char *at, size_t len) {
+  if (k->line > 0)
+    snprintf(at, len, "flow on line %d", k->line);
+  else
+    snprintf(at, len, "flow (task %d)", i);
+  return at;
+}
+
 /* What the world cannot take from a task graph beyond tg_check. */
 static int batch_tasks_ok(const tg_t *g, const eng_params_t *p, char *err, size_t errlen) {
   for (int32_t i = 0; i < g->n; i++) {
@@ -46,22 +56,19 @@ static int batch_tasks_ok(const tg_t *g, const eng_params_t *p, char *err, size_
       return -1;
     }
     if (k->kind != TG_FLOW) continue;
-    if (k->line > 0)
-      snprintf(at, sizeof at, "flow on line %d", k->line);
-    else
-      snprintf(at, sizeof at, "flow (task %d)", i);
     if (k->sport == 0 || k->dport == 0) {
-      snprintf(err, errlen, "%s: ports not assigned (tg_assign_ports)", at);
+      snprintf(err, errlen, "%s: ports not assigned (tg_assign_ports)",
+               batch_flow_at(k, i, at, sizeof at));
       return -1;
     }
     if (p->classes && (k->prio < 1 || k->prio >= ENG_CLASSES)) {
-      snprintf(err, errlen, "%s: priority %u is not a traffic class (classes: 1..%d)", at,
-               (unsigned)k->prio, ENG_CLASSES - 1);
+      snprintf(err, errlen, "%s: priority %u is not a traffic class (classes: 1..%d)",
+               batch_flow_at(k, i, at, sizeof at), (unsigned)k->prio, ENG_CLASSES - 1);
       return -1;
     }
     if ((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu > (1ULL << 31)) {
-      snprintf(err, errlen, "%s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)", at,
-               (unsigned long long)k->bytes, p->mtu);
+      snprintf(err, errlen, "%s: %llu bytes are more than 2^31 packets of mtu %d (raise mtu)",
+               batch_flow_at(k, i, at, sizeof at), (unsigned long long)k->bytes, p->mtu);
       return -1;
     }
   }
