@@ -53,7 +53,7 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
   if (!mem) return;
   *mem = 0;
   if (x->status != ANA_OK) return;
-  if (eng_exp_validate(&x->desc, x->message, sizeof x->message)) {
+  if (!x->validated && eng_exp_validate(&x->desc, x->message, sizeof x->message)) {
     x->status = ANA_INVALID;
     return;
   }

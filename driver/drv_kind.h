@@ -36,7 +36,8 @@ typedef struct drv_exp_t {
   shd_feat_t feat; /* what the cost model reads (drv_exp_features), with `mem` */
   ana_status_t status;
   char message[1024];
-  void *own; /* the kind's */
+  int validated; /* the kind's build ran eng_exp_validate on desc as it is: not again */
+  void *own;     /* the kind's */
 } drv_exp_t;
 
 typedef struct drv_kind_t {

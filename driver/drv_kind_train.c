@@ -98,6 +98,7 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
     xo->status = ANA_INVALID;
   } else {
     xo->desc = trn_exp_desc(x);
+    xo->validated = 1; /* trn_exp_build's last step */
     xo->status = ANA_OK;
   }
 }
