@@ -94,13 +94,15 @@ static void cpu_stats(eng_world_t *w, int threads) {
       int64_t most = 0;
       int32_t busiest = -1;
       for (int32_t i = 0; prev && i < nx; i++) {
-        int64_t d = c->node_c_events[x0 + i] - prev[i], s = c->node_c_span[x0 + i] - prev[nx + i];
-        prev[i] = c->node_c_events[x0 + i];
-        prev[nx + i] = c->node_c_span[x0 + i];
+        int32_t x = x0 + i;
+        int64_t d = c->node_c_events[x] - prev[i], s = d - (c->node_c_offpath[x] - prev[nx + i]);
+        prev[i] = c->node_c_events[x];
+        prev[nx + i] = c->node_c_offpath[x];
         events += d;
+        steps += d > 0 && c->node_is_switch[x];
         if (s > most) {
           most = s;
-          busiest = x0 + i;
+          busiest = x;
         }
       }
       cp += most;
@@ -109,14 +111,11 @@ static void cpu_stats(eng_world_t *w, int threads) {
     }
     free(prev);
     for (int32_t x = x0; x < x0 + nx; x++)
-      if (c->node_is_switch[x]) {
-        steps += c->node_c_steps[x];
-        phased += c->node_c_phased[x];
-      }
+      phased += c->node_c_phased[x];
     fprintf(stderr,
             "stats: experiment %d: %lld windows, %lld events, critical path %lld (the busiest "
             "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f; "
-            "switch steps in port phases: %lld of %lld\n",
+            "switch steps in port phases: %lld of %lld with events\n",
             e, (long long)windows, (long long)events, (long long)cp,
             windows ? 100.0 * (double)sw / (double)windows : 0.0,
             cp ? (double)events / (double)cp : 0.0, (long long)phased, (long long)steps);

@@ -80,7 +80,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, 0, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
   if (lane == 0) {
     c->node_woken[x] = 0;
     c->node_keys_ok[x] = 1;

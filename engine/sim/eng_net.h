@@ -20,8 +20,6 @@ typedef struct eng_ctx_t {
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
   int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
   int32_t events;   /* events this step took (added to node_c_events at its end) */
-  int32_t phased;   /* it ran in port phases (eng_phase.h) ... */
-  int32_t span;     /* ... and this many of its events lay on its critical path */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */

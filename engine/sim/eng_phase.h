@@ -108,9 +108,9 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end) {
  * route fails its experiment as eng_relay would. S3: each egress merges the
  * arrivals routed to it, by time and then ingress, with its transmissions
  * (eng_tx at max(busy, now)), its read positions in the ingresses' rings in
- * port_ph_cur. k->now ends at the last event's time; k->span counts the
- * busiest ingress's and the busiest egress's events. */
-ENG_COLD void eng_phase_step(eng_ctx_t *k, int64_t t_end) {
+ * port_ph_cur. k->now ends at the last event's time. Returns its critical
+ * path: the busiest ingress's and the busiest egress's events. */
+ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
   const int64_t now0 = k->now;
@@ -174,8 +174,7 @@ ENG_COLD void eng_phase_step(eng_ctx_t *k, int64_t t_end) {
     c->port_ring_head[in] = j;
   }
   k->now = last;
-  k->phased = 1;
-  k->span = most_in + most_out;
+  return most_in + most_out;
 }
 
 #endif

@@ -325,9 +325,6 @@ ENG_INLINE void eng_node_end(eng_ctx_t *k, int64_t best) {
   eng_cols_t *c = k->c;
   c->node_now[k->x] = k->now;
   c->node_c_events[k->x] += k->events;
-  c->node_c_span[k->x] += k->phased ? k->span : k->events;
-  c->node_c_steps[k->x]++;
-  c->node_c_phased[k->x] += k->phased;
   int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
   c->node_next[k->x] = next;
   if (k->emit_min < next) next = k->emit_min;
@@ -347,14 +344,16 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, 0, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
   if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e])) {
-    eng_phase_step(&k, c->exp_t_end[e]);
+    int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
+    c->node_c_phased[x]++;
+    c->node_c_offpath[x] += k.events - span;
     eng_port_keys_all(&k); /* what the serial step would have cached */
     c->node_keys_ok[x] = 1;
     best = ENG_INF;

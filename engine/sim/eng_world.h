@@ -143,9 +143,8 @@ enum {
   X(node, int64_t, c_cnps)       /* CNPs sent */                                                   \
   X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                    \
   X(node, int64_t, c_events)     /* events stepped (a node's work: MULTIVERSE_STATS) */            \
-  X(node, int64_t, c_span)       /* events on its steps' critical paths (eng_phase.h) */           \
-  X(node, int64_t, c_steps)      /* steps that had something to do */                             \
-  X(node, int64_t, c_phased)     /* of them, steps in port phases */                               \
+  X(node, int64_t, c_phased)     /* steps in port phases (eng_phase.h) */                          \
+  X(node, int64_t, c_offpath)    /* their events off their critical paths */                       \
   X(node, uint8_t, tier)         /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */     \
   /* port table (egress ports; port p's peer reads p's rings) */                                   \
   X(port, int32_t, node)                                                                           \

@@ -99,6 +99,21 @@ int trn_gb_span(trn_gb_t *b, trn_span_t sp) {
   return 0;
 }
 
+int trn_gb_p2p_spans(trn_gb_t *b, int32_t src, int32_t dst, int32_t f, uint64_t bytes) {
+  trn_span_t sp = {.gpu = src,
+                   .cat = TRN_CAT_PP,
+                   .kind = COLL_SENDRECV,
+                   .first = f,
+                   .end = f + 1,
+                   .done = f,
+                   .bytes = bytes,
+                   .task = f};
+  if (trn_gb_span(b, sp)) return -1;
+  sp.gpu = dst;
+  sp.recv_side = 1;
+  return trn_gb_span(b, sp);
+}
+
 int trn_gb_coll(trn_gb_t *b, coll_kind_t kind, uint64_t bytes, int32_t n, const int32_t *gpus,
                 const int32_t *after, int32_t *done, int cat, trn_meta_t meta) {
   coll_desc_t cd = {.kind = kind, .algo = COLL_RING, .bytes = bytes, .channels = b->d->channels};

@@ -298,18 +298,7 @@ static int pair(eb_t *e, const p2p_t *s, const p2p_t *v) {
   if (f < 0 || trn_gb_edge(b, f, ps, TG_ON_END) || trn_gb_edge(b, ds, f, TG_ON_END) ||
       trn_gb_edge(b, dv, pv, TG_ON_END) || trn_gb_edge(b, dv, f, TG_ON_RECV))
     return -1;
-  trn_span_t sp = {.gpu = s->src,
-                   .cat = TRN_CAT_PP,
-                   .kind = COLL_SENDRECV,
-                   .first = f,
-                   .end = f + 1,
-                   .done = f,
-                   .bytes = bytes,
-                   .task = f};
-  if (trn_gb_span(b, sp)) return -1;
-  sp.gpu = s->dst;
-  sp.recv_side = 1;
-  return trn_gb_span(b, sp);
+  return trn_gb_p2p_spans(b, s->src, s->dst, f, bytes);
 }
 
 /* Phase 3: the k-th send from a to b with a tag meets b's k-th receive from a with it. */

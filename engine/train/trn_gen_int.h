@@ -79,6 +79,9 @@ int trn_gb_edge(trn_gb_t *b, int32_t task, int32_t pred, tg_on_t on);
 /* Meta for tasks [from, g.n) appended by coll_append. */
 int trn_gb_meta_fill(trn_gb_t *b, int32_t from, trn_meta_t meta);
 int trn_gb_span(trn_gb_t *b, trn_span_t sp);
+/* The two spans (sender's, then receiver's) of point-to-point flow f between
+ * GPUs src and dst (pipeline category). */
+int trn_gb_p2p_spans(trn_gb_t *b, int32_t src, int32_t dst, int32_t f, uint64_t bytes);
 /* Groups the spans by GPU (stably) and fills span_off. */
 int trn_gb_sort_spans(trn_gb_t *b);
 /* A join of `a` and `c` on gpu (whichever is -1 is left out; both -1: -1); its index

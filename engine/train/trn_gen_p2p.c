@@ -33,18 +33,7 @@ static int transfer(trn_gb_t *b, const trn_p2p_t *op, int64_t rs, int32_t ks, in
           trn_gb_edge(b, s->call_join[ks], f, TG_ON_END) ||
           trn_gb_edge(b, r->call_join[kr], f, TG_ON_RECV))
         return -1;
-      trn_span_t sp = {.gpu = gs,
-                       .cat = TRN_CAT_PP,
-                       .kind = COLL_SENDRECV,
-                       .first = f,
-                       .end = f + 1,
-                       .done = f,
-                       .bytes = bytes,
-                       .task = f};
-      if (trn_gb_span(b, sp)) return -1;
-      sp.gpu = gr;
-      sp.recv_side = 1;
-      if (trn_gb_span(b, sp)) return -1;
+      if (trn_gb_p2p_spans(b, gs, gr, f, bytes)) return -1;
     }
   return 0;
 }
