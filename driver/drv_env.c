@@ -32,6 +32,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_STATS", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_PHASES", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_MPI", 0, 1, NULL, "0 or 1"},
+    {"MULTIVERSE_PLAN_BUILD", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_LAUNCH", 0, -1, launch_words, "experiment, persistent or systems"},
     {"MULTIVERSE_CUDA_SPREAD", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, NULL, "1, 2, 3 or 4"},

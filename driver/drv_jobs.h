@@ -87,7 +87,7 @@ typedef struct drv_opts_t {
   const char *run_dir; /* NULL: runs/<job name> */
   const char *presets;
   const char *calibration; /* intra-server curves over the presets' (train) */
-  int backend;         /* -1: cuda where a GPU is, else cpu; else eng_backend_t */
+  int backend;             /* -1: cuda where a GPU is, else cpu; else eng_backend_t */
   int threads;         /* the CPU worker's threads (at most); 0: its share of the node's cores */
   const char *workers; /* --workers: "cuda,cpu:12"; NULL: from --backend and the machine */
   const char *costs;   /* --costs FILE, "none"; NULL: $MULTIVERSE_COSTS, else the user's cache */
@@ -102,7 +102,8 @@ typedef struct drv_opts_t {
   int has_only;        /* run experiment `only` alone (train --experiment) */
   int one_batch;       /* every experiment in one batch while memory allows (a command by hand) */
   int64_t only;
-  int list_batches;    /* plan: print every batch */
+  int list_batches; /* plan: print every batch */
+  int list_exps;    /* plan: print what the cost model reads of every experiment */
 } drv_opts_t;
 
 /* Parses the options of `multiverse CMD` (run or plan). 0; -1 after printing

@@ -2,6 +2,7 @@
  * its kind with the engine's validation and memory estimate. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver/drv_kind.h"
@@ -50,14 +51,17 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
   pthread_mutex_lock(&kind_lock);
   kind->build(k, canon, id, where, x);
   pthread_mutex_unlock(&kind_lock);
-  if (!mem) return;
+  if (mem) drv_exp_size(x, mem);
+}
+
+void drv_exp_size(drv_exp_t *x, int64_t *mem) {
   *mem = 0;
   if (x->status != ANA_OK) return;
-  if (!x->validated && eng_exp_validate(&x->desc, x->message, sizeof x->message)) {
+  if (!x->validated && eng_exp_check(&x->desc, x->message, sizeof x->message, &x->bytes, NULL)) {
     x->status = ANA_INVALID;
     return;
   }
-  *mem = eng_exp_memory_valid(&x->desc);
+  *mem = x->bytes;
   if (*mem < 0) {
     x->status = ANA_FAILED;
     snprintf(x->message, sizeof x->message, "out of memory while sizing the experiment");
@@ -72,6 +76,21 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
     x->feat.x[SHD_F_HOPS] = eng_flow_work(&x->desc);
     x->feat.x[SHD_F_WINDOWS] = x->feat.x[SHD_F_NODE_WINDOWS] = 0;
   }
+}
+
+void drv_exp_describe(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
+                      const char *where, drv_exp_t *x, int64_t *mem) {
+  const char *build = getenv("MULTIVERSE_PLAN_BUILD"); /* checked when the program starts */
+  if (kind->describe && !(build && strcmp(build, "1") == 0)) {
+    memset(x, 0, sizeof *x);
+    pthread_mutex_lock(&kind_lock);
+    kind->describe(k, canon, id, where, x, mem);
+    pthread_mutex_unlock(&kind_lock);
+    return;
+  }
+  drv_exp_build(kind, k, canon, id, where, x, mem);
+  drv_exp_release(kind, k, x);
+  memset(&x->desc, 0, sizeof x->desc);
 }
 
 void drv_counter_values(const eng_batch_t *b, int32_t e, ana_value_t *v) {

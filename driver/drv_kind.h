@@ -36,7 +36,8 @@ typedef struct drv_exp_t {
   shd_feat_t feat; /* what the cost model reads (drv_exp_features), with `mem` */
   ana_status_t status;
   char message[1024];
-  int validated; /* the kind's build ran eng_exp_validate on desc as it is: not again */
+  int validated; /* the kind's build ran eng_exp_check on desc as it is: not again */
+  int64_t bytes; /* validated: the memory that check counted */
   void *own;     /* the kind's */
 } drv_exp_t;
 
@@ -58,6 +59,12 @@ typedef struct drv_kind_t {
    * run); `where` names it in messages ("job.json: experiments[3]"). The
    * driver then validates it (eng_exp_validate) and sizes it. */
   void (*build)(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *x);
+  /* What the plan reads of an experiment, without building it for the engine
+   * where the kind knows cheaper (NULL: build, then drv_exp_size): x's status,
+   * message, model and feat and *mem exactly as build and drv_exp_size give
+   * them (tests/cli/plan_describe.sh); x holds nothing to release. */
+  void (*describe)(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *x,
+                   int64_t *mem);
   /* Results of experiment e of batch b (x ran as it): one value per column;
    * strings stay valid until release. */
   void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
@@ -93,6 +100,16 @@ const char *drv_kind_names(void);
 void drv_exp_where(char *buf, size_t len, const char *job, int64_t count, int64_t i);
 void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                    const char *where, drv_exp_t *x, int64_t *mem);
+/* Sizes a built experiment (status ANA_OK) as drv_exp_build with `mem` does:
+ * the engine's validation unless the kind's build made it, *mem, x->feat and
+ * x->model. */
+void drv_exp_size(drv_exp_t *x, int64_t *mem);
+/* What the plan needs of an experiment (status, message, model, feat, *mem):
+ * the kind's describe, or drv_exp_build with `mem` and release; with
+ * MULTIVERSE_PLAN_BUILD=1 always the latter (what describe is checked
+ * against). x holds nothing to release. */
+void drv_exp_describe(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
+                      const char *where, drv_exp_t *x, int64_t *mem);
 
 /* Releases what drv_exp_build made (through the kind; a rank's workers may
  * build and release on several threads at once). */

@@ -9,10 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_kind.h"
 #include "jobs/job_train.h"
+
+/* What the plan's describe step keeps of a built experiment for the next
+ * ones of the same task graph and topology: a sweep over the network's
+ * parameters (cc, buffers, ECN) describes each of its graphs once. The key
+ * is everything the graph, the topology and the graph's own checks and cost
+ * features read (trn_exp_build, eng_exp_check, drv_exp_features): the set-up,
+ * the topology's spec, sync, and mtu, ack_every, classes and the overlap
+ * slowdown; memory and the checks of the parameters are each experiment's. */
+typedef struct train_key_t {
+  trn_setup_t setup;
+  topo_spec_t topology;
+  int64_t sync, overlap_q16;
+  int32_t mtu, ack_every, classes;
+} train_key_t;
+
+typedef struct train_seen_t {
+  train_key_t key;
+  topo_t topo;           /* built from key.topology */
+  eng_graph_size_t size; /* its task graph's rows (eng_exp_check) */
+  shd_feat_t feat;       /* drv_exp_features of it */
+} train_seen_t;
+
+#define TRAIN_SEEN 16 /* graphs kept (their topologies): the oldest goes first */
 
 typedef struct train_t {
   trn_presets_t tp;
@@ -23,6 +47,8 @@ typedef struct train_t {
   job_digests_t *digests;
   drv_train_net_t net; /* network.ns3_config (drv_train_apply) */
   char *base_dir;
+  train_seen_t *seen; /* (TRAIN_SEEN) */
+  int32_t n_seen, next_seen;
 } train_t;
 
 static void train_close(void *k) {
@@ -31,6 +57,9 @@ static void train_close(void *k) {
   trn_presets_free(&t->tp);
   coll_model_free(&t->cm);
   job_digests_free(t->digests);
+  for (int32_t i = 0; i < t->n_seen; i++)
+    topo_free(&t->seen[i].topo);
+  free(t->seen);
   free(t->base_dir);
   free(t);
 }
@@ -39,7 +68,7 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
   train_t *t = calloc(1, sizeof *t);
   char def[4096];
   if (!t || !(t->base_dir = strdup(o->base_dir ? o->base_dir : ".")) ||
-      !(t->digests = job_digests_new())) {
+      !(t->digests = job_digests_new()) || !(t->seen = calloc(TRAIN_SEEN, sizeof *t->seen))) {
     snprintf(err, errlen, "out of memory");
     train_close(t);
     return NULL;
@@ -56,8 +85,8 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
                               .base_dir = t->base_dir,
                               .apply = drv_train_apply,
                               .apply_ctx = &t->net};
-  t->env = (trn_exp_env_t){
-      .coll = &t->cm, .base_dir = t->base_dir, .max_tasks = drv_graph_max_tasks()};
+  t->env =
+      (trn_exp_env_t){.coll = &t->cm, .base_dir = t->base_dir, .max_tasks = drv_graph_max_tasks()};
   return t;
 }
 
@@ -69,8 +98,7 @@ static int train_canon(void *k, const json_t *exp, const char *where, char **can
   return rc;
 }
 
-static void train_build(void *k, const char *canon, uint64_t id, const char *where,
-                        drv_exp_t *xo) {
+static void train_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
   train_t *t = k;
   json_error_t je;
   xo->status = ANA_FAILED;
@@ -99,8 +127,87 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
   } else {
     xo->desc = trn_exp_desc(x);
     xo->validated = 1; /* trn_exp_build's last step */
+    xo->bytes = x->world_bytes;
     xo->status = ANA_OK;
   }
+}
+
+static void train_release(void *k, drv_exp_t *x);
+
+/* The key of spec s, or 0 when its experiments are described by building
+ * them (an imported workload: files; the flow level: its own sizing). */
+static int train_key(const trn_exp_spec_t *s, train_key_t *key) {
+  if (s->imported || s->params.model == ENG_MODEL_FLOW) return 0;
+  memset(key, 0, sizeof *key);
+  key->setup = s->setup;
+  key->topology = s->topology;
+  key->sync = s->params.sync;
+  key->overlap_q16 = trn_exp_overlap_q16(s);
+  key->mtu = s->params.mtu;
+  key->ack_every = s->params.ack_every;
+  key->classes = s->params.classes;
+  return 1;
+}
+
+/* Builds the experiment and sizes it (the plan's reference); a built one
+ * leaves its topology, graph size and features to the next of its key. */
+static void train_describe_built(train_t *t, const char *canon, uint64_t id, const char *where,
+                                 const train_key_t *key, drv_exp_t *xo, int64_t *mem) {
+  train_build(t, canon, id, where, xo);
+  drv_exp_size(xo, mem);
+  trn_exp_t *x = xo->own;
+  if (key && xo->status == ANA_OK && x && x->status == BASE_OK) {
+    train_seen_t *e = &t->seen[t->next_seen];
+    if (t->n_seen == TRAIN_SEEN)
+      topo_free(&e->topo);
+    else
+      t->n_seen++;
+    t->next_seen = (t->next_seen + 1) % TRAIN_SEEN;
+    e->key = *key;
+    e->topo = x->topo; /* moved: the release frees the graph alone */
+    memset(&x->topo, 0, sizeof x->topo);
+    e->size = x->size;
+    e->feat = xo->feat;
+  }
+  train_release(t, xo);
+  memset(&xo->desc, 0, sizeof xo->desc);
+}
+
+/* The plan's describe step: an experiment whose task graph and topology an
+ * earlier one had is sized from what that one left (eng_exp_memory_sized with
+ * its own parameters; the same features); any other is built once. */
+static void train_describe(void *k, const char *canon, uint64_t id, const char *where,
+                           drv_exp_t *xo, int64_t *mem) {
+  train_t *t = k;
+  json_t *obj = json_loads(canon, 0, NULL);
+  trn_exp_spec_t *s = malloc(sizeof *s);
+  trn_problems_t *pr = calloc(1, sizeof *pr);
+  train_key_t key;
+  int keyed =
+      obj && s && pr && job_train_parse(&t->jenv, obj, where, s, pr) == 0 && train_key(s, &key);
+  json_decref(obj);
+  const train_seen_t *e = NULL;
+  for (int32_t i = 0; keyed && i < t->n_seen && !e; i++)
+    if (memcmp(&t->seen[i].key, &key, sizeof key) == 0) e = &t->seen[i];
+  if (!e) {
+    train_describe_built(t, canon, id, where, keyed ? &key : NULL, xo, mem);
+  } else {
+    eng_params_t p = s->params;
+    p.overlap_q16 = key.overlap_q16;
+    eng_exp_desc_t d = {.topo = &e->topo, .params = &p};
+    char err[1024];
+    *mem = eng_exp_memory_sized(&d, &e->size, err, sizeof err);
+    if (*mem < 0) {
+      *mem = 0;
+      xo->status = ANA_INVALID;
+      base_errf(xo->message, sizeof xo->message, "%s: %s", where, err); /* as trn_exp_build */
+    } else {
+      xo->status = ANA_OK;
+      xo->feat = e->feat;
+    }
+  }
+  free(s);
+  free(pr);
 }
 
 static void train_results(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v) {
@@ -132,6 +239,7 @@ const drv_kind_t drv_kind_training = {
     .close = train_close,
     .canon = train_canon,
     .build = train_build,
+    .describe = train_describe,
     .results = train_results,
     .release = train_release,
 };

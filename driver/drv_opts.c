@@ -23,7 +23,8 @@ static const char run_usage[] =
     "  a GPU is, else the cores; cpu or cuda one of them; --workers: the rank's workers\n"
     "  (cuda, cpu, cpu:THREADS, comma-separated); --threads: the CPU worker's threads\n"
     "  (default: the node's cores over its ranks, less one with a GPU; a batch uses one\n"
-    "  per experiment, or per 2048 nodes of a lone one, up to them); --memory: GiB one batch may use (default: the GPU's free memory, or\n"
+    "  per experiment, or per 2048 nodes of a lone one, up to them); --memory: GiB one batch may "
+    "use (default: the GPU's free memory, or\n"
     "  half the host's over its ranks); --costs: the file of measured batches the cost model\n"
     "  learns from (default $MULTIVERSE_COSTS, else ~/.cache/multiverse/costs.json);\n"
     "  --ranks-per-node: ranks 0..N-1 are one node, N..2N-1 the next (default: MPI's).\n";
@@ -32,9 +33,11 @@ static const char plan_usage[] =
     "usage: multiverse plan JOB.json [--ranks N] [--run-dir DIR] [--force | --only-failed]\n"
     "                 [--backend auto|cpu|cuda] [--workers LIST] [--threads N] [--memory GB]\n"
     "                 [--max-batch N] [--costs FILE|none] [--presets FILE] [--batches]\n"
+    "                 [--experiments]\n"
     "  Checks the job (every problem, in one pass), identifies its experiments, says which\n"
     "  cannot run and why, which have results in the run folder, and the batches `run`\n"
-    "  would make for N ranks like this one (default 1): their estimated makespan.\n"
+    "  would make for N ranks like this one (default 1): their estimated makespan;\n"
+    "  --experiments: what the cost model reads of each experiment to run (its memory).\n"
     "  Exit 0: every experiment can run; 1: some cannot (they become rows); 2: problems.\n";
 
 int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
@@ -61,6 +64,10 @@ int drv_opts_parse(const char *cmd, int argc, char **argv, drv_opts_t *o) {
     }
     if (plan && strcmp(a, "--batches") == 0) {
       o->list_batches = 1;
+      continue;
+    }
+    if (plan && strcmp(a, "--experiments") == 0) {
+      o->list_exps = 1;
       continue;
     }
     if (a[0] != '-') {

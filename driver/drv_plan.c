@@ -59,8 +59,8 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
   for (int64_t i = 0; i < j->count; i++) {
     if (eng_progress_due(&pg)) {
       pg.last = omp_get_wtime();
-      fprintf(stderr, "multiverse: %s: %lld of %lld experiments built and sized, %.0f s\n",
-              j->path, (long long)i, (long long)j->count, pg.last - pg.start);
+      fprintf(stderr, "multiverse: %s: %lld of %lld experiments sized, %.0f s\n", j->path,
+              (long long)i, (long long)j->count, pg.last - pg.start);
     }
     if (j->first[i] != i || (o->has_only && j->first[o->only] != i)) continue;
     int st = done ? drv_done_status(done, j->id[i]) : -1;
@@ -76,7 +76,7 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     int64_t mem;
     char where[4200];
     drv_exp_where(where, sizeof where, j->path, j->count, i);
-    drv_exp_build(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
+    drv_exp_describe(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
     if (x.status != ANA_OK) {
       plan_row(p, i, x.status, x.message);
     } else if (mem > mem_budget) {
@@ -91,7 +91,6 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
       p->key[p->n_todo++] = plan_key(p, j->kind->name, x.model);
       p->hops += x.feat.x[SHD_F_HOPS];
     }
-    drv_exp_release(j->kind, j->k, &x);
   }
   return 0;
 }

@@ -55,9 +55,26 @@ static void plan_batches(const drv_sched_t *s, const drv_plan_t *p) {
   free(at);
 }
 
+/* What the cost model reads of each experiment to run: its features (exact,
+ * %.17g), memory (bytes) and cost key. */
+static void plan_exps(const drv_job_t *j, const drv_plan_t *p) {
+  char id[17];
+  printf("experiment  id                memory_bytes");
+  for (int q = 0; q < SHD_F_N; q++)
+    printf("  %s", shd_coef_names[q]);
+  printf("  key\n");
+  for (int64_t k = 0; k < p->n_todo; k++) {
+    drv_id_text(j->id[p->todo[k]], id);
+    printf("%10lld  %s  %12lld", (long long)p->todo[k], id, (long long)p->mem[k]);
+    for (int q = 0; q < SHD_F_N; q++)
+      printf("  %.17g", p->feat[k].x[q]);
+    printf("  %s\n", p->keys[p->key[k]]);
+  }
+}
+
 static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_sched_t *s,
                        const drv_machine_t *m, const drv_costs_t *c, int ranks, const char *dir,
-                       int list) {
+                       int list, int list_exps) {
   char id[17], what[256];
   printf("%s: %lld experiments of kind %s, %lld distinct", j->path, (long long)j->count,
          j->kind->name, (long long)j->distinct);
@@ -115,6 +132,7 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_sched_
     free(set);
   }
   if (list) plan_batches(s, p);
+  if (list_exps) plan_exps(j, p);
 }
 
 /* This machine's workers, `ranks` times. */
@@ -175,7 +193,7 @@ int drv_plan(int argc, char **argv) {
     } else {
       s.n_exps = (int32_t)p.n_todo;
       s.feat = p.feat, s.mem = p.mem, s.key = p.key; /* lent: not freed with s */
-      plan_print(&j, &p, &s, &m, &c, o.ranks, dir, o.list_batches);
+      plan_print(&j, &p, &s, &m, &c, o.ranks, dir, o.list_batches, o.list_exps);
       s.feat = NULL, s.mem = NULL, s.key = NULL;
       rc = p.n_rows ? 1 : 0;
     }

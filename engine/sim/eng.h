@@ -126,6 +126,30 @@ typedef struct eng_task_times_t {
  * message. 0 or -1. */
 int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen);
 
+/* What a task graph adds to a world's rows on its topology, whatever the
+ * parameters: experiments that share a graph and a topology count it once
+ * (the plan's describe step). */
+typedef struct eng_graph_size_t {
+  int64_t tasks, edges, streamed, flows, gpus;
+  int64_t rbit, poke; /* receive bitmaps (a host's ports x its flows / 64), task pokes */
+} eng_graph_size_t;
+/* 0, or -1 when out of memory. */
+int eng_graph_size(const topo_t *t, const tg_t *g, eng_graph_size_t *s);
+/* eng_exp_validate, and when x is valid its memory (eng_exp_memory_valid's
+ * bytes; NULL: not wanted) and its graph's size (NULL: not wanted; zeros at
+ * the flow level) from the one count of its rows the validation makes. */
+int eng_exp_check(const eng_exp_desc_t *x, char *err, size_t errlen, int64_t *bytes,
+                  eng_graph_size_t *size);
+/* The memory of a packet-level experiment whose task graph has `size` on
+ * x->topo (x->tasks is not read, x->trace must be NULL) and passed
+ * eng_exp_validate's checks of its tasks with x's mtu, classes and
+ * overlap_slowdown (an experiment of the same graph, topology and those
+ * values did): the checks that read only its parameters and topology
+ * (parameters, link rings, rows per table), then its bytes as
+ * eng_exp_memory_valid counts them; -1 with a message. */
+int64_t eng_exp_memory_sized(const eng_exp_desc_t *x, const eng_graph_size_t *size, char *err,
+                             size_t errlen);
+
 /* Bytes of world tables the experiment needs alone (host and device alike),
  * without building it; -1 if it is invalid (or out of memory). A batch needs
  * the sum of its experiments' (eng_batch_memory) except that experiments on

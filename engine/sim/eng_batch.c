@@ -95,22 +95,8 @@ static int batch_trace_ok(const eng_trace_desc_t *tr, const tg_t *g, const topo_
   return 0;
 }
 
-int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
-  if (!x->topo || !x->tasks || !x->params) {
-    snprintf(err, errlen, "an experiment needs a topology, tasks and parameters");
-    return -1;
-  }
-  if (eng_params_check(x->params, err, errlen)) return -1;
-  if (batch_tasks_ok(x->tasks, x->params, err, errlen)) return -1;
-  if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
-  if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
-  if (x->params->model == ENG_MODEL_FLOW) return flw_exp_check(x, err, errlen);
-  if (eng_world_rings_check(x, err, errlen)) return -1;
-  int64_t rows[ENG_T_COUNT];
-  if (eng_world_rows(x, 0, rows)) {
-    snprintf(err, errlen, "out of memory counting its rows");
-    return -1;
-  }
+/* A world's row limit against an experiment's rows: 0, or -1 with a message. */
+static int batch_rows_fit(const int64_t rows[ENG_T_COUNT], char *err, size_t errlen) {
   int64_t limit = eng_world_row_limit();
   for (int t = 0; t < ENG_T_COUNT; t++)
     if (rows[t] > limit) {
@@ -119,6 +105,61 @@ int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
       return -1;
     }
   return 0;
+}
+
+static int64_t batch_rows_bytes(const int64_t rows[ENG_T_COUNT]) {
+  int64_t bytes = 0;
+  for (int t = 0; t < ENG_T_COUNT; t++)
+    bytes += rows[t] * eng_world_row_bytes(t);
+  return bytes;
+}
+
+int eng_exp_check(const eng_exp_desc_t *x, char *err, size_t errlen, int64_t *bytes,
+                  eng_graph_size_t *size) {
+  if (!x->topo || !x->tasks || !x->params) {
+    snprintf(err, errlen, "an experiment needs a topology, tasks and parameters");
+    return -1;
+  }
+  if (eng_params_check(x->params, err, errlen)) return -1;
+  if (batch_tasks_ok(x->tasks, x->params, err, errlen)) return -1;
+  if (tg_check(x->tasks, x->topo, "tasks", err, errlen)) return -1;
+  if (batch_trace_ok(x->trace, x->tasks, x->topo, err, errlen)) return -1;
+  if (x->params->model == ENG_MODEL_FLOW) {
+    if (flw_exp_check(x, err, errlen)) return -1;
+    if (bytes) *bytes = flw_exp_memory(x);
+    if (size) memset(size, 0, sizeof *size);
+    return 0;
+  }
+  if (eng_world_rings_check(x, err, errlen)) return -1;
+  eng_graph_size_t s;
+  int64_t rows[ENG_T_COUNT];
+  if (eng_graph_size(x->topo, x->tasks, &s)) {
+    snprintf(err, errlen, "out of memory counting its rows");
+    return -1;
+  }
+  eng_world_rows_sized(x, &s, 0, rows);
+  if (batch_rows_fit(rows, err, errlen)) return -1;
+  if (bytes) *bytes = batch_rows_bytes(rows);
+  if (size) *size = s;
+  return 0;
+}
+
+int eng_exp_validate(const eng_exp_desc_t *x, char *err, size_t errlen) {
+  return eng_exp_check(x, err, errlen, NULL, NULL);
+}
+
+int64_t eng_exp_memory_sized(const eng_exp_desc_t *x, const eng_graph_size_t *size, char *err,
+                             size_t errlen) {
+  if (!x->topo || !x->params || x->params->model == ENG_MODEL_FLOW ||
+      (x->trace && x->trace->every > 0)) {
+    snprintf(err, errlen, "sized from its graph: a packet-level experiment without a trace");
+    return -1;
+  }
+  if (eng_params_check(x->params, err, errlen)) return -1;
+  if (eng_world_rings_check(x, err, errlen)) return -1;
+  int64_t rows[ENG_T_COUNT];
+  eng_world_rows_sized(x, size, 0, rows);
+  return batch_rows_fit(rows, err, errlen) ? -1 : batch_rows_bytes(rows);
 }
 
 int64_t eng_exp_memory_valid(const eng_exp_desc_t *x) {

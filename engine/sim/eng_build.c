@@ -82,12 +82,8 @@ static uint64_t build_q32(double v) {
   return q >= 4294967296.0 ? 4294967296ULL : (uint64_t)q;
 }
 
-int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
-  const topo_t *t = x->topo;
-  const eng_params_t *p = x->params;
-  const tg_t *g = x->tasks;
-  for (int tab = 0; tab < ENG_T_COUNT; tab++)
-    rows[tab] = 0;
+int eng_graph_size(const topo_t *t, const tg_t *g, eng_graph_size_t *s) {
+  memset(s, 0, sizeof *s);
   int64_t *tasks = calloc((size_t)t->n_nodes + 1, sizeof *tasks);
   int64_t *nflows = calloc((size_t)t->n_nodes + 1, sizeof *nflows);
   if (!tasks || !nflows) {
@@ -95,21 +91,41 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
     free(nflows);
     return -1;
   }
-  int64_t flows = 0, streamed = 0, gpus = 0;
   for (int32_t i = 0; i < g->n; i++) {
-    if (g->t[i].gpu + 1 > gpus) gpus = g->t[i].gpu + 1;
+    if (g->t[i].gpu + 1 > s->gpus) s->gpus = g->t[i].gpu + 1;
     tasks[g->t[i].host]++;
     nflows[g->t[i].host] += g->t[i].kind == TG_FLOW;
-    flows += g->t[i].kind == TG_FLOW;
-    streamed += g->t[i].stream >= 0;
+    s->flows += g->t[i].kind == TG_FLOW;
+    s->streamed += g->t[i].stream >= 0;
   }
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t ports = t->port_off[i + 1] - t->port_off[i];
-    rows[ENG_T_rbit] += (int64_t)ports * ((nflows[i] + 63) / 64);
-    rows[ENG_T_poke] += 2 * ((tasks[i] + 31) / 32);
+    s->rbit += (int64_t)ports * ((nflows[i] + 63) / 64);
+    s->poke += 2 * ((tasks[i] + 31) / 32);
   }
   free(tasks);
   free(nflows);
+  s->tasks = g->n;
+  s->edges = g->n_edges;
+  return 0;
+}
+
+int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
+  eng_graph_size_t s;
+  if (eng_graph_size(x->topo, x->tasks, &s)) return -1;
+  eng_world_rows_sized(x, &s, worst_rings, rows);
+  return 0;
+}
+
+void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+                          int64_t rows[ENG_T_COUNT]) {
+  const topo_t *t = x->topo;
+  const eng_params_t *p = x->params;
+  const int64_t flows = s->flows;
+  for (int tab = 0; tab < ENG_T_COUNT; tab++)
+    rows[tab] = 0;
+  rows[ENG_T_rbit] = s->rbit;
+  rows[ENG_T_poke] = s->poke;
   rows[ENG_T_exp] = 1;
   rows[ENG_T_node] = t->n_nodes;
   rows[ENG_T_port] = 2 * (int64_t)t->n_links;
@@ -118,11 +134,11 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
   rows[ENG_T_dcqcn] = p->ccp.kind == CC_DCQCN ? flows : 0; /* per-algorithm CC state */
   rows[ENG_T_dctcp] = p->ccp.kind == CC_DCTCP ? flows : 0;
   rows[ENG_T_hpcc] = p->ccp.kind == CC_HPCC ? flows : 0;
-  rows[ENG_T_task] = g->n;
-  rows[ENG_T_pred] = g->n_edges + streamed; /* at most one stream edge per member */
-  rows[ENG_T_succ] = g->n_edges + streamed;
-  rows[ENG_T_heap] = g->n;
-  rows[ENG_T_gpu] = gpus;
+  rows[ENG_T_task] = s->tasks;
+  rows[ENG_T_pred] = s->edges + s->streamed; /* at most one stream edge per member */
+  rows[ENG_T_succ] = s->edges + s->streamed;
+  rows[ENG_T_heap] = s->tasks;
+  rows[ENG_T_gpu] = s->gpus;
   rows[ENG_T_rank] = flows;
   rows[ENG_T_route] = (int64_t)t->routes.n_rows * t->routes.n_groups;
   rows[ENG_T_set] = (int64_t)t->routes.n_sets + 1;
@@ -144,7 +160,6 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_
     rows[ENG_T_pint] = rows[ENG_T_pool];
     rows[ENG_T_rint] = rows[ENG_T_ring];
   }
-  return 0;
 }
 
 /* The first of the n experiments x with e's topology: routing tables are

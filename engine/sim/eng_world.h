@@ -185,7 +185,7 @@ enum {
   X(port, uint32_t, pfc_pub)                                                                       \
   X(port, uint32_t, pfc_head)                                                                      \
   X(port, uint32_t, pfc_hsnap)                                                                     \
-  X(port, uint32_t, ph_cur)     /* port phases: an egress's read position in this ingress's ring */ \
+  X(port, uint32_t, ph_cur) /* port phases: an egress's read position in this ingress's ring */    \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
   X(flow, eng_fhdr_t, hdr) /* its two ends and task index, as hops read them */                    \
   X(flow, int32_t, task)   /* task row */                                                          \
@@ -355,6 +355,10 @@ typedef struct eng_world_t {
 /* Rows experiment x needs in each table alone (its own routing tables; HPCC
  * telemetry if it runs HPCC). 0, or -1 when out of memory. */
 int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]);
+/* The same from its task graph's size on its topology (eng_graph_size: what
+ * experiments sharing both count once); x->tasks is not read. */
+void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+                          int64_t rows[ENG_T_COUNT]);
 /* Most rows one table of a world may have: 2^30 (int32 offsets with room to
  * add two), or MULTIVERSE_WORLD_ROWS if set and smaller (to test batches of
  * several worlds). */

@@ -80,8 +80,8 @@ static int simai_check(const topo_t *t, const trn_cluster_t *c, const char *at, 
     if (strcmp(t->gpu_type, known[i]) != 0) continue;
     char low[8];
     for (int k = 0; k < 5; k++)
-      low[k] = (char)(known[i][k] >= 'A' && known[i][k] <= 'Z' ? known[i][k] - 'A' + 'a'
-                                                                : known[i][k]);
+      low[k] =
+          (char)(known[i][k] >= 'A' && known[i][k] <= 'Z' ? known[i][k] - 'A' + 'a' : known[i][k]);
     if (strncmp(c->gpu.name, low, 4) != 0) {
       snprintf(err, errlen, "%s: the SimAI topology is for %s GPUs, cluster.gpu is %s", at,
                t->gpu_type, c->gpu.name);
@@ -223,12 +223,17 @@ int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char 
     x->setup.cluster.overlap_slowdown = 1;
   if (!s->overlap_net) x->params.overlap_q16 = llround(x->setup.cluster.overlap_slowdown * 65536);
   eng_exp_desc_t d = trn_exp_desc(x);
-  if (eng_exp_validate(&d, e, sizeof e)) {
+  if (eng_exp_check(&d, e, sizeof e, &x->world_bytes, &x->size)) {
     trn_graph_free(&x->graph);
     topo_free(&x->topo);
     return invalid(x, "%s: %s", where, e);
   }
   return 0;
+}
+
+int64_t trn_exp_overlap_q16(const trn_exp_spec_t *s) {
+  return s->overlap_net ? s->params.overlap_q16
+                        : llround(s->setup.cluster.overlap_slowdown * 65536);
 }
 
 eng_exp_desc_t trn_exp_desc(const trn_exp_t *x) {

@@ -64,6 +64,10 @@ typedef struct trn_exp_t {
   trn_graph_t graph;
   uint64_t seed;
   int32_t gpus;
+  /* Built (BASE_OK): its memory in the engine's world (eng_exp_check) and its
+   * task graph's size on its topology, from the validation's count of rows. */
+  int64_t world_bytes;
+  eng_graph_size_t size;
 } trn_exp_t;
 
 /* Builds the experiment spec s describes (`where` names it in messages, "job.json:
@@ -75,6 +79,9 @@ int trn_exp_build(const trn_exp_env_t *env, const trn_exp_spec_t *s, const char 
 /* An experiment whose spec has problems: BASE_INVALID, the problems one per
  * line. */
 void trn_exp_problems(trn_exp_t *x, const trn_problems_t *pr);
+/* The overlap_slowdown (Q16) a generated experiment of spec s runs with: the
+ * network's if it gives one, else its cluster's. */
+int64_t trn_exp_overlap_q16(const trn_exp_spec_t *s);
 /* The engine's description of a built experiment (status BASE_OK). */
 eng_exp_desc_t trn_exp_desc(const trn_exp_t *x);
 void trn_exp_free(trn_exp_t *x);
@@ -124,7 +131,6 @@ typedef enum trn_result_id_t {
 
 const char *trn_result_name(int i);
 const char *trn_result_unit(int i);
-
 
 typedef struct trn_result_t {
   int32_t status; /* base_status_t: OK, OOM, INVALID or FAILED (failed or timed out: message) */
