@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "driver/drv_kind.h"
 
 /* A kind's state (its caches of topologies, flow files, models, filled as
@@ -57,7 +58,8 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
 void drv_exp_size(drv_exp_t *x, int64_t *mem) {
   *mem = 0;
   if (x->status != ANA_OK) return;
-  if (!x->validated && eng_exp_check(&x->desc, x->message, sizeof x->message, &x->bytes, NULL)) {
+  if (!x->validated &&
+      eng_exp_check(&x->desc, x->message, sizeof x->message, &x->bytes, &x->size)) {
     x->status = ANA_INVALID;
     return;
   }
@@ -76,6 +78,38 @@ void drv_exp_size(drv_exp_t *x, int64_t *mem) {
     x->feat.x[SHD_F_HOPS] = eng_flow_work(&x->desc);
     x->feat.x[SHD_F_WINDOWS] = x->feat.x[SHD_F_NODE_WINDOWS] = 0;
   }
+}
+
+void drv_seen_key(const eng_params_t *p, drv_seen_key_t *key) {
+  memset(key, 0, sizeof *key);
+  key->overlap_q16 = p->overlap_q16; /* eng_exp_check's tasks: a compute task's slowed time */
+  key->mtu = p->mtu;                 /* packets per flow: the check, and hops */
+  key->ack_every = p->ack_every;     /* hops */
+  key->classes = p->classes;         /* flows' priorities */
+  key->model = p->model;             /* the flow level is sized by its own rules */
+}
+
+const drv_seen_t *drv_seen_find(const drv_seen_t *seen, int32_t n, const drv_seen_key_t *key) {
+  for (int32_t i = 0; i < n; i++)
+    if (memcmp(&seen[i].key, key, sizeof *key) == 0) return &seen[i];
+  return NULL;
+}
+
+void drv_exp_seen(const eng_exp_desc_t *d, const drv_seen_t *seen, const char *prefix, drv_exp_t *x,
+                  int64_t *mem) {
+  char err[1024];
+  *mem = eng_exp_memory_sized(d, &seen->size, err, sizeof err);
+  if (*mem < 0) {
+    *mem = 0;
+    x->status = ANA_INVALID;
+    if (prefix)
+      base_errf(x->message, sizeof x->message, "%s: %s", prefix, err);
+    else
+      base_errf(x->message, sizeof x->message, "%s", err);
+    return;
+  }
+  x->status = ANA_OK;
+  x->feat = seen->feat;
 }
 
 void drv_exp_describe(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,

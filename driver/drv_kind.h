@@ -2,8 +2,9 @@
  * canonical JSON and experiment id, and a canonical JSON into what the engine
  * runs (topology, task graph, parameters, seed) with an estimate of its work;
  * after a run it reads the experiment's results into its result columns.
- * `network` (drv_kind_net.c) and `training` (drv_kind_train.c) are
- * registered; another kind is one more entry of the table in drv_kind.c. */
+ * `network` (drv_kind_net.c), `training` (drv_kind_train.c) and `collective`
+ * (drv_kind_coll.c) are registered; another kind is one more entry of the
+ * table in drv_kind.c. */
 #ifndef DRV_KIND_H
 #define DRV_KIND_H
 
@@ -36,9 +37,10 @@ typedef struct drv_exp_t {
   shd_feat_t feat; /* what the cost model reads (drv_exp_features), with `mem` */
   ana_status_t status;
   char message[1024];
-  int validated; /* the kind's build ran eng_exp_check on desc as it is: not again */
-  int64_t bytes; /* validated: the memory that check counted */
-  void *own;     /* the kind's */
+  int validated;         /* the kind's build ran eng_exp_check on desc as it is: not again */
+  int64_t bytes;         /* validated, or sized: the memory that check counted */
+  eng_graph_size_t size; /* validated, or sized: its task graph's (eng_exp_check) */
+  void *own;             /* the kind's */
 } drv_exp_t;
 
 typedef struct drv_kind_t {
@@ -104,6 +106,31 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
  * the engine's validation unless the kind's build made it, *mem, x->feat and
  * x->model. */
 void drv_exp_size(drv_exp_t *x, int64_t *mem);
+/* What a kind's describe step keeps of an experiment it sized, for the next
+ * ones of the same task graph on the same topology: its graph's size and cost
+ * features, under the parameters that eng_exp_check's checks of the tasks and
+ * drv_exp_features read (the key, with the graph and topology). Memory and
+ * the checks of the other parameters are each experiment's (drv_exp_seen). */
+typedef struct drv_seen_key_t {
+  int64_t overlap_q16;
+  int32_t mtu, ack_every, classes, model;
+} drv_seen_key_t;
+typedef struct drv_seen_t {
+  drv_seen_key_t key;
+  eng_graph_size_t size;
+  shd_feat_t feat;
+} drv_seen_t;
+/* The key of parameters p (zeroed, then filled: compare with memcmp). */
+void drv_seen_key(const eng_params_t *p, drv_seen_key_t *key);
+/* The entry of `key` among the n of seen, or NULL. */
+const drv_seen_t *drv_seen_find(const drv_seen_t *seen, int32_t n, const drv_seen_key_t *key);
+/* Sizes the packet-level experiment d (its topology and parameters; no tasks,
+ * no trace) whose graph `seen` describes: x's status, message (after
+ * `prefix`, NULL: none) and feat and *mem, as building it and drv_exp_size
+ * give them (eng_exp_memory_sized). */
+void drv_exp_seen(const eng_exp_desc_t *d, const drv_seen_t *seen, const char *prefix, drv_exp_t *x,
+                  int64_t *mem);
+
 /* What the plan needs of an experiment (status, message, model, feat, *mem):
  * the kind's describe, or drv_exp_build with `mem` and release; with
  * MULTIVERSE_PLAN_BUILD=1 always the latter (what describe is checked

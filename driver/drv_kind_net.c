@@ -21,11 +21,16 @@ typedef struct net_t {
   drv_map_t *works; /* topology key "\n" flows path -> net_work_t */
 } net_t;
 
-/* A flow file read against one topology, or why it cannot be. */
+#define NET_SEEN 16 /* sizings kept per flow file and topology: the oldest goes first */
+
+/* A flow file read against one topology, or why it cannot be; with what the
+ * plan's describe step learnt of it under the parameters it was sized with. */
 typedef struct net_work_t {
   tg_t g;
   int graph; /* a task graph (.cm, JSON), not an ns-3 flow file */
   char *error;
+  drv_seen_t seen[NET_SEEN];
+  int32_t n_seen, next_seen;
 } net_work_t;
 
 static void work_release(void *p) {
@@ -113,9 +118,9 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
       /* "AT.topology: KEY: why" (a file's form) -> "AT.topology.KEY: why", a JSON path */
       size_t at_len = strlen(tat), k = 0;
       const char *rest = line + at_len + 2;
-      const char *colon =
-          strncmp(line, tat, at_len) == 0 && strncmp(line + at_len, ": ", 2) == 0 ? strstr(rest, ": ")
-                                                                                   : NULL;
+      const char *colon = strncmp(line, tat, at_len) == 0 && strncmp(line + at_len, ": ", 2) == 0
+                              ? strstr(rest, ": ")
+                              : NULL;
       if (colon) k = (size_t)(colon - rest);
       if (colon && k && strcspn(rest, " .[") >= k) {
         char path[4 * sizeof line];
@@ -195,10 +200,8 @@ static net_work_t *net_work(net_t *n, const job_exp_t *x, const drv_topo_t *whic
   return w;
 }
 
-static void net_build(void *k, const char *canon, uint64_t id, const char *where,
-                      drv_exp_t *xo) {
-  (void)where;
-  net_t *n = k;
+/* Builds the experiment (its flow file's work in *wo when it has one). */
+static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo, net_work_t **wo) {
   job_exp_t x;
   char err[1024];
   json_error_t je;
@@ -226,14 +229,58 @@ static void net_build(void *k, const char *canon, uint64_t id, const char *where
     xo->desc = (eng_exp_desc_t){
         .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
     xo->status = ANA_OK;
+    if (wo) *wo = w;
   }
   job_exp_free(&x);
+}
+
+static void net_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
+  (void)where;
+  net_make(k, canon, id, xo, NULL);
 }
 
 static void net_release(void *k, drv_exp_t *x) {
   (void)k;
   free(x->own);
   x->own = NULL;
+}
+
+/* The plan's describe step: the experiments of a sweep share their topology
+ * and flow file (read once by the kind); one whose parameters give its graph
+ * the checks and features an earlier one had (drv_seen_key) is sized from
+ * that one's (drv_exp_seen), any other as it is built. */
+static void net_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
+                         int64_t *mem) {
+  (void)where;
+  net_work_t *w = NULL;
+  net_make(k, canon, id, xo, &w);
+  if (xo->status != ANA_OK) {
+    *mem = 0;
+    net_release(k, xo);
+    return;
+  }
+  drv_net_own_t *own = xo->own;
+  drv_seen_key_t pk;
+  drv_seen_key(&own->params, &pk);
+  const drv_seen_t *e =
+      w && pk.model == ENG_MODEL_PACKET ? drv_seen_find(w->seen, w->n_seen, &pk) : NULL;
+  if (e) {
+    eng_exp_desc_t d = {.topo = own->topo, .params = &own->params};
+    drv_exp_seen(&d, e, NULL, xo, mem);
+  } else {
+    drv_exp_size(xo, mem);
+    if (w && xo->status == ANA_OK && pk.model == ENG_MODEL_PACKET) {
+      drv_seen_t *s = &w->seen[w->next_seen];
+      w->n_seen += w->n_seen < NET_SEEN;
+      w->next_seen = (w->next_seen + 1) % NET_SEEN;
+      memset(s, 0, sizeof *s);
+      memcpy(&s->key, &pk, sizeof pk);
+      s->size = xo->size;
+      s->feat = xo->feat;
+    }
+  }
+  net_release(k, xo);
+  memset(&xo->desc, 0, sizeof xo->desc);
 }
 
 static const ana_col_t net_cols[] = {
@@ -256,5 +303,6 @@ const drv_kind_t drv_kind_network = {
     .canon = net_canon,
     .build = net_build,
     .results = net_results,
+    .describe = net_describe,
     .release = net_release,
 };

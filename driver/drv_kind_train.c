@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base_err.h"
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_kind.h"
@@ -17,23 +16,19 @@
 
 /* What the plan's describe step keeps of a built experiment for the next
  * ones of the same task graph and topology: a sweep over the network's
- * parameters (cc, buffers, ECN) describes each of its graphs once. The key
- * is everything the graph, the topology and the graph's own checks and cost
- * features read (trn_exp_build, eng_exp_check, drv_exp_features): the set-up,
- * the topology's spec, sync, and mtu, ack_every, classes and the overlap
- * slowdown; memory and the checks of the parameters are each experiment's. */
+ * parameters (cc, buffers, ECN) builds each of its graphs once. The graph and
+ * the topology are those of the set-up, the topology's spec and sync
+ * (trn_exp_build); the rest of the key is drv_seen_key's. */
 typedef struct train_key_t {
   trn_setup_t setup;
   topo_spec_t topology;
-  int64_t sync, overlap_q16;
-  int32_t mtu, ack_every, classes;
+  int64_t sync;
 } train_key_t;
 
 typedef struct train_seen_t {
   train_key_t key;
-  topo_t topo;           /* built from key.topology */
-  eng_graph_size_t size; /* its task graph's rows (eng_exp_check) */
-  shd_feat_t feat;       /* drv_exp_features of it */
+  drv_seen_t seen; /* its graph's size and features, under its parameters' key */
+  topo_t topo;     /* built from key.topology */
 } train_seen_t;
 
 #define TRAIN_SEEN 16 /* graphs kept (their topologies): the oldest goes first */
@@ -128,31 +123,41 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
     xo->desc = trn_exp_desc(x);
     xo->validated = 1; /* trn_exp_build's last step */
     xo->bytes = x->world_bytes;
+    xo->size = x->size;
     xo->status = ANA_OK;
   }
 }
 
 static void train_release(void *k, drv_exp_t *x);
 
-/* The key of spec s, or 0 when its experiments are described by building
- * them (an imported workload: files; the flow level: its own sizing). */
-static int train_key(const trn_exp_spec_t *s, train_key_t *key) {
+/* The key of spec s (its parameters' in *pk), or 0 when its experiments are
+ * described by building them (an imported workload: files; the flow level:
+ * sized by its own rules). */
+static int train_key(const trn_exp_spec_t *s, train_key_t *key, drv_seen_key_t *pk) {
   if (s->imported || s->params.model == ENG_MODEL_FLOW) return 0;
   memset(key, 0, sizeof *key);
   key->setup = s->setup;
   key->topology = s->topology;
   key->sync = s->params.sync;
-  key->overlap_q16 = trn_exp_overlap_q16(s);
-  key->mtu = s->params.mtu;
-  key->ack_every = s->params.ack_every;
-  key->classes = s->params.classes;
+  eng_params_t p = s->params;
+  p.overlap_q16 = trn_exp_overlap_q16(s); /* what the build runs it with */
+  drv_seen_key(&p, pk);
   return 1;
+}
+
+static train_seen_t *train_find(train_t *t, const train_key_t *key, const drv_seen_key_t *pk) {
+  for (int32_t i = 0; i < t->n_seen; i++)
+    if (memcmp(&t->seen[i].key, key, sizeof *key) == 0 &&
+        memcmp(&t->seen[i].seen.key, pk, sizeof *pk) == 0)
+      return &t->seen[i];
+  return NULL;
 }
 
 /* Builds the experiment and sizes it (the plan's reference); a built one
  * leaves its topology, graph size and features to the next of its key. */
 static void train_describe_built(train_t *t, const char *canon, uint64_t id, const char *where,
-                                 const train_key_t *key, drv_exp_t *xo, int64_t *mem) {
+                                 const train_key_t *key, const drv_seen_key_t *pk, drv_exp_t *xo,
+                                 int64_t *mem) {
   train_build(t, canon, id, where, xo);
   drv_exp_size(xo, mem);
   trn_exp_t *x = xo->own;
@@ -163,19 +168,21 @@ static void train_describe_built(train_t *t, const char *canon, uint64_t id, con
     else
       t->n_seen++;
     t->next_seen = (t->next_seen + 1) % TRAIN_SEEN;
-    e->key = *key;
+    memcpy(&e->key, key, sizeof *key); /* padding too: keys compare with memcmp */
+    memset(&e->seen, 0, sizeof e->seen);
+    memcpy(&e->seen.key, pk, sizeof *pk);
+    e->seen.size = xo->size;
+    e->seen.feat = xo->feat;
     e->topo = x->topo; /* moved: the release frees the graph alone */
     memset(&x->topo, 0, sizeof x->topo);
-    e->size = x->size;
-    e->feat = xo->feat;
   }
   train_release(t, xo);
   memset(&xo->desc, 0, sizeof xo->desc);
 }
 
 /* The plan's describe step: an experiment whose task graph and topology an
- * earlier one had is sized from what that one left (eng_exp_memory_sized with
- * its own parameters; the same features); any other is built once. */
+ * earlier one had is sized from what that one left (drv_exp_seen: its own
+ * parameters checked, its memory counted); any other is built once. */
 static void train_describe(void *k, const char *canon, uint64_t id, const char *where,
                            drv_exp_t *xo, int64_t *mem) {
   train_t *t = k;
@@ -183,28 +190,18 @@ static void train_describe(void *k, const char *canon, uint64_t id, const char *
   trn_exp_spec_t *s = malloc(sizeof *s);
   trn_problems_t *pr = calloc(1, sizeof *pr);
   train_key_t key;
-  int keyed =
-      obj && s && pr && job_train_parse(&t->jenv, obj, where, s, pr) == 0 && train_key(s, &key);
+  drv_seen_key_t pk;
+  int keyed = obj && s && pr && job_train_parse(&t->jenv, obj, where, s, pr) == 0 &&
+              train_key(s, &key, &pk);
   json_decref(obj);
-  const train_seen_t *e = NULL;
-  for (int32_t i = 0; keyed && i < t->n_seen && !e; i++)
-    if (memcmp(&t->seen[i].key, &key, sizeof key) == 0) e = &t->seen[i];
+  const train_seen_t *e = keyed ? train_find(t, &key, &pk) : NULL;
   if (!e) {
-    train_describe_built(t, canon, id, where, keyed ? &key : NULL, xo, mem);
+    train_describe_built(t, canon, id, where, keyed ? &key : NULL, &pk, xo, mem);
   } else {
     eng_params_t p = s->params;
-    p.overlap_q16 = key.overlap_q16;
+    p.overlap_q16 = pk.overlap_q16;
     eng_exp_desc_t d = {.topo = &e->topo, .params = &p};
-    char err[1024];
-    *mem = eng_exp_memory_sized(&d, &e->size, err, sizeof err);
-    if (*mem < 0) {
-      *mem = 0;
-      xo->status = ANA_INVALID;
-      base_errf(xo->message, sizeof xo->message, "%s: %s", where, err); /* as trn_exp_build */
-    } else {
-      xo->status = ANA_OK;
-      xo->feat = e->feat;
-    }
+    drv_exp_seen(&d, &e->seen, where, xo, mem); /* as trn_exp_build words it */
   }
   free(s);
   free(pr);

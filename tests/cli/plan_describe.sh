@@ -3,13 +3,15 @@
 # `multiverse plan --experiments --batches` (each experiment's memory in bytes
 # and cost features at full precision, the batches, the rows that cannot run)
 # is byte-identical with MULTIVERSE_PLAN_BUILD=1, which builds each one, for
-# jobs of every kind. The training sweep's experiments share task graphs
-# (describe sizes the later ones from the first: cc, buffers and the row limit
-# change memory and validity, not the graph) and differ in them (tp, link rate,
-# mtu: new graphs or features), with a flow-level one, traffic classes and
-# invalid ones; under a row limit some experiments of a shared graph no longer
-# fit while others do. (--memory: a batch's budget that does not change with the
-# memory free when each command starts.)
+# jobs of every kind. The network sweeps share a flow file and topology (the
+# kind sizes its graph once per mtu, ack_every, classes and model). The
+# training sweep's experiments share task graphs (describe sizes the later
+# ones from the first: cc, buffers and the row limit change memory and
+# validity, not the graph) and differ in them (tp, link rate, mtu: new graphs
+# or features), with a flow-level one, traffic classes and invalid ones. Under
+# a row limit some experiments of a shared graph no longer fit while others
+# do. (--memory: a batch's budget that does not change with the memory free
+# when each command starts.)
 # usage: plan_describe.sh MULTIVERSE SRC_DIR WORK
 set -euo pipefail
 mv=$1 src=$2 work=$3
@@ -32,6 +34,14 @@ cat > train.json <<'JSON'
                        {"network.classes": true},
                        {"network.classes": true, "network.cc": "hpcc"}]}}
 JSON
+cat > net.json <<'JSON'
+{"base": {"kind": "network",
+          "network": {"topology": "leafspine.json", "flows": "random.txt", "cc": "dcqcn"}},
+ "sweep": {"grid": {"network.mtu": [1000, 4096], "network.cc": ["dcqcn", "hpcc", "none"],
+                    "network.buffer_mb": [2, 32]},
+           "include": [{"network.classes": true}, {"network.model": "flow"},
+                       {"network.lb": "spray", "network.ack_every": 4}]}}
+JSON
 cat > coll.json <<'JSON'
 {"base": {"kind": "collective", "collective": {"op": "allreduce", "bytes": 1048576, "gpus": 16},
           "cluster": {"gpu": "h200"}},
@@ -50,6 +60,11 @@ same() {
 }
 
 same sweep.json
+same net.json
+# The network sweep shares its flow file and topology: under a row limit, some
+# experiments of one sizing fit and others (hpcc, 32 MB buffers) do not.
+same net.json MULTIVERSE_WORLD_ROWS=50000
+[ "$(grep -c 'too large for one world' net.json.txt)" = 8 ] || fail "net: 8 too large expected"
 same coll.json
 same train.json
 # 54 experiments: 2 invalid (ECN thresholds, a micro-batch the batch does not divide).
