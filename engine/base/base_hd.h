@@ -61,6 +61,38 @@ ENG_INLINE int eng_ctz64(uint64_t v) {
 ENG_INLINE int eng_ctz32(uint32_t v) {
   return __ffs((int)v) - 1;
 }
+/* A node's count that the threads of its ports may change at once (`lock`
+ * non-NULL: a switch's port phases on the GPU, eng_phase.h) changes
+ * atomically; with one thread per node (lock NULL) plainly. Returns the old
+ * value. */
+ENG_INLINE int64_t eng_node_add_i64(const int *lock, int64_t *p, int64_t v) {
+  if (!lock) {
+    int64_t old = *p;
+    *p = old + v;
+    return old;
+  }
+  return (int64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+ENG_INLINE void eng_node_add_i32(const int *lock, int32_t *p, int32_t v) {
+  if (lock)
+    atomicAdd((int *)p, (int)v);
+  else
+    *p += v;
+}
+/* The lock of a node's descriptor pool while its ports' threads share it
+ * (NULL: no lock, one thread). The threads of a warp may contend: their
+ * scheduling is independent (sm_70 and later). */
+ENG_INLINE void eng_lock(int *lock) {
+  if (!lock) return;
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  __threadfence_block();
+}
+ENG_INLINE void eng_unlock(int *lock) {
+  if (!lock) return;
+  __threadfence_block();
+  atomicExch(lock, 0);
+}
 #else
 ENG_INLINE void eng_atomic_min_i64(int64_t *p, int64_t v) {
   int64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -88,6 +120,23 @@ ENG_INLINE int eng_ctz64(uint64_t v) {
 }
 ENG_INLINE int eng_ctz32(uint32_t v) {
   return __builtin_ctz(v);
+}
+/* The CPU steps a node on one thread: plain changes, no lock. */
+ENG_INLINE int64_t eng_node_add_i64(const int *lock, int64_t *p, int64_t v) {
+  (void)lock;
+  int64_t old = *p;
+  *p = old + v;
+  return old;
+}
+ENG_INLINE void eng_node_add_i32(const int *lock, int32_t *p, int32_t v) {
+  (void)lock;
+  *p += v;
+}
+ENG_INLINE void eng_lock(int *lock) {
+  (void)lock;
+}
+ENG_INLINE void eng_unlock(int *lock) {
+  (void)lock;
 }
 #endif
 

@@ -138,7 +138,7 @@ ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a,
   if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node_c_cnps[k->x]++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT));
-  eng_enqueue(c, k->x, c->node_port_off[k->x] + lp, pk, in, -1);
+  eng_enqueue(k, c->node_port_off[k->x] + lp, pk, in, -1);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances

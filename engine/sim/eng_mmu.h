@@ -73,14 +73,15 @@ ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
     int64_t xoff = eng_xoff(c, e, x, ip);
     if (w + c->cls_hdrm[q] > c->port_hdrm_cap[ip] && w + sh > xoff) return 0;
     if (in + w - c->exp_pfc_reserve[e] > xoff) { /* beyond the threshold: headroom */
-      c->cls_hdrm[q] += w;
-      c->node_buf_used[x] += w;
+      c->cls_hdrm[q] += w; /* (never with k->lock: eng_phase_ok) */
+      eng_node_add_i64(k->lock, &c->node_buf_used[x], w);
       return 1;
     }
   }
-  c->cls_in_bytes[q] = in + w;
-  c->node_shared[x] += eng_shared_of(c, e, in + w) - sh;
-  c->node_buf_used[x] += w;
+  /* `in` again: with k->lock, other egresses may have changed it meanwhile */
+  in = eng_node_add_i64(k->lock, &c->cls_in_bytes[q], w);
+  eng_node_add_i64(k->lock, &c->node_shared[x], eng_shared_of(c, e, in + w) - eng_shared_of(c, e, in));
+  eng_node_add_i64(k->lock, &c->node_buf_used[x], w);
   return 1;
 }
 
@@ -102,12 +103,11 @@ ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
 ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
-  int64_t from_h = c->cls_hdrm[q] < w ? c->cls_hdrm[q] : w;
-  int64_t in = c->cls_in_bytes[q], rest = in - (w - from_h);
-  c->cls_hdrm[q] -= from_h;
-  c->cls_in_bytes[q] = rest;
-  c->node_shared[x] += eng_shared_of(c, e, rest) - eng_shared_of(c, e, in);
-  c->node_buf_used[x] -= w;
+  int64_t from_h = c->cls_hdrm[q] < w ? c->cls_hdrm[q] : w; /* 0 with k->lock */
+  if (from_h) c->cls_hdrm[q] -= from_h;
+  int64_t in = eng_node_add_i64(k->lock, &c->cls_in_bytes[q], -(w - from_h)), rest = in - (w - from_h);
+  eng_node_add_i64(k->lock, &c->node_shared[x], eng_shared_of(c, e, rest) - eng_shared_of(c, e, in));
+  eng_node_add_i64(k->lock, &c->node_buf_used[x], -w);
   if (!c->exp_pfc[e] || !c->cls_pause_sent[q] || c->cls_hdrm[q] > 0) return;
   int64_t sh = eng_shared_of(c, e, rest);
   if (sh == 0 || sh + c->exp_pfc_resume[e] <= eng_xoff(c, e, x, ip)) eng_pfc_send(k, ip, q, cl, 0);

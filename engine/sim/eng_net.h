@@ -20,6 +20,8 @@ typedef struct eng_ctx_t {
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
   int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
   int32_t events;   /* events this step took (added to node_c_events at its end) */
+  int *lock; /* the node's ports on threads of their own (port phases on the GPU): the
+              * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
@@ -197,20 +199,30 @@ ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t 
  * eng_pkt_t.next; rows never used yet are handed out in order, so memory is
  * touched only as deep as queues grow. The callers check the sw_free /
  * host_free budgets first. */
-ENG_INLINE int32_t eng_pool_take(eng_cols_t *c, int32_t x) {
+ENG_INLINE int32_t eng_pool_take(const eng_ctx_t *k) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x;
+  eng_lock(k->lock);
   int32_t s = c->node_free_head[x];
-  if (s < 0) return c->node_pool_next[x]++;
-  c->node_free_head[x] = c->pool_pkt[s].next;
+  if (s < 0)
+    s = c->node_pool_next[x]++;
+  else
+    c->node_free_head[x] = c->pool_pkt[s].next;
+  eng_unlock(k->lock);
   return s;
 }
 
-ENG_INLINE void eng_pool_give(eng_cols_t *c, int32_t x, int32_t s) {
+ENG_INLINE void eng_pool_give(const eng_ctx_t *k, int32_t s) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x;
   if (c->pool_pkt[s].flags & ENG_F_HOSTSLOT)
-    c->node_host_free[x]++;
+    eng_node_add_i32(k->lock, &c->node_host_free[x], 1);
   else
-    c->node_sw_free[x]++;
+    eng_node_add_i32(k->lock, &c->node_sw_free[x], 1);
+  eng_lock(k->lock);
   c->pool_pkt[s].next = c->node_free_head[x];
   c->node_free_head[x] = s;
+  eng_unlock(k->lock);
 }
 
 ENG_INLINE void eng_q_push(eng_cols_t *c, int32_t *head, int32_t *tail, int32_t s) {
@@ -242,9 +254,10 @@ ENG_INLINE int32_t eng_cls(const eng_cols_t *c, int32_t p, int32_t cl) {
 
 /* Copies pk (and its telemetry `in`, if any) into a descriptor of node x and
  * queues it at egress p (global): in class row q, or the control queue (q < 0). */
-ENG_INLINE void eng_enqueue(eng_cols_t *c, int32_t x, int32_t p, eng_pkt_t pk, const cc_int_t *in,
+ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in,
                             int32_t q) {
-  int32_t s = eng_pool_take(c, x);
+  eng_cols_t *c = k->c;
+  int32_t s = eng_pool_take(k);
   c->pool_pkt[s] = pk;
   if (in) c->pint_v[s] = *in;
   if (q >= 0)
@@ -261,13 +274,13 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
   int64_t ser = base_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
-  c->node_c_hops[k->x]++;
+  eng_node_add_i64(k->lock, &c->node_c_hops[k->x], 1);
   c->port_busy_ps[p] += ser;
   c->port_tx_bytes[p] += pk.wire;
   if (c->port_err_q32[p] &&
       eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - c->node_port_off[k->x]), n) <
           c->port_err_q32[p]) {
-    c->node_c_drops[k->x]++;
+    eng_node_add_i64(k->lock, &c->node_c_drops[k->x], 1);
     return;
   }
   uint32_t tail = c->port_ring_tail[p];

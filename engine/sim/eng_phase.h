@@ -18,11 +18,13 @@
  * the serial step leaves, up to which descriptor rows hold which packets (a
  * row's identity never reaches a result). Each port's work in a phase is
  * independent of the others': a backend may give ports threads of their own.
- * MULTIVERSE_PHASES=1 turns the phases on (exp_phases) in the CPU backend;
- * the results are the same either way (tests/cli/net_equiv.sh phases). The
- * CUDA backend steps switches serially still: its ports on threads of their
- * own need descriptor rows taken and returned in port order and the buffer's
- * sums as atomics (docs/engine.md). */
+ * MULTIVERSE_PHASES=1 turns the phases on (exp_phases); the results are the
+ * same either way (tests/cli/net_equiv.sh phases). The CPU backend runs the
+ * phases here, port after port; the CUDA backend (cu_phase_step) runs them
+ * with a warp per switch, a thread per port, where a switch steps in a warp
+ * of its own: there the buffer's sums and counts change by atomics and the
+ * descriptor pool under a lock (eng_ctx_t.lock), whose rows then go to
+ * packets in another order (docs/engine.md). */
 #ifndef ENG_PHASE_H
 #define ENG_PHASE_H
 
@@ -53,8 +55,10 @@ ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t
  * of them, room in the buffer and no PAUSE: each ingress class's bytes stay
  * below its threshold at its lowest (the shared buffer as full as the
  * window's arrivals can make it), also counting a packet's own bytes (the
- * headroom admission's test). */
-ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end) {
+ * headroom admission's test), and no headroom in use (a packet leaving takes
+ * its bytes from headroom first: an order between egresses). At most max_n
+ * arrivals. */
+ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
   if (!c->exp_phases[e] || c->node_heap_n[x] || c->exp_lb[e] == ENG_LB_ADAPTIVE) return 0;
@@ -77,9 +81,12 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end) {
     }
   }
   if (n == 0) return 0; /* nothing arrives: the serial step is as short */
-  if (n > c->node_sw_free[x]) return 0;
+  if (n > c->node_sw_free[x] || n > max_n) return 0;
   if (!hdrm && c->node_buf_used[x] + bytes > c->exp_buffer[e]) return 0;
   if (!hdrm && !pfc) return 1;
+  for (int32_t lp = 0; hdrm && lp < np; lp++)
+    for (int32_t q = c->port_cls_off[p0 + lp]; q < c->port_cls_off[p0 + lp] + ncl; q++)
+      if (c->cls_hdrm[q]) return 0;
   const int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - (c->node_shared[x] + bytes);
   for (int32_t lp = 0; lp < np; lp++) {
     int32_t ip = p0 + lp, in = c->port_peer[ip];

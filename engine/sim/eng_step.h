@@ -24,23 +24,23 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   }
   int32_t ep = c->node_port_off[x] + out, ip = c->node_port_off[x] + lp;
   if (c->node_sw_free[x] == 0) {
-    c->node_c_drops[x]++;
+    eng_node_add_i64(k->lock, &c->node_c_drops[x], 1);
     return -1;
   }
   pk.in_port = (uint16_t)lp;
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   if (!eng_in_class(c, e, pk.type)) {
-    c->node_sw_free[x]--;
-    eng_enqueue(c, x, ep, pk, in, -1);
+    eng_node_add_i32(k->lock, &c->node_sw_free[x], -1);
+    eng_enqueue(k, ep, pk, in, -1);
     return out;
   }
   int32_t cl = c->flow_cls[pk.flow], q = eng_cls(c, ep, cl);
   if (!eng_admit(k, ip, cl, pk.wire)) {
-    c->node_c_drops[x]++;
+    eng_node_add_i64(k->lock, &c->node_c_drops[x], 1);
     return -1;
   }
-  c->node_sw_free[x]--;
-  eng_enqueue(c, x, ep, pk, in, q);
+  eng_node_add_i32(k->lock, &c->node_sw_free[x], -1);
+  eng_enqueue(k, ep, pk, in, q);
   c->cls_q_bytes[q] += pk.wire;
   c->port_q_bytes[ep] += pk.wire;
   if (c->port_q_bytes[ep] > c->port_q_max[ep]) c->port_q_max[ep] = c->port_q_bytes[ep];
@@ -50,14 +50,15 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
 
 /* Dequeues the head packet of class row q of egress p (global): buffer
  * accounting and PFC resume, then for data ECN and telemetry. *slot receives
- * its (freed) descriptor row. */
+ * its descriptor row, which holds the telemetry until the caller has sent it
+ * and gives the row back (with port phases on the GPU, another egress could
+ * take a row given back earlier). */
 ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32_t *slot) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   int32_t s = eng_q_pop(c, &c->cls_dq_head[q], &c->cls_dq_tail[q]);
   *slot = s;
   eng_pkt_t pk = c->pool_pkt[s];
-  eng_pool_give(c, x, s);
   c->cls_q_bytes[q] -= pk.wire;
   c->port_q_bytes[p] -= pk.wire;
   eng_release(k, c->node_port_off[x] + pk.in_port, c->flow_cls[pk.flow], pk.wire);
@@ -73,7 +74,7 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
     }
     if (mark) {
       pk.flags |= ENG_F_CE;
-      c->node_c_ecn[x]++;
+      eng_node_add_i64(k->lock, &c->node_c_ecn[x], 1);
     }
   }
   cc_int_t *tel = eng_int(c, e, c->pint_v, s);
@@ -147,14 +148,14 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   int32_t p = c->node_port_off[k->x] + lp, cl;
   if (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) {
     int32_t s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
-    eng_pkt_t pk = c->pool_pkt[s];
-    eng_pool_give(c, k->x, s);
-    eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
+    eng_emit(k, p, c->pool_pkt[s], eng_int(c, k->e, c->pint_v, s));
+    eng_pool_give(k, s); /* after its telemetry went with it */
   } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
     int32_t s;
     c->port_rr_cls[p] = cl;
     eng_pkt_t pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
     eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
+    eng_pool_give(k, s);
   } else {
     int32_t f = eng_host_pick(k, lp);
     if (f >= 0) {
@@ -344,13 +345,13 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
-  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e])) {
+  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
     c->node_c_phased[x]++;
     c->node_c_offpath[x] += k.events - span;

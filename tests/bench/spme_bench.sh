@@ -20,11 +20,15 @@
 #           and on 256 WebSearch variants of its first 300 flows
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
+#   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
+#           order: one WebSearch experiment, 64 variants with switch warps and
+#           in the persistent mode (FCT files compared)
 #   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train), CUDA
 # Prints one line per measurement and a markdown table at the end.
 # usage: spme_bench.sh MULTIVERSE MV_GENFLOWS WORKDIR
 set -uo pipefail
-mv=$(realpath "$1") gen=$(realpath "$2") work=$3
+mv=$(realpath -e "$1") gen=$(realpath -e "$2") work=$3
+[ -x "$mv" ] && [ -x "$gen" ] || { echo "spme_bench.sh: MULTIVERSE and MV_GENFLOWS must be programs (build/driver/multiverse, build/tests/mv_genflows)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../data/ns3_hpcc
 parts=${BENCH_PARTS:-ws ws1024 hpcc perm one ablate train}
@@ -117,6 +121,35 @@ for part in $parts; do
     id=$(same one-cpu one-gpu 1)
     echo "one: CUDA $tg s ($kg); one CPU thread $T s; $id"
     rows+=("| one WebSearch experiment (GPU over one core) | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s (1 thread) | $(ratio "$tg" "$T" "%.2fx of one core") | $id |")
+    ;;
+  phases)
+    # Switches in port phases on the GPU (MULTIVERSE_PHASES=1: a warp per
+    # switch, a thread per port) against key order: one WebSearch experiment
+    # (the persistent mode), and 64 variants with switch warps (experiment
+    # mode, a block per experiment) and in the persistent mode.
+    run gpu ph1-off "${ws[@]}" --set cc=dcqcn --backend cuda
+    t0=$T k0=$K
+    export MULTIVERSE_PHASES=1
+    run gpu ph1-on "${ws[@]}" --set cc=dcqcn --backend cuda
+    unset MULTIVERSE_PHASES
+    id=$(same ph1-off ph1-on 1)
+    echo "phases, one experiment: key order $t0 s ($k0); port phases $T s ($K); $id"
+    rows+=("| one WebSearch experiment, port phases off / on | $(fm "$t0" %.2f) s / $(fm "$T" %.2f) s | - | $(ratio "$t0" "$T") | $id |")
+    v=(--sweep dcqcn_rate_ai_mbps="$(seqc 10 73)")
+    run gpu ph64-def "${ws[@]}" --set cc=dcqcn "${v[@]}" --backend cuda
+    td=$T kd=$K
+    for m in sw0 sw1 per0 per1; do
+      case $m in
+      sw*) export MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 ;;
+      per*) export MULTIVERSE_CUDA_LAUNCH=persistent ;;
+      esac
+      export MULTIVERSE_PHASES=${m: -1}
+      run gpu ph64-$m "${ws[@]}" --set cc=dcqcn "${v[@]}" --backend cuda
+      unset MULTIVERSE_CUDA_LAUNCH MULTIVERSE_LANES MULTIVERSE_CUDA_SWITCH_WARPS MULTIVERSE_PHASES
+      id=$(same ph64-def ph64-$m 64)
+      echo "phases, 64 variants, $m: $T s ($K); default $td s ($kd); $id"
+      rows+=("| WebSearch dcqcn, 64 variants, ${m%?} with port phases ${m: -1} (default $(fm "$td" %.1f) s) | $(fm "$T" %.1f) s | - | $(ratio "$td" "$T") | $id |")
+    done
     ;;
   ablate)
     [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; mkdir -p perm; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }

@@ -119,8 +119,14 @@ for b in a b c d e; do
       grep -q "threads, clusters of 2" cl2-$b.err # the clusters ran (not a fallback)
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
+      # Switches in port phases on the GPU (a warp per switch, a thread per
+      # port: the persistent mode and switch warps) where certified.
+      MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} \
+        --backend cuda -o php-$b > /dev/null
+      MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o phw-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.

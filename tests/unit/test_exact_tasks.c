@@ -95,7 +95,10 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
 }
 
 /* The CUDA backend in each launch mode against the CPU backend; the
- * experiment mode also with lane groups of 8 and 32 (SPME lanes). */
+ * experiment mode also with lane groups of 8 and 32 (SPME lanes). With
+ * MULTIVERSE_PHASES=1 (gpu_tasks_phases) both backends step switches in port
+ * phases where certified, the GPU wherever a warp steps a switch alone (the
+ * persistent mode, switch warps): there it must have done so. */
 static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   if (!eng_cuda_available()) {
     printf("skipped: no CUDA device\n");
@@ -114,12 +117,18 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     setenv("MULTIVERSE_CUDA_SWITCH_WARPS", swarps[m], 1);
     eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
     int differ = 0;
-    for (int e = 0; e < n; e++)
+    int64_t phased = 0;
+    for (int e = 0; e < n; e++) {
+      eng_result_t r;
+      eng_exp_result(gpu, e, &r);
+      phased += r.phased;
       differ += !same_exp(cpu, gpu, e, &tgs[e]);
+    }
     printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s: %d of %d experiments "
-           "differ from the CPU\n",
-           modes[m], lanes[m], swarps[m], clusters[m], differ, n);
+           "differ from the CPU; %lld switch steps in port phases\n",
+           modes[m], lanes[m], swarps[m], clusters[m], differ, n, (long long)phased);
     CHECK_EQ_I64(differ, 0);
+    if (eng_env_flag("MULTIVERSE_PHASES") && (m == 1 || swarps[m][0] == '1')) CHECK(phased > 100);
     eng_batch_destroy(gpu);
   }
   unsetenv("MULTIVERSE_CUDA_LAUNCH");
