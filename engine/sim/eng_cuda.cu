@@ -823,29 +823,37 @@ static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
                   : k_experiments_256_4;
 }
 
-/* *C: the most blocks of 512 per lane group (8, 4 or 2) with which all
- * n_groups groups are resident at once (clusters sit within a GPC, so fewer
- * fit than SMs / C: 15 of 8 blocks and 30 of 4 on an H200), else 1. On an H200
- * 16 WebSearch experiments ran in 2.1 s on clusters of 4, 2.8 s of 2, 3.8 s
- * alone, 3.9 s on clusters of 8 (two waves). */
-static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size_t errlen) {
+/* How many clusters of C blocks of T threads of kernel kern are resident at
+ * once (clusters sit within a GPC, so fewer fit than SMs / C: 15 of 8 blocks
+ * of 512 and 30 of 4 on an H200); -1 on a CUDA error. */
+static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int32_t n_groups) {
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute at[1];
   at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = (unsigned)C;
   at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-  cfg.blockDim = dim3(512);
+  cfg.blockDim = dim3((unsigned)T);
+  cfg.gridDim = dim3((unsigned)(C * n_groups));
   cfg.attrs = at;
   cfg.numAttrs = 1;
+  int clusters = 0;
+  return cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg) == cudaSuccess ? clusters : -1;
+}
+
+/* *C: the most blocks of 512 per lane group (8, 4 or 2) with which all
+ * n_groups groups are resident at once, else 1. On an H200 16 WebSearch
+ * experiments ran in 2.1 s on clusters of 4, 2.8 s of 2, 3.8 s alone, 3.9 s on
+ * clusters of 8 (two waves). */
+static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size_t errlen) {
   for (*C = 8; *C > 1; *C /= 2) {
-    int clusters = 0;
-    at[0].val.clusterDim.x = (unsigned)*C;
-    cfg.gridDim = dim3((unsigned)(*C * n_groups));
-    BASE_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)cu_exp_kernel(512, 1, sw, *C), &cfg));
+    int clusters = cu_clusters_fit(cu_exp_kernel(512, 1, sw, *C), 512, *C, n_groups);
+    if (clusters < 0) {
+      snprintf(err, errlen, "cannot size clusters of %d blocks: %s", *C, cudaGetErrorString(cudaGetLastError()));
+      return -1;
+    }
     if (clusters >= n_groups) break;
   }
   return 0;
-fail:
-  return -1;
 }
 
 /* Experiment mode: as many blocks as fit at once (or as lane groups), each of
@@ -913,12 +921,10 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
     cfg.numAttrs = C > 1 ? 1 : 0;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
-      int clusters = 0;
-      cfg.gridDim = dim3((unsigned)(C * n_groups));
-      BASE_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg));
+      const int clusters = cu_clusters_fit(kern, T, C, n_groups);
       if (clusters < 1) {
-        snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU "
-                 "(MULTIVERSE_CUDA_CLUSTER)", C, T);
+        snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU (MULTIVERSE_CUDA_CLUSTER)%s%s",
+                 C, T, clusters < 0 ? ": " : "", clusters < 0 ? cudaGetErrorString(cudaGetLastError()) : "");
         goto fail;
       }
       grid = C * clusters;
