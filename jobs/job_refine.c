@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_dec.h"
 #include "job_sweep_int.h"
 
 /* `keep`: a count, or "P%" with 0 < P <= 100. */
@@ -19,10 +20,12 @@ static int parse_keep(const json_t *v, job_refine_t *r) {
   }
   const char *s = json_string_value(v);
   size_t n = s ? strlen(s) : 0;
-  if (n < 2 || s[n - 1] != '%') return -1;
-  char *end;
-  double p = strtod(s, &end);
-  if (end != s + n - 1 || !(p > 0 && p <= 100)) return -1;
+  char num[64];
+  if (n < 2 || n > sizeof num || s[n - 1] != '%') return -1;
+  memcpy(num, s, n - 1);
+  num[n - 1] = '\0';
+  double p = base_dec_real(num);
+  if (!(p > 0 && p <= 100)) return -1;
   r->keep_pct = p;
   return 0;
 }

@@ -1,7 +1,10 @@
 /* base: the decimal grammar (base_dec_scan) and exact conversion of decimal
  * numbers ("2.000001", "1e-3") to integers: seconds to ps, microseconds to ps,
- * ps; no floating point, no arithmetic that can overflow (base_dec.h). */
+ * ps; no floating point, no arithmetic that can overflow; and the nearest double
+ * of a number of the grammar (base_dec.h). */
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "base/base_dec.h"
 
@@ -35,6 +38,11 @@ int base_dec_scan(const char *s, base_dec_text_t *t) {
     if (neg) t->exp = -t->exp;
   }
   return *p ? -1 : 0;
+}
+
+double base_dec_real(const char *s) {
+  base_dec_text_t t; /* what strtod reads, less spaces, '+', hexadecimal, inf and nan */
+  return base_dec_scan(s, &t) == 0 ? strtod(s, NULL) : NAN;
 }
 
 int64_t base_dec_scaled(const char *s, int scale) {

@@ -18,6 +18,11 @@ typedef struct base_dec_text_t {
 /* 0 with *t, or -1 when s is not such a number (whole). */
 int base_dec_scan(const char *s, base_dec_text_t *t);
 
+/* The number s (whole) as the nearest double, NAN when it is not one of the
+ * grammar's: what every floating-point number outside JSON is read by
+ * (options, configuration and topology files, nccl-tests logs). */
+double base_dec_real(const char *s);
+
 /* The non-negative decimal number s times 10^scale, exactly as an integer
  * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6"), any number
  * of digits long; -1 when malformed or when digits remain below the unit,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_dec.h"
 #include "base/base_file.h"
 #include "coll/coll.h"
 
@@ -68,9 +69,8 @@ static int parse_u64(const char *s, uint64_t *v) {
 }
 
 static int parse_num(const char *s, double *v) {
-  char *end;
-  *v = strtod(s, &end);
-  return *end || end == s || !isfinite(*v) ? -1 : 0;
+  *v = base_dec_real(s);
+  return isfinite(*v) ? 0 : -1;
 }
 
 /* "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:07:00] NVIDIA H200"

@@ -17,8 +17,7 @@ int eng_num_int(const char *s, long long lo, long long hi, long long *out) {
 }
 
 int eng_num_real(const char *s, double lo, double hi, double *out) {
-  base_dec_text_t t; /* what strtod reads, less spaces, '+', hexadecimal, inf and nan */
-  double x = base_dec_scan(s, &t) == 0 ? strtod(s, NULL) : NAN;
+  double x = base_dec_real(s);
   if (!(x >= lo && x <= hi)) return -1;
   *out = x;
   return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_dec.h"
 #include "topo/topo_int.h"
 
 /* The text in memory (a private, NUL-terminated copy), consumed line by line. */
@@ -90,8 +91,8 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
     if (gps < 1 || gps > 1024 || *nvswitches < 0 || *nvswitches > TOPO_MAX_NODES ||
         *switches > TOPO_MAX_NODES) {
       base_errf(err, errlen,
-                "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts",
-                f->path, f->line);
+                "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts", f->path,
+                f->line);
       return -1;
     }
     hdr->gpus_per_server = (int32_t)gps;
@@ -221,9 +222,8 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
     base_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
     return -1;
   }
-  char *end;
-  double e = strtod(tok[4], &end);
-  if (end == tok[4] || *end || !isfinite(e) || e < 0 || e >= 1) {
+  double e = base_dec_real(tok[4]);
+  if (!(e >= 0 && e < 1)) {
     base_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->path, f->line,
               tok[4]);
     return -1;

@@ -1,8 +1,9 @@
-/* The one decimal grammar (engine/base: base_dec_scan) and its three readers:
- * job files' exact decimals (job_dec_parse), options and configuration files
- * (eng_num_real), exact times (base_dec_scaled). Each string below is a
- * number for all three or for none (base_dec_scaled also refuses a sign), and
- * the parts the scan gives are the ones written. */
+/* The one decimal grammar (engine/base: base_dec_scan) and its readers: job
+ * files' exact decimals (job_dec_parse), floating-point numbers of options,
+ * configuration and topology files and nccl-tests logs (base_dec_real, under
+ * eng_num_real's range), exact times (base_dec_scaled). Each string below is
+ * a number for all of them or for none (base_dec_scaled also refuses a sign),
+ * and the parts the scan gives are the ones written. */
 #include <math.h>
 #include <string.h>
 
@@ -26,12 +27,14 @@ int main(void) {
     CHECK(base_dec_scan(s, &t) == 0);
     CHECK(job_dec_parse(s, &d) == 0);
     CHECK(eng_num_real(s, -1e300, 1e300, &x) == 0);
+    CHECK(base_dec_real(s) == x);
     if (s[0] != '-') CHECK(base_dec_scaled(s, 12) != -1); /* 9.9E9 s: too large */
   }
   for (size_t i = 0; i < sizeof not_numbers / sizeof *not_numbers; i++) {
     const char *s = not_numbers[i];
     if (base_dec_scan(s, &t) == 0 || job_dec_parse(s, &d) == 0 ||
-        eng_num_real(s, -1e300, 1e300, &x) == 0 || base_dec_scaled(s, 12) != -1) {
+        eng_num_real(s, -1e300, 1e300, &x) == 0 || !isnan(base_dec_real(s)) ||
+        base_dec_scaled(s, 12) != -1) {
       fprintf(stderr, "'%s' read as a number\n", s);
       mvtest_failures++;
     }
@@ -43,10 +46,11 @@ int main(void) {
   CHECK(base_dec_scan(".5", &t) == 0 && t.n_whole == 0 && t.n_frac == 1 && t.exp == 0);
   CHECK(base_dec_scan("5.", &t) == 0 && t.n_whole == 1 && t.n_frac == 0 && !t.neg);
   CHECK(base_dec_scan("1e99999999999", &t) == 0 && t.exp >= BASE_DEC_EXP_CAP); /* capped */
-  /* one number, three readers: -12.340e-5 = -1.234e-4 */
+  /* one number, four readers: -12.340e-5 = -1.234e-4 */
   CHECK(job_dec_parse("-12.340e-5", &d) == 0 && d.neg && strcmp(d.digits, "1234") == 0 &&
         d.exp == -7);
   CHECK(eng_num_real("-12.340e-5", -1, 1, &x) == 0 && x == -1.234e-4);
+  CHECK(base_dec_real("-12.340e-5") == -1.234e-4);
   CHECK_EQ_I64(base_dec_scaled("12.340e-5", 12), 123400000); /* ps */
   CHECK_EQ_I64(base_dec_scaled("-12.340e-5", 12), -1);
   return mvtest_end();
