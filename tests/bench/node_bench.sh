@@ -10,8 +10,8 @@
 #
 # Figures (a table on stdout and in WORKDIR/node.md; each run's folder,
 # stdout, timestamped stderr and logs under WORKDIR; KEEPDIR, e.g. the device
-# tool's $OUT, gets node.md, costs.json and node-logs.tgz, the runs' logs,
-# stdout and stderr):
+# tool's $OUT, gets node.md, costs.json, node-logs.tgz (the runs' logs,
+# stdout and stderr) and node-results.tgz (their results files)):
 #   1, 2  plan estimate / measured makespan of the 144-experiment training
 #         sweep (train-sweep-144.json), CUDA and CPU: at the start (the costs
 #         file as the earlier runs of this script left it) and once the first
@@ -25,7 +25,12 @@
 #         on TRAIN_CPU_SAMPLE random points of its grid, also figure 2's
 #         run: the 144 experiments on 16 cores take some 740 s); results of
 #         the mixed runs compared with the single-backend runs'
-#         (tests/mpi/same_results.py)
+#         (tests/mpi/same_results.py: xarray, or the NetCDF C library where
+#         there is no numpy); train-both-x: the mixed training run again
+#         with the GPU's experiment mode forced (MULTIVERSE_CUDA_LAUNCH),
+#         where 150 s of the budget are left; under the table, what each
+#         worker did (experiments, busy, idle) and each GPU batch's engine
+#         line (launch mode, windows, kernel seconds; MULTIVERSE_VERBOSE=1)
 #   6     the longest silence on stderr of any run (progress lines every
 #         --progress-every 10 s)
 # Environment (defaults): BUILD=build-gpu (configured here if it has no
@@ -49,7 +54,9 @@ budget=${NODE_BENCH_BUDGET_S:-450} # s: runs stop at it; one that would start in
 sample=${TRAIN_CPU_SAMPLE:-12}
 ws_n=${WS_N:-64} # WebSearch variants (fewer: a try on a small machine)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export MULTIVERSE_COSTS=$out/costs.json PY=/usr/bin/python3
+# MULTIVERSE_VERBOSE: each GPU batch's launch mode, kernel seconds and ring
+# overflows (reruns) on stderr, summed up under the table.
+export MULTIVERSE_COSTS=$out/costs.json PY=/usr/bin/python3 MULTIVERSE_VERBOSE=1
 t0=$(date +%s)
 since() { echo $(($(date +%s) - t0)); }
 
@@ -187,7 +194,42 @@ PY
   [ -e "$out/train-both/results.nc" ] && [ -e "$out/train-cuda/results.nc" ] &&
     $PY "$src/tests/mpi/same_results.py" "$out/train-cuda/results.nc" "$out/train-both/results.nc" \
       >> "$out/same.txt" 2>&1 || true
+  # Figure 5's suspect: a GPU batch of fewer experiments than the GPU has SMs
+  # runs in the engine's persistent mode (the batch's experiments step their
+  # windows in lockstep; engine/sim/eng_cuda.cu, cu_mode), 144 of them in the
+  # experiment mode (a block each). The mixed run again with the experiment
+  # mode forced, where 150 s of the budget are left.
+  if [ -e "$out/train-both/results.nc" ] && [ "${NODE_BENCH_STANDIN:-0}" != 1 ] &&
+    [ $((budget - $(since))) -ge 150 ]; then
+    (export MULTIVERSE_CUDA_LAUNCH=experiment && run "train-both-x" "$out/train/train-sweep-144.json" \
+      $(worker_opts both))
+    [ -e "$out/train-both-x/results.nc" ] && [ -e "$out/train-cuda/results.nc" ] &&
+      $PY "$src/tests/mpi/same_results.py" "$out/train-cuda/results.nc" "$out/train-both-x/results.nc" \
+        >> "$out/same.txt" 2>&1 || true
+  fi
 fi
+
+# split NAME: what each worker of a run did (rank 0's log) and each GPU
+# batch's engine line (MULTIVERSE_VERBOSE: launch mode, windows, kernel s).
+split() {
+  local dir=$out/$1 err=$out/$1.err
+  [ "$1" = scale-1rank ] && dir=$out/scale/run1 err=$out/scale/run1.err
+  local log=$dir/logs/a0001-r000000.log
+  [ -e "$log" ] || return 0
+  awk -v name="$1" '
+    / worker [0-9]+ \([a-z]+\): [0-9]+ experiments \([0-9]+ not ok\) in / {
+      for (i = 1; i <= NF; i++) if ($i == "worker") {w = $(i + 1) " " $(i + 2); break}
+      sub(":", "", w); n[w] += $(i + 3); b[w]++; busy[w] += $(i + 9); est[w] += $(i + 12); end[w] = $1 + 0
+      if (!(w in seen)) {seen[w] = 1; order[k++] = w}}
+    / every experiment is taken/ {for (i = 1; i <= NF; i++) if ($i == "worker") {w = $(i + 1) " " $(i + 2)}
+      sub(":", "", w); idle[w] = $1 + 0}
+    {last = $1 + 0}
+    END {for (j = 0; j < k; j++) {w = order[j]
+      printf "    %s: worker %s: %d experiments in %d batches, busy %.1f s (estimated %.1f s), idle from %.1f s to the end %.1f s\n",
+        name, w, n[w], b[w], busy[w], est[w], idle[w], last}}' "$log"
+  [ -e "$err" ] && sed -n "s|^[0-9.]* \(cuda: .*windows.*\)$|    $1: \1|p
+    s|^[0-9.]* \(rings overflowed.*\)$|    $1: \1|p" "$err"
+}
 
 # The table.
 {
@@ -207,6 +249,13 @@ fi
       awk -v g="$g" -v c="$c" -v b="$both" -v n="$n" -v nc="$nc" -v s="$set" 'BEGIN {
         sum = n / g + nc / c; printf "%s: GPU alone %.3g experiments/s, cores alone %.3g/s, together %.3g/s: %.3f of the sum\n", s, n / g, nc / c, n / b, (n / b) / sum}'
   done
+  x=$(field train-both-x 4) g=$(field train-cuda 4) c=$(field train-cpu-sample 4)
+  [ -n "$x" ] && [ -n "$g" ] && [ -n "$c" ] &&
+    awk -v g="$g" -v c="$c" -v b="$x" -v nc="$sample" 'BEGIN {
+      printf "train, the experiment mode forced (train-both-x): together %.3g/s: %.3f of the sum\n", 144 / b, (144 / b) / (144 / g + nc / c)}'
+  echo
+  echo "Where the time went (rank 0's workers; the GPU batches' engine lines):"
+  while read -r name _; do split "$name"; done < "$out/runs.txt"
   echo
   [ -s "$out/skipped.txt" ] && { echo "Skipped:"; sed 's/^/    /' "$out/skipped.txt"; echo; }
   echo "Results of the mixed runs against the single-backend runs:"
@@ -231,5 +280,8 @@ if [ -n "$keep" ]; then # what comes back from a device machine: three files
   (cd "$out" && find . \( -name '*.log' -o -name '*.out' -o -name '*.err' -o -name '*.txt' \
     -o -name progress.json -o -name '*.json' \) -not -path './scale/f*' -not -name costs.json -print0 |
     tar czf "$keep/node-logs.tgz" --null -T -)
+  # The runs' results files (a few hundred KB): each experiment's windows and
+  # packet-hops beside the GPU's progress in its log, and the comparisons.
+  (cd "$out" && find . -maxdepth 2 -name results.nc -print0 | tar czf "$keep/node-results.tgz" --null -T -)
 fi
 echo "node_bench: $(since) s in all"

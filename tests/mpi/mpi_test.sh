@@ -145,6 +145,19 @@ workers)
   [ $rc = 1 ] || fail "exit $rc, expected 1: $(cat workers.out)"
   grep -q "on 1 rank (rank 0: cpu (1 thread) + cpu (2 threads))" workers.out || fail "$(cat workers.out)"
   same "$ref" workers/results.nc
+  # The comparison without numpy (a GPU machine's python): the NetCDF C
+  # library read through ctypes finds them the same, and finds one packet-hop
+  # and one message changed in a copy, as xarray does.
+  MV_SAME_RESULTS_READER=ctypes same "$ref" workers/results.nc
+  cp workers/results.nc changed.nc
+  $PY -c "import netCDF4; d = netCDF4.Dataset('changed.nc', 'a'); d['packet_hops'][4] += 1
+d['message'][7] = 'changed'; d.close()"
+  for reader in xarray ctypes; do
+    MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" "$ref" changed.nc > changed.out &&
+      fail "$reader: a changed copy read the same"
+    [ "$(grep -c '^  packet_hops\[4\] (experiment 4): \|^  message\[7\] (experiment 7): ' changed.out)" = 2 ] ||
+      fail "$reader: $(cat changed.out)"
+  done
   check rows workers 35
   log=workers/logs/a0001-r000000.log
   for g in 0 1; do

@@ -6,35 +6,138 @@ date, shards) are not compared. Prints what it compared; exit 1 on the first
 differences.
 
     same_results.py A.nc B.nc
+
+Reads the files with xarray where it is installed, else through the NetCDF C
+library itself (ctypes: libnetcdf.so from MV_LIBNETCDF, LD_LIBRARY_PATH or
+the loader's paths), as on a GPU machine without numpy;
+MV_SAME_RESULTS_READER=ctypes takes that way anywhere.
 """
+import array
+import ctypes
+import ctypes.util
+import glob
+import math
+import os
 import sys
 
-import numpy as np
-import xarray as xr
+
+def read_xarray(path):
+    """{name: (shape, values)} of the file's data variables, by xarray."""
+    import xarray as xr
+
+    with xr.open_dataset(path) as d:
+        return {v: (tuple(d[v].shape), d[v].values.ravel().tolist()) for v in d.data_vars}
+
+
+# NetCDF external types: (array typecode, bytes) of the numeric ones.
+NC_TYPES = {1: ("b", 1), 3: ("h", 2), 4: ("i", 4), 5: ("f", 4), 6: ("d", 8), 7: ("B", 1),
+            8: ("H", 2), 9: ("I", 4), 10: ("q", 8), 11: ("Q", 8)}
+NC_CHAR, NC_STRING = 2, 12
+
+
+def libnetcdf():
+    names = [os.environ["MV_LIBNETCDF"]] if os.environ.get("MV_LIBNETCDF") else []
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d:
+            names += sorted(glob.glob(os.path.join(d, "libnetcdf.so*")))
+    found = ctypes.util.find_library("netcdf")
+    names += ([found] if found else []) + ["libnetcdf.so.19", "libnetcdf.so"]
+    for n in names:
+        try:
+            return ctypes.CDLL(n)
+        except OSError:
+            continue
+    sys.exit("same_results.py: neither xarray nor the NetCDF C library (libnetcdf.so) is found")
+
+
+def read_ctypes(path):
+    """{name: (shape, values)} of the file's variables, by the C library."""
+    nc = libnetcdf()
+
+    def ok(rc, what):
+        if rc != 0:
+            nc.nc_strerror.restype = ctypes.c_char_p
+            sys.exit(f"same_results.py: {path}: {what}: {nc.nc_strerror(rc).decode()}")
+
+    ncid, nvars = ctypes.c_int(), ctypes.c_int()
+    ok(nc.nc_open(path.encode(), 0, ctypes.byref(ncid)), "open")
+    ok(nc.nc_inq_nvars(ncid, ctypes.byref(nvars)), "variables")
+    out = {}
+    for v in range(nvars.value):
+        name = ctypes.create_string_buffer(257)
+        xtype, ndims, natts = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        dims = (ctypes.c_int * 1024)()
+        ok(nc.nc_inq_var(ncid, v, name, ctypes.byref(xtype), ctypes.byref(ndims), dims,
+                         ctypes.byref(natts)), f"variable {v}")
+        shape = []
+        for k in range(ndims.value):
+            n = ctypes.c_size_t()
+            ok(nc.nc_inq_dimlen(ncid, dims[k], ctypes.byref(n)), f"{name.value!r}: dimension")
+            shape.append(n.value)
+        dimnames = []
+        for k in range(ndims.value):
+            dn = ctypes.create_string_buffer(257)
+            ok(nc.nc_inq_dimname(ncid, dims[k], dn), "dimension name")
+            dimnames.append(dn.value)
+        if ndims.value == 1 and dimnames[0] == name.value:
+            continue  # a coordinate variable: xarray's data_vars leave it out
+        count = math.prod(shape)
+        if xtype.value == NC_STRING:
+            ptrs = (ctypes.c_char_p * max(count, 1))()
+            ok(nc.nc_get_var_string(ncid, v, ptrs), f"{name.value!r}")
+            values = [(p or b"").decode("utf-8", "replace") for p in ptrs[:count]]
+            nc.nc_free_string(ctypes.c_size_t(count), ptrs)
+        elif xtype.value == NC_CHAR:
+            buf = ctypes.create_string_buffer(max(count, 1))
+            ok(nc.nc_get_var(ncid, v, buf), f"{name.value!r}")
+            values = list(buf.raw[:count])
+        elif xtype.value in NC_TYPES:
+            code, size = NC_TYPES[xtype.value]
+            buf = ctypes.create_string_buffer(max(count * size, 1))
+            ok(nc.nc_get_var(ncid, v, buf), f"{name.value!r}")
+            values = array.array(code, buf.raw[:count * size]).tolist()
+        else:
+            sys.exit(f"same_results.py: {path}: {name.value!r}: NetCDF type {xtype.value} not read")
+        out[name.value.decode()] = (tuple(shape), values)
+    nc.nc_close(ncid)
+    return out
+
+
+def same(x, y):
+    return x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
 
 
 def main(a_path, b_path):
-    a, b = xr.open_dataset(a_path), xr.open_dataset(b_path)
+    use_xarray = os.environ.get("MV_SAME_RESULTS_READER", "") != "ctypes"
+    if use_xarray:
+        try:
+            import numpy  # noqa: F401
+            import xarray  # noqa: F401
+        except ImportError:
+            use_xarray = False
+    read = read_xarray if use_xarray else read_ctypes
+    a, b = read(a_path), read(b_path)
     bad = []
-    if sorted(a.data_vars) != sorted(b.data_vars):
-        bad.append(f"variables differ: {sorted(a.data_vars)} vs {sorted(b.data_vars)}")
-    for v in a.data_vars:
-        if v not in b.data_vars:
+    if sorted(a) != sorted(b):
+        bad.append(f"variables differ: {sorted(a)} vs {sorted(b)}")
+    index = a.get("experiment_index", ((), []))[1]
+    for v in a:
+        if v not in b:
             continue
-        x, y = a[v].values, b[v].values
-        if x.shape != y.shape:
-            bad.append(f"{v}: shapes {x.shape} and {y.shape}")
+        (sx, x), (sy, y) = a[v], b[v]
+        if sx != sy:
+            bad.append(f"{v}: shapes {sx} and {sy}")
             continue
-        if x.dtype.kind == "f":
-            same = (x == y) | (np.isnan(x) & np.isnan(y))
-        else:
-            same = x == y
-        for k in np.flatnonzero(~same)[:3]:
-            bad.append(f"{v}[{k}] (experiment {a.experiment_index.values[k]}): {x[k]!r} vs {y[k]!r}")
+        differ = [k for k in range(len(x)) if not same(x[k], y[k])]
+        for k in differ[:3]:
+            e = index[k] if len(sx) == 1 and k < len(index) else "?"
+            bad.append(f"{v}[{k}] (experiment {e}): {x[k]!r} vs {y[k]!r}")
     if bad:
         print(f"{a_path} and {b_path} differ:\n  " + "\n  ".join(bad))
         return 1
-    print(f"{a_path} == {b_path}: {a.sizes['experiment']} experiments, {len(a.data_vars)} variables")
+    n = len(a.get("experiment_index", ((), []))[1])
+    print(f"{a_path} == {b_path}: {n} experiments, {len(a)} variables"
+          f"{'' if use_xarray else ' (read by the NetCDF C library)'}")
     return 0
 
 
