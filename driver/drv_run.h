@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "driver/drv_mpi.h"
+#include "driver/drv_wake.h"
 #include "driver/drv_jobs.h"
 
 /* ---- what a command adds to the pipeline: its sink ---- */
@@ -84,6 +85,7 @@ typedef struct drv_work_t {
   int32_t ended;     /* experiments ended so far (the engine raises it) */
   pthread_t thread;
   atomic_int finished;
+  drv_wake_t *wake; /* signalled when it has finished (NULL: none) */
 } drv_work_t;
 
 /* Runs the batch on this thread. */

@@ -24,7 +24,7 @@
 #include "driver/drv.h"
 #include "driver/drv_run.h"
 
-#define POLL_S 0.02      /* s between looks at the workers */
+#define POLL_S 0.02      /* s between looks at MPI and progress (a batch's end wakes it) */
 #define STOP_EVERY_S 0.2 /* s between looks at the stop counter */
 #define LOOK_S 0.5       /* s between looks at the plan while a worker waits */
 #define ETA_S 1.0        /* s between rank 0's plans of the rest (progress) */
@@ -68,6 +68,7 @@ typedef struct loop_t {
   int64_t partial;   /* what this rank added to DRV_SLOT_PARTIAL */
   int64_t batches;   /* rank 0: DRV_SLOT_BATCHES at the last estimate line */
   int64_t step;      /* rank 0: twentieths of the experiments done at that line */
+  drv_wake_t wake;   /* the workers' batches signal their ends */
 } loop_t;
 
 static void nap(double s) {
@@ -334,6 +335,7 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
                     .pos = mine,
                     .worker = i,
                     .est_s = est,
+                    .wake = &l->wake,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
   /* A CPU batch's threads as it merits, at most the worker's; --threads: exactly. */
   w->run = (eng_run_desc_t){.backend = (eng_backend_t)s->worker_backend[g],
@@ -369,9 +371,10 @@ static void end_batch(loop_t *l, int i) {
   drv_win_set(&l->win, worker_slot(g) + 1, 0);
   s->workers[g].free_at = 0;
   /* What the model learns and the plan counts: the worker's time from its
-   * batch's start to its rows kept, the main thread's share included (its
-   * look every POLL_S, the shard's write: some 20-40 ms a batch here, a
-   * quarter of a sweep of 0.1 s batches). */
+   * batch's start to its rows kept, the main thread's share included (the
+   * shard's write; its look at the workers, every POLL_S until a batch's end
+   * woke it: some 20-40 ms a batch here, a quarter of a sweep of 0.1 s
+   * batches). */
   double busy = now_s(l) - l->local[i].start;
   shd_rec_t rec = batch_rec(s, g, w->pos, w->n);
   rec.seconds = busy;
@@ -579,7 +582,7 @@ static int work(loop_t *l) {
               (long long)l->local[i].w->index[0], (long long)l->stop);
       return 1;
     }
-    nap(POLL_S);
+    drv_wake_wait(&l->wake, POLL_S); /* a batch's end wakes it at once */
   }
 }
 
@@ -603,6 +606,7 @@ static void save_costs(loop_t *l) {
 
 int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
   loop_t l = {.r = r};
+  if (drv_wake_init(&l.wake)) DRV_ABORT("cannot make the workers' condition variable");
   loop_begin(&l);
   *abandoned = work(&l);
   drv_ibarrier_t all;
@@ -635,6 +639,7 @@ int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
     fflush(stdout);
   }
   if (l.log) fclose(l.log);
+  drv_wake_free(&l.wake);
   free(l.counters), free(l.flags), free(l.taken), free(l.pick), free(l.old), free(l.seen);
   drv_bcast_int(&rc);
   *merged = rc;

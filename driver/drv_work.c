@@ -140,6 +140,7 @@ static void *work_thread(void *arg) {
   drv_work_t *w = arg;
   drv_work_run(w);
   atomic_store(&w->finished, 1);
+  if (w->wake) drv_wake_signal(w->wake);
   return NULL;
 }
 
