@@ -43,6 +43,8 @@ typedef struct local_t {
   int done;      /* every experiment is taken: nothing more for it */
   double start;  /* s: when its batch began */
   int32_t ended; /* experiments of it ended, as published */
+  double *ends;  /* (n) a CPU batch's members' ends by the model, ascending
+                  * (shd_member_ends); NULL: a GPU's */
 } local_t;
 
 typedef struct loop_t {
@@ -94,8 +96,9 @@ static void say(loop_t *l, const char *fmt, ...) {
 }
 
 /* Counters of worker g: its batch's start (us), estimate (us; 0: idle),
- * experiments and those ended so far. */
-#define WORKER_SLOTS 4
+ * experiments, those ended so far, and 1 when the estimate is the batch's
+ * own (its ended members against the model's ends for them). */
+#define WORKER_SLOTS 5
 static int64_t worker_slot(int32_t g) {
   return DRV_SLOTS + WORKER_SLOTS * (int64_t)g;
 }
@@ -183,7 +186,7 @@ static void refresh(loop_t *l) {
   for (int32_t g = 0; g < s->n_workers; g++) {
     const int64_t *c = &l->counters[worker_slot(g)];
     double start = (double)c[0] * 1e-6, est = (double)c[1] * 1e-6;
-    double f = c[2] > 0 ? (double)c[3] / (double)c[2] : 0;
+    double f = c[2] > 0 && !c[4] ? (double)c[3] / (double)c[2] : 0;
     s->workers[g].free_at = est > 0 ? left_of(now - start, est, f) : 0;
   }
   for (int k = 0; k < r->size; k++) {
@@ -211,15 +214,27 @@ static void refresh(loop_t *l) {
 }
 
 /* Publishes this rank's experiments ended in batches still running, in
- * all and per worker. */
+ * all and per worker, and a CPU batch's estimate from its ended members. */
 static void publish_partial(loop_t *l) {
   int64_t sum = 0;
   for (int i = 0; i < l->n_local; i++)
     if (l->local[i].w) {
-      int32_t e = __atomic_load_n(&l->local[i].w->ended, __ATOMIC_RELAXED);
-      e = e < l->local[i].w->n ? e : l->local[i].w->n;
-      if (e != l->local[i].ended) drv_win_set(&l->win, worker_slot(l->local[i].g) + 3, e);
-      l->local[i].ended = e;
+      local_t *lw = &l->local[i];
+      int32_t e = __atomic_load_n(&lw->w->ended, __ATOMIC_RELAXED);
+      e = e < lw->w->n ? e : lw->w->n;
+      if (e != lw->ended) {
+        drv_win_set(&l->win, worker_slot(lw->g) + 3, e);
+        /* A CPU batch's threads step whole experiments whose times the
+         * model's features carry, so its first ends tell the scale of the
+         * rest; a GPU's first ends do not tell its last (the 144 training
+         * experiments on an H200: 88 had ended at 26 s, the last at 98 s). */
+        if (lw->ends && e > 0 && e < lw->w->n) {
+          double est = shd_own_estimate(lw->w->est_s, lw->ends, lw->w->n, e, now_s(l) - lw->start);
+          drv_win_set(&l->win, worker_slot(lw->g) + 1, (int64_t)(est * 1e6) + 1);
+          drv_win_set(&l->win, worker_slot(lw->g) + 4, 1);
+        }
+      }
+      lw->ended = e;
       sum += e;
     }
   if (sum != l->partial) drv_win_add(&l->win, DRV_SLOT_PARTIAL, sum - l->partial);
@@ -345,9 +360,24 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
   l->local[i].w = w;
   l->local[i].start = now_s(l);
   l->local[i].ended = 0;
+  l->local[i].ends = NULL;
+  if (s->worker_backend[g] == ENG_BACKEND_CPU) { /* built first, then run on its threads */
+    const double *coef = coef_of(s, g, s->key[pos[0]]);
+    double serial = 0, *ends = malloc(((size_t)n + 1) * sizeof *ends);
+    if (!ends) DRV_ABORT("out of memory");
+    for (int32_t m = 0; m < n; m++) {
+      ends[m] = shd_cost_parallel(coef, &s->feat[pos[m]]);
+      serial += shd_cost_serial(coef, &s->feat[pos[m]]);
+    }
+    shd_member_ends(ends, n, s->worker_threads[g], ends);
+    for (int32_t m = 0; m < n; m++)
+      ends[m] += serial;
+    l->local[i].ends = ends;
+  }
   drv_win_set(&l->win, worker_slot(g), (int64_t)(l->local[i].start * 1e6));
   drv_win_set(&l->win, worker_slot(g) + 2, n);
   drv_win_set(&l->win, worker_slot(g) + 3, 0);
+  drv_win_set(&l->win, worker_slot(g) + 4, 0);
   drv_win_set(&l->win, worker_slot(g) + 1, (int64_t)(est * 1e6) + 1);
   r->sched.workers[g].free_at = est;
   if (!w->rows || drv_work_start(w)) DRV_ABORT("cannot start a batch's thread");
@@ -361,6 +391,8 @@ static void end_batch(loop_t *l, int i) {
   drv_work_t *w = l->local[i].w;
   int32_t g = l->local[i].g;
   l->local[i].w = NULL;
+  free(l->local[i].ends);
+  l->local[i].ends = NULL;
   publish_partial(l);
   keep_rows(l, w->rows, w->not_ok);
   if (w->sink_error[0]) {
@@ -639,6 +671,8 @@ int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
     fflush(stdout);
   }
   if (l.log) fclose(l.log);
+  for (int i = 0; i < l.n_local; i++) /* a batch abandoned at a stop */
+    free(l.local[i].ends);
   drv_wake_free(&l.wake);
   free(l.counters), free(l.flags), free(l.taken), free(l.pick), free(l.old), free(l.seen);
   drv_bcast_int(&rc);

@@ -152,4 +152,17 @@ int shd_sched(const shd_sched_t *s, int32_t me, shd_pick_t *next, shd_outlook_t 
 double shd_makespan_from(const shd_plan_t *plan, int32_t ranks, const double *free_at,
                          int32_t *rank_of);
 
+/* When each of a batch's members ends (s from the start of their run,
+ * ascending into ends[0..n)) if `threads` threads take them in order
+ * (members cost[0..n)), each the next as it becomes free: a CPU batch in the
+ * engine's experiment-major mode. ends may be cost. */
+void shd_member_ends(const double *cost, int32_t n, int32_t threads, double *ends);
+
+/* A batch's estimate (s) from its own members: est, the plan's, with its
+ * members' part (ends[n - 1], ends as shd_member_ends gives them, plus their
+ * serial seconds) scaled by the ratio of the e-th end's measured time `ran`
+ * to its modelled one, ends[e - 1]; its batch overhead as it was. At least
+ * ran; est (or ran) when no member has ended. */
+double shd_own_estimate(double est, const double *ends, int32_t n, int32_t e, double ran);
+
 #endif

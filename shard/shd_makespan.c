@@ -1,6 +1,6 @@
 /* Sharding: the planned makespan of batches taken in order from a shared counter
  * by ranks that each run one batch at a time (free from the start, or from
- * the end of what each holds). */
+ * the end of what each holds); the same for a batch's members on threads. */
 #include <stdlib.h>
 
 #include "shd_cost.h"
@@ -52,4 +52,31 @@ double shd_makespan_from(const shd_plan_t *plan, int32_t ranks, const double *fr
   }
   free(h);
   return end;
+}
+
+static int by_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : a > b;
+}
+
+void shd_member_ends(const double *cost, int32_t n, int32_t threads, double *ends) {
+  if (threads < 1) threads = 1;
+  if (threads > n) threads = n > 0 ? n : 1;
+  slot_t *h = malloc((size_t)threads * sizeof *h);
+  if (!h) abort();
+  for (int32_t t = 0; t < threads; t++)
+    h[t] = (slot_t){0, t};
+  for (int32_t m = 0; m < n; m++) {
+    h[0].free_at += cost[m];
+    ends[m] = h[0].free_at;
+    sift_down(h, threads, 0);
+  }
+  free(h);
+  qsort(ends, (size_t)n, sizeof *ends, by_double);
+}
+
+double shd_own_estimate(double est, const double *ends, int32_t n, int32_t e, double ran) {
+  if (n < 1 || e < 1 || e > n || !(ends[e - 1] > 0)) return est > ran ? est : ran;
+  double own = est + (ran / ends[e - 1] - 1) * ends[n - 1];
+  return own > ran ? own : ran;
 }

@@ -242,6 +242,18 @@ d['workers']['cpu']['batch'] = 1000; json.dump(d, open(p, 'w'))"
     fail "progress.json never showed experiments ended inside the batch: $seen"
   grep -q "multiverse run: [1-9][0-9]*/32 experiments ([1-9][0-9]* in running batches)" inside.err ||
     fail "stderr: $(cat inside.err)"
+  # The batch's estimate from its own ended experiments (a CPU batch's): the
+  # 1000 s the presets add stay, its experiments' part follows their ends.
+  # Rank 0's last estimate inside the batch: that part within 0.25-4x of the
+  # measured makespan (the plan's 1000 s blended with the rate so far, as
+  # before, gave a part below 0).
+  m=$($PY -c "import json; print(json.load(open('inside/progress.json'))['elapsed_s'])")
+  awk -v m="$m" '/ estimate: 0 batches done, [1-9][0-9]* of 32 / {for (i = 1; i <= NF; i++)
+    if ($i == "makespan") {x = $(i + 1) - 1000; line = $0}}
+    END {if (line == "") {print "no estimate inside the batch"; exit 1}
+      printf "last estimate inside the batch: %s\n  its experiments: %.3f s, %.2fx the measured %.3f s\n", line, x, x / m, m
+      exit !(x >= 0.25 * m && x <= 4 * m)}' inside/logs/a0001-r000000.log ||
+    fail "the batch's own estimate: $(cat inside/logs/a0001-r000000.log)"
   ;;
 *)
   fail "unknown mode $mode"

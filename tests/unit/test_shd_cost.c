@@ -295,7 +295,40 @@ static void one_kind(void) {
   shd_plan_free(&p);
 }
 
+/* A batch's members on threads that take them in order: costs 4, 1, 1, 1 end
+ * at 1, 2, 3, 4 on 2 threads (one thread holds the 4, the other does the
+ * three 1s), 1, 1, 2, 4 on 3, and 1, 1, 1, 4 on 8 (4 used). */
+static void member_ends(void) {
+  const double cost[4] = {4, 1, 1, 1};
+  const double want[3][4] = {{1, 2, 3, 4}, {1, 1, 2, 4}, {1, 1, 1, 4}};
+  const int32_t threads[3] = {2, 3, 8};
+  for (int t = 0; t < 3; t++) {
+    double ends[4];
+    shd_member_ends(cost, 4, threads[t], ends);
+    for (int m = 0; m < 4; m++)
+      CHECK(ends[m] == want[t][m]);
+  }
+}
+
+/* A batch's own estimate: the plan said 10 s, its members ending at 1, 2, 3
+ * and 8 s by the model (2 s the batch's own). The second ends at 0.5 s (a
+ * quarter of its modelled 2 s): 10 + (0.25 - 1) x 8 = 4 s; at 3 s (1.5x):
+ * 14 s; the first at 4 s (4x): 10 + 3 x 8 = 34 s. Never less than what ran
+ * (a plan of 5 s, the second end at 0.5 s: 5 - 6 < 0.5). None ended: the
+ * plan's. */
+static void own_estimate(void) {
+  const double ends[4] = {1, 2, 3, 8};
+  CHECK(shd_own_estimate(10, ends, 4, 2, 0.5) == 4);
+  CHECK(shd_own_estimate(10, ends, 4, 2, 3) == 14);
+  CHECK(shd_own_estimate(10, ends, 4, 1, 4) == 34);
+  CHECK(fabs(shd_own_estimate(10, ends, 4, 3, 2.9) - (10 + (2.9 / 3 - 1) * 8)) < 1e-12);
+  CHECK(shd_own_estimate(5, ends, 4, 2, 0.5) == 0.5);
+  CHECK(shd_own_estimate(10, ends, 4, 0, 3) == 10);
+}
+
 int main(void) {
+  member_ends();
+  own_estimate();
   batch_by_hand();
   fits();
   sched();
