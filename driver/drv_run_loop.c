@@ -70,7 +70,9 @@ typedef struct loop_t {
   int64_t partial;   /* what this rank added to DRV_SLOT_PARTIAL */
   int64_t batches;   /* rank 0: DRV_SLOT_BATCHES at the last estimate line */
   int64_t step;      /* rank 0: twentieths of the experiments done at that line */
-  drv_wake_t wake;   /* the workers' batches signal their ends */
+  drv_wake_t *wake;  /* the workers' batches signal their ends (on the heap:
+                      * a batch abandoned at a stop signals it after the
+                      * loop has returned, during MPI_Finalize) */
 } loop_t;
 
 static void nap(double s) {
@@ -346,11 +348,11 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
                     .job_path = r->job_path,
                     .job_count = r->total,
                     .sink = &r->pipe->sink,
-                    .out_dir = l->out_dir,
+                    .out_dir = strdup(l->out_dir), /* an abandoned batch outlives l */
                     .pos = mine,
                     .worker = i,
                     .est_s = est,
-                    .wake = &l->wake,
+                    .wake = l->wake,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
   /* A CPU batch's threads as it merits, at most the worker's; --threads: exactly. */
   w->run = (eng_run_desc_t){.backend = (eng_backend_t)s->worker_backend[g],
@@ -380,6 +382,7 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
   drv_win_set(&l->win, worker_slot(g) + 4, 0);
   drv_win_set(&l->win, worker_slot(g) + 1, (int64_t)(est * 1e6) + 1);
   r->sched.workers[g].free_at = est;
+  if (!w->out_dir) DRV_ABORT("out of memory");
   if (!w->rows || drv_work_start(w)) DRV_ABORT("cannot start a batch's thread");
   say(l, "worker %d (%s): %d experiments from experiment %lld, estimated %.3f s\n", g,
       worker_name(l, g), n, (long long)index[0], est);
@@ -428,6 +431,7 @@ static void end_batch(loop_t *l, int i) {
   free((void *)w->index);
   free((void *)w->id);
   free((void *)w->canon);
+  free((void *)w->out_dir);
   free(w->pos);
   free(w);
   l->look = 1;
@@ -614,7 +618,7 @@ static int work(loop_t *l) {
               (long long)l->local[i].w->index[0], (long long)l->stop);
       return 1;
     }
-    drv_wake_wait(&l->wake, POLL_S); /* a batch's end wakes it at once */
+    drv_wake_wait(l->wake, POLL_S); /* a batch's end wakes it at once */
   }
 }
 
@@ -638,7 +642,8 @@ static void save_costs(loop_t *l) {
 
 int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
   loop_t l = {.r = r};
-  if (drv_wake_init(&l.wake)) DRV_ABORT("cannot make the workers' condition variable");
+  l.wake = malloc(sizeof *l.wake);
+  if (!l.wake || drv_wake_init(l.wake)) DRV_ABORT("cannot make the workers' condition variable");
   loop_begin(&l);
   *abandoned = work(&l);
   drv_ibarrier_t all;
@@ -673,7 +678,10 @@ int drv_run_loop(drv_run_t *r, int *merged, int *abandoned) {
   if (l.log) fclose(l.log);
   for (int i = 0; i < l.n_local; i++) /* a batch abandoned at a stop */
     free(l.local[i].ends);
-  drv_wake_free(&l.wake);
+  if (!*abandoned) { /* else a batch still running will signal it: left to the exit */
+    drv_wake_free(l.wake);
+    free(l.wake);
+  }
   free(l.counters), free(l.flags), free(l.taken), free(l.pick), free(l.old), free(l.seen);
   drv_bcast_int(&rc);
   *merged = rc;
