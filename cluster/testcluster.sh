@@ -58,8 +58,15 @@ start() {
     --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
     --seed-file="$dir/munge/seed" --force
   local port=($(ports $((nodes + 1))))
+  # Job ids of their own: every test cluster started at 1, so two at once on
+  # this machine (two developers' tests) ran two "job 1, step 0" whose ranks
+  # Open MPI named alike, and their shared-memory segments met: both jobs'
+  # ranks died in their first MPI_Allgather (segfault in the vader BTL; seen
+  # in slurm_requeue and slurm_nodes). The milliseconds and this shell's pid.
+  local first=$((($(date +%s%N) / 1000000 + $$ * 7919) % 60000000 + 1000))
   cat > "$dir/slurm.conf" <<CONF
 ClusterName=mvtest
+FirstJobId=$first
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=${port[0]}
 SlurmdPort=${port[1]}
