@@ -67,18 +67,7 @@ int job_dec_parse(const char *s, job_dec_t *d) {
 int job_dec_from_double(double x, job_dec_t *d) {
   if (!isfinite(x)) return -1;
   char buf[64];
-  /* An integer below 2^53: its digits are the shortest (doubles there are at
-   * most 1 apart, so fewer significant digits name another integer, another
-   * double); the search below would find the same, at up to 17 printf and
-   * strtod calls. */
-  if (fabs(x) < 0x1p53 && x == trunc(x)) {
-    snprintf(buf, sizeof buf, "%lld", (long long)x);
-    return job_dec_parse(buf, d);
-  }
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*e", prec - 1, x);
-    if (strtod(buf, NULL) == x) break;
-  }
+  base_dec_shortest(x, buf, sizeof buf);
   return job_dec_parse(buf, d);
 }
 

@@ -4,6 +4,7 @@
  * of a number of the grammar (base_dec.h). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/base_dec.h"
@@ -43,6 +44,21 @@ int base_dec_scan(const char *s, base_dec_text_t *t) {
 double base_dec_real(const char *s) {
   base_dec_text_t t; /* what strtod reads, less spaces, '+', hexadecimal, inf and nan */
   return base_dec_scan(s, &t) == 0 ? strtod(s, NULL) : NAN;
+}
+
+void base_dec_shortest(double x, char *buf, size_t len) {
+  /* An integer below 2^53: its digits are the shortest (doubles there are at
+   * most 1 apart, so fewer significant digits name another integer, another
+   * double); the search below would find the same, at up to 17 printf and
+   * strtod calls. */
+  if (fabs(x) < 0x1p53 && x == trunc(x)) {
+    snprintf(buf, len, "%lld", (long long)x);
+    return;
+  }
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, len, "%.*e", prec - 1, x);
+    if (strtod(buf, NULL) == x) break;
+  }
 }
 
 int64_t base_dec_scaled(const char *s, int scale) {

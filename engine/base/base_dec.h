@@ -4,6 +4,7 @@
 #ifndef BASE_DEC_H
 #define BASE_DEC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The parts of [-]D[.D][(e|E)[+|-]D] with at least one digit before the
@@ -22,6 +23,11 @@ int base_dec_scan(const char *s, base_dec_text_t *t);
  * grammar's: what every floating-point number outside JSON is read by
  * (options, configuration and topology files, nccl-tests logs). */
 double base_dec_real(const char *s);
+
+/* The shortest decimal that reads back (strtod) as the finite double x, into
+ * buf (64 bytes are enough): an integer's digits below 2^53, else
+ * D.DDDe[+-]XX with the fewest digits: what a JSON real was written as. */
+void base_dec_shortest(double x, char *buf, size_t len);
 
 /* The non-negative decimal number s times 10^scale, exactly as an integer
  * (scale 12: seconds to ps, 6: us to ps, 0: an integer written "2e6"), any number

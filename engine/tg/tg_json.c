@@ -69,11 +69,7 @@ static int tj_us(const tj_t *j, const json_t *v, const char *path, int64_t *ps) 
     snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
     s = buf;
   } else if (json_is_real(v)) {
-    double x = json_real_value(v);
-    for (int prec = 1; prec <= 17; prec++) {
-      snprintf(buf, sizeof buf, "%.*g", prec, x);
-      if (strtod(buf, NULL) == x) break;
-    }
+    base_dec_shortest(json_real_value(v), buf, sizeof buf);
     s = buf;
   }
   if (s && (*ps = base_dec_scaled(s, 6)) == BASE_DEC_TOO_LARGE)

@@ -3,8 +3,10 @@
  * configuration and topology files and nccl-tests logs (base_dec_real, under
  * eng_num_real's range), exact times (base_dec_scaled). Each string below is
  * a number for all of them or for none (base_dec_scaled also refuses a sign),
- * and the parts the scan gives are the ones written. */
+ * and the parts the scan gives are the ones written; base_dec_shortest prints
+ * a double back as the fewest digits that read as it. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/base_dec.h"
@@ -53,5 +55,32 @@ int main(void) {
   CHECK(base_dec_real("-12.340e-5") == -1.234e-4);
   CHECK_EQ_I64(base_dec_scaled("12.340e-5", 12), 123400000); /* ps */
   CHECK_EQ_I64(base_dec_scaled("-12.340e-5", 12), -1);
+  /* the shortest decimal of a double: an integer's digits, else the fewest
+   * significant digits that read back, for 0.1 + 0.2 all 17 */
+  char buf[64];
+  base_dec_shortest(5.0, buf, sizeof buf);
+  CHECK_STR_EQ(buf, "5");
+  base_dec_shortest(-0.0, buf, sizeof buf);
+  CHECK_STR_EQ(buf, "0");
+  base_dec_shortest(0.1, buf, sizeof buf);
+  CHECK_STR_EQ(buf, "1e-01");
+  base_dec_shortest(0.1 + 0.2, buf, sizeof buf);
+  CHECK_STR_EQ(buf, "3.0000000000000004e-01");
+  base_dec_shortest(1e300, buf, sizeof buf);
+  CHECK_STR_EQ(buf, "1e+300");
+  base_dec_shortest(9007199254740993.0 * 4, buf, sizeof buf); /* 2^55 + 4: past 2^53 */
+  CHECK_STR_EQ(buf, "3.602879701896397e+16");
+  for (int i = 1; i < 2000; i++) { /* reads back, and one digit fewer would not */
+    double v = 1.0 / i * (i % 7 + 1) * pow(10, i % 40 - 20);
+    base_dec_shortest(v, buf, sizeof buf);
+    CHECK(base_dec_real(buf) == v);
+    const char *e = strchr(buf, 'e');
+    int digits = e ? (int)(e - buf) - (strchr(buf, '.') != NULL) : 0;
+    if (digits > 1) {
+      char fewer[64];
+      snprintf(fewer, sizeof fewer, "%.*e", digits - 2, v);
+      CHECK(base_dec_real(fewer) != v);
+    }
+  }
   return mvtest_end();
 }
