@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_err.h"
 #include "train/trn_int.h"
 
 #ifndef MV_PRESET_DIR
@@ -20,12 +21,12 @@ static json_t *load(const char *dir, const char *file, char *path, size_t len, c
   snprintf(path, len, "%s/%s", dir, file);
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!root) {
-    if (je.line > 0)
-      snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+    if (je.line > 0) /* one line, whatever jansson quotes of the file */
+      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
     else
-      snprintf(err, errlen, "cannot read %s: %s", path, je.text);
+      base_errf(err, errlen, "cannot read %s: %s", path, je.text);
   } else if (!json_is_object(root)) {
-    snprintf(err, errlen, "%s: must hold a JSON object", path);
+    base_errf(err, errlen, "%s: must hold a JSON object", path);
     json_decref(root);
     root = NULL;
   }
@@ -109,9 +110,9 @@ int trn_presets_load(trn_presets_t *p, const char *dir, char *err, size_t errlen
   if (!pr.n && (!p->models || !p->gpus)) trn_problem(&pr, "%s: out of memory for the presets", dir);
   if (!pr.n) return 0;
   if (pr.n > 1)
-    snprintf(err, errlen, "%s (and %d more)", pr.msg[0], pr.n - 1);
+    base_errf(err, errlen, "%s (and %d more)", pr.msg[0], pr.n - 1);
   else
-    snprintf(err, errlen, "%s", pr.msg[0]);
+    base_errf(err, errlen, "%s", pr.msg[0]);
   trn_presets_free(p);
   return -1;
 }
