@@ -1021,8 +1021,12 @@ static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg, int32_t 
   /* Persistent mode for a few experiments: on an H200 one or 8 WebSearch
    * experiments (400 nodes) ran in 1.6 s there, 2.0 s on clusters of 8 SMs;
    * 16 of them in 5.2 s there, 2.1 s on clusters of 4 (tests/bench/RESULTS.md,
-   * the GPU engine). */
-  const int enough = w->n_exps >= sms || (*T == 512 && *C != 1 && w->n_exps > 8);
+   * the GPU engine). Experiments of at most 256 nodes take a block each from
+   * 9 on: the persistent grid spreads their few nodes over few blocks and
+   * steps every experiment through every window of any (96 training
+   * experiments of 45 nodes took 135.8 s there, all 144 took 97.8 s a block
+   * each: tests/bench/RESULTS.md, the whole node). */
+  const int enough = w->n_exps >= sms || (w->n_exps > 8 && (*T < 512 || *C != 1));
   return enough && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
 
