@@ -245,7 +245,7 @@ static int overlay(const drv_costs_t *c, const char *key, double coef[SHD_C_N], 
     if (k == SHD_C_N && !is_int) {
       base_errf(err, errlen,
                 "%s: workers.%s.%s: unknown member (hops, windows, node_windows, exp, "
-                "rows, batch, slots, max_batch)",
+                "rows, batch, contention, slots, max_batch)",
                 c->presets_path, key, name);
       return -1;
     }
@@ -270,6 +270,7 @@ int drv_costs_prior(const drv_costs_t *c, const char *name, const char *key, dou
   snprintf(backend, sizeof backend, "%.*s", (int)strcspn(name, ":"), name);
   for (int k = 0; k < SHD_C_N; k++)
     coef[k] = 0;
+  coef[SHD_C_CONTENTION] = 1; /* none unless an entry says (presets of older versions) */
   *slots = 0;
   *max_batch = 0;
   const char *order[4] = {backend, NULL, name, NULL};

@@ -113,9 +113,10 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_sched_
   for (int32_t k = 0; k < s->n_names * s->n_keys; k++) {
     const double *co = s->coef + (size_t)k * SHD_C_N;
     printf("  %s:", s->models[k].name);
-    for (int q = 0; q < SHD_C_N; q++)
+    for (int q = 0; q < SHD_C_CONTENTION; q++)
       printf(" %s %.3g", shd_coef_names[q], co[q]);
-    printf(" s%s\n", s->fit[k].used ? "" : " (the presets')");
+    printf(" s, %s %.3g%s\n", shd_coef_names[SHD_C_CONTENTION], co[SHD_C_CONTENTION],
+           s->fit[k].used ? "" : " (the presets')");
   }
   for (int st = 1; st <= job_sweep_n_stages(j->sw); st++) { /* known when the stage before ends */
     const job_refine_t *r = job_sweep_stage(j->sw, st);

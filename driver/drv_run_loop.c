@@ -173,9 +173,10 @@ static void learn(loop_t *l, int32_t m, const shd_rec_t *rec) {
   const shd_fit_t *f = &s->fit[m];
   say(l,
       "model %s: %d batches, %.3gx the preset, median error %.1f%% (the preset's %.1f%%)%s, "
-      "x%.3g to their total\n",
+      "x%.3g to their total, contention %.3g\n",
       s->models[m].name, f->used, f->scale, 100 * (exp(f->err_fit) - 1),
-      100 * (exp(f->err_prior) - 1), f->rejected ? ", some left out" : "", f->sum_ratio);
+      100 * (exp(f->err_prior) - 1), f->rejected ? ", some left out" : "", f->sum_ratio,
+      s->coef[(size_t)m * SHD_C_N + SHD_C_CONTENTION]);
 }
 
 /* What every rank published since the last look: workers' batches in hand,

@@ -32,7 +32,7 @@ void drv_sched_fit(drv_sched_t *s, int32_t m) {
   /* The fit follows the typical batch; plans add batches up: the scale that
    * gives the measured total (batches it left out, such as go-back-N storms
    * of cc none with spraying, 4-10x the others, are work too). */
-  for (int k = 0; k < SHD_C_N; k++)
+  for (int k = 0; k < SHD_C_CONTENTION; k++) /* the seconds; the contention has no unit */
     coef[k] *= s->fit[m].sum_ratio;
 }
 

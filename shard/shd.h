@@ -21,8 +21,11 @@ typedef struct shd_desc_t {
   int64_t mem_budget;    /* bytes of device memory one batch may use */
   int64_t batch_mem;     /* bytes a batch needs besides its experiments */
   int32_t max_batch;     /* experiments per batch; 0: no limit */
-  double parallel;       /* experiments a GPU steps side by side without slowing
-                            down (<= 1: none; the GPU is saturated by one) */
+  double parallel;       /* experiments a GPU steps side by side (its resident
+                            slots: a wave; <= 1: none, the GPU is saturated by one) */
+  double contention;     /* how much slower they go when all slots are busy: the
+                            device's throughput is parallel / contention
+                            experiments at full speed (<= 0: 1) */
   double exp_overhead;   /* s per experiment in a batch (build, copy out) */
   double batch_overhead; /* s per batch (launch, world set-up) */
   int32_t ranks;         /* ranks that will take the batches (0: 1) */
@@ -32,12 +35,16 @@ typedef struct shd_desc_t {
 
 /* The cost model, in one place: a batch of n experiments whose costs sum to
  * `sum` and peak at `max` takes
- *   max(max, sum / parallel) + n * exp_overhead + batch_overhead   seconds
- * (plus its members' serial seconds, which shd_plan adds): its members step
- * together; a GPU holds `parallel` of them at full speed, so the batch takes
- * as long as its longest member or as its total work spread over `parallel`,
- * whichever is more. */
+ *   max(max, sum / shd_lanes(parallel, contention)) + n * exp_overhead
+ *   + batch_overhead seconds (plus its members' serial seconds, which shd_plan adds): its
+ * members step together, so the batch takes as long as its longest member
+ * or as its total work at the device's throughput, whichever is more. */
 double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n);
+
+/* Experiments a worker of `slots` slots (<= 1: one) steps at full speed
+ * when all are busy: slots / contention (contention <= 0: 1), at least one
+ * (a slot does not contend with itself). */
+double shd_lanes(double slots, double contention);
 
 typedef struct shd_batch_t {
   int32_t first; /* its members are shd_plan_t.members[first .. first + n) */
@@ -57,11 +64,14 @@ typedef struct shd_plan_t {
 
 /* Packs experiments 0 .. n-1. A batch opens with the costliest experiment
  * left (ties: larger memory, then smaller index) and takes the next costliest
- * while they fit (memory, max_batch) and either leave its time unchanged (no
- * costlier than its longest member, and with parallel >= 2 slots: in an idle
- * slot of its last wave; else sum / parallel <= max) or the batch still costs
- * less than the target; then it fills the time it takes anyway with the
- * cheapest ones left that fit. On a GPU, batches are thus whole waves.
+ * while they fit (memory, max_batch) and either ride free (no costlier than
+ * its longest member, and with parallel >= 2 slots: in an idle slot of its
+ * last wave, where it adds at most its share of the device's throughput,
+ * cost / shd_lanes, which it would cost in any batch; else
+ * sum / shd_lanes <= max) or the batch still costs less than the target; then
+ * it fills the time it takes anyway with the cheapest ones left that fit. On
+ * a GPU, batches are thus whole waves of its resident slots, never cut at its
+ * throughput.
  * Costs are summed in member order at the end, so a batch's cost depends on
  * its members alone. Returns 0, or -1 with a message for a bad description or
  * estimate (negative or not finite). */
@@ -78,7 +88,7 @@ double shd_makespan(const shd_plan_t *plan, int32_t ranks, int32_t *rank_of);
  * model: max(total / ranks, largest). largest: the costliest experiment alone
  * in a batch. total: the least work any packing must do: experiments that no
  * other fits beside (memory) cost their batch alone; the others at least
- * max(sum of cost / parallel, sum of cost * mem / room) (room: mem_budget -
+ * max(sum of cost / shd_lanes, sum of cost * mem / room) (room: mem_budget -
  * batch_mem), plus their overheads and the batch overhead of the fewest
  * batches that memory and max_batch allow. Experiments over the budget are
  * left out. */

@@ -26,16 +26,24 @@ typedef enum shd_feat_k {
 #define SHD_F_PARALLEL 3
 
 /* Coefficients: s per unit of each feature (a slot's seconds for the
- * parallel ones), then s per batch. */
+ * parallel ones), then s per batch, then the worker's contention: how much
+ * slower its slots go when all are busy (no unit; 1: not at all; a worker of
+ * one slot has none: shd_lanes). A GPU's
+ * slots are its resident experiments (264 on an H200: a batch of up to 264
+ * runs in one wave and ends with its longest member), but many small ones
+ * share the device's throughput: 528 small network experiments took 9.2 s
+ * on the H200, 4.3x what 264 slots at one experiment's speed give. */
 #define SHD_C_BATCH SHD_F_N
-#define SHD_C_N (SHD_F_N + 1)
+#define SHD_C_CONTENTION (SHD_F_N + 1)
+#define SHD_C_N (SHD_F_N + 2)
 
 typedef struct shd_feat_t {
   double x[SHD_F_N];
 } shd_feat_t;
 
-/* Names of the features and of the batch coefficient ("hops", "windows",
- * "node_windows", "exp", "rows", "batch"): the keys of the cost files. */
+/* Names of the features, of the batch coefficient and of the contention
+ * ("hops", "windows", "node_windows", "exp", "rows", "batch", "contention"):
+ * the keys of the cost files. */
 extern const char *const shd_coef_names[SHD_C_N];
 
 /* An experiment's parallel seconds (one slot) and serial seconds. */
@@ -53,16 +61,19 @@ typedef struct shd_rec_t {
 } shd_rec_t;
 
 /* Predicted seconds of a batch:
- *   max(costliest member's parallel s, sum of parallel s / slots)
+ *   max(costliest member's parallel s, sum of parallel s / shd_lanes(slots,
+ *       contention))
  *   + sum of serial s + batch s
- * (the members step together, `slots` of them at full speed). */
+ * (the members step together: the batch lasts as long as its longest member
+ * or as the device's throughput needs for all of them, whichever is more). */
 double shd_cost_batch(const double coef[SHD_C_N], const shd_rec_t *r);
 
 typedef struct shd_fit_t {
   int32_t used;     /* records usable (finite, positive seconds and estimate) */
   int32_t rejected; /* of them, left out: far off the first fit */
   int32_t outliers; /* of the others, beyond 2 noises of the second */
-  double scale;     /* the common factor the fit found over the prior */
+  double scale;     /* the common factor the fit found over the prior (the
+                     * coefficients in seconds; the contention apart) */
   double err_prior; /* median |log(measured / estimate)| under the prior */
   double err_fit;   /* the same under the fitted coefficients */
   double sum_ratio; /* the usable records' mean of measured over the fitted
@@ -75,10 +86,13 @@ typedef struct shd_fit_t {
  * `prior`: coef_k = prior_k * exp(u_k), minimising the Huber loss of the log
  * residuals in units of their noise (quadratic to 2 noises, then linear, so
  * a few outliers cannot drag the fit) plus (s / 3)^2 / 2 + sum ((u_k - s) /
- * 1)^2 / 2, s the mean of u: the common scale moves freely (one batch is
- * enough to correct it), each coefficient's own factor only as far as
- * batches of different shapes agree on it, and those the batches do not tell
- * apart keep the prior's proportions. The noise is the batches' spread
+ * 1)^2 / 2, s the mean of the u_k of the coefficients in seconds, and
+ * (u_c / 1.5)^2 / 2 for the contention's: the common scale moves freely (one
+ * batch is enough to correct it), each coefficient's own factor only as far
+ * as batches of different shapes agree on it, and those the batches do not
+ * tell apart keep the prior's proportions; the contention (no unit) is not
+ * part of the scale and moves only by batches that the device's throughput
+ * bounds, against those their longest member bounds. The noise is the batches' spread
  * (1.4826 x their median absolute residual; at least 0.1: a batch's time
  * varies by some 10% on a node others share): about the median ratio for a
  * first fit, then about that fit for a second one without the batches more

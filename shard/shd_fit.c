@@ -7,13 +7,15 @@
 
 #include "shd_cost.h"
 
-const char *const shd_coef_names[SHD_C_N] = {"hops", "windows", "node_windows",
-                                             "exp",  "rows",    "batch"};
+const char *const shd_coef_names[SHD_C_N] = {"hops", "windows", "node_windows", "exp",
+                                             "rows", "batch",   "contention"};
 
 #define NOISE 0.1   /* the least log spread of a batch's time assumed (others share the node) */
 #define SIGMA_S 3.0 /* prior spread of the common log scale */
 #define SIGMA_V 1.0 /* prior spread of each coefficient's own log factor */
+#define SIGMA_C 1.5 /* prior spread of the contention's log factor (no unit: not in the scale) */
 #define N_U SHD_C_N /* unknowns: each coefficient's log factor over the prior */
+#define N_S SHD_C_CONTENTION /* of them, the coefficients in seconds: 0 .. N_S - 1 */
 #define MAX_ITER 200
 
 double shd_cost_parallel(const double coef[SHD_C_N], const shd_feat_t *f) {
@@ -32,17 +34,19 @@ double shd_cost_serial(const double coef[SHD_C_N], const shd_feat_t *f) {
 
 /* The prediction and, with grad, d(prediction)/d(coef_k). */
 static double batch_eval(const double coef[SHD_C_N], const shd_rec_t *r, double grad[SHD_C_N]) {
-  int32_t slots = r->slots > 1 ? r->slots : 1;
+  double slots = r->slots > 1 ? r->slots : 1, lanes = shd_lanes(slots, coef[SHD_C_CONTENTION]);
   double a0 = shd_cost_parallel(coef, &r->top[0]), a1 = shd_cost_parallel(coef, &r->top[1]);
   const shd_feat_t *top = a1 > a0 ? &r->top[1] : &r->top[0];
-  double longest = a1 > a0 ? a1 : a0, spread = shd_cost_parallel(coef, &r->sum) / slots;
+  double longest = a1 > a0 ? a1 : a0, spread = shd_cost_parallel(coef, &r->sum) / lanes;
   int by_top = longest >= spread;
   if (grad) {
     for (int k = 0; k < SHD_F_PARALLEL; k++)
-      grad[k] = by_top ? top->x[k] : r->sum.x[k] / slots;
+      grad[k] = by_top ? top->x[k] : r->sum.x[k] / lanes;
     for (int k = SHD_F_PARALLEL; k < SHD_F_N; k++)
       grad[k] = r->sum.x[k];
     grad[SHD_C_BATCH] = 1;
+    /* spread = sum x contention / slots while the lanes are more than one */
+    grad[SHD_C_CONTENTION] = by_top || lanes <= 1 ? 0 : spread / coef[SHD_C_CONTENTION];
   }
   return (by_top ? longest : spread) + shd_cost_serial(coef, &r->sum) + coef[SHD_C_BATCH];
 }
@@ -73,24 +77,29 @@ static void coefs(const double prior[SHD_C_N], const double u[N_U], double coef[
     coef[k] = prior[k] * exp(u[k]);
 }
 
-/* The prior on u: its mean (the common scale) spreads by SIGMA_S, each
- * factor around the mean by SIGMA_V: penalty u'Au / 2 with
- * A = 11' / (n^2 SIGMA_S^2) + (I - 11' / n) / SIGMA_V^2. */
+/* The prior on u: the mean of the coefficients in seconds (the common
+ * scale) spreads by SIGMA_S, each of their factors around the mean by
+ * SIGMA_V, the contention's by SIGMA_C on its own: penalty u'Au / 2 with,
+ * over the first N_S, A = 11' / (N_S^2 SIGMA_S^2) + (I - 11' / N_S) /
+ * SIGMA_V^2, and 1 / SIGMA_C^2 for the contention. */
 static double prior_a(int i, int j) {
-  return 1.0 / (N_U * N_U * SIGMA_S * SIGMA_S) + ((i == j) - 1.0 / N_U) / (SIGMA_V * SIGMA_V);
+  if (i >= N_S || j >= N_S) return (i == j) / (SIGMA_C * SIGMA_C);
+  return 1.0 / (N_S * N_S * SIGMA_S * SIGMA_S) + ((i == j) - 1.0 / N_S) / (SIGMA_V * SIGMA_V);
 }
 
 static double mean(const double u[N_U]) {
   double m = 0;
-  for (int k = 0; k < N_U; k++)
+  for (int k = 0; k < N_S; k++)
     m += u[k];
-  return m / N_U;
+  return m / N_S;
 }
 
 static double penalty(const double u[N_U]) {
   double m = mean(u), p = 0.5 * (m / SIGMA_S) * (m / SIGMA_S);
-  for (int k = 0; k < N_U; k++)
+  for (int k = 0; k < N_S; k++)
     p += 0.5 * ((u[k] - m) / SIGMA_V) * ((u[k] - m) / SIGMA_V);
+  for (int k = N_S; k < N_U; k++)
+    p += 0.5 * (u[k] / SIGMA_C) * (u[k] / SIGMA_C);
   return p;
 }
 
@@ -254,8 +263,8 @@ int shd_fit(const double prior[SHD_C_N], const shd_rec_t *r, int32_t n, double c
     qsort(ratio, (size_t)m, sizeof *ratio, by_double);
     double start = m % 2 ? ratio[m / 2] : 0.5 * (ratio[m / 2 - 1] + ratio[m / 2]);
     free(ratio);
-    for (int k = 0; k < N_U; k++)
-      u[k] = start;
+    for (int k = 0; k < N_S; k++)
+      u[k] = start; /* the contention's starts at the prior's */
     /* The noise: the spread of the batches about that scale (1.4826 x their
      * median absolute residual), at least NOISE. */
     coefs(prior, u, coef);

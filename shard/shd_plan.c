@@ -11,8 +11,18 @@ static double par(const shd_desc_t *d) {
   return d->parallel > 1 ? d->parallel : 1;
 }
 
+double shd_lanes(double slots, double contention) {
+  double lanes = (slots > 1 ? slots : 1) / (contention > 0 ? contention : 1);
+  return lanes > 1 ? lanes : 1;
+}
+
+/* The factor on a batch's summed cost: the device's throughput. */
+static double crowd(const shd_desc_t *d) {
+  return 1 / shd_lanes(d->parallel, d->contention);
+}
+
 double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n) {
-  double spread = sum / par(d);
+  double spread = sum * crowd(d);
   return (max > spread ? max : spread) + n * d->exp_overhead + d->batch_overhead;
 }
 
@@ -54,7 +64,7 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
     if (d->max_batch > 0 && ceil((double)shared / d->max_batch) > batches)
       batches = ceil((double)shared / d->max_batch);
     if (batches < 1) batches = 1;
-    work /= par(d);
+    work *= crowd(d);
     area /= (double)room(d);
     total += (work > area ? work : area) + serial + shared * d->exp_overhead +
              batches * d->batch_overhead;
@@ -98,17 +108,20 @@ static int fits(const open_t *o, const sortkey_t *x) {
          (o->d->max_batch == 0 || o->b->n < o->d->max_batch);
 }
 
-/* Does x leave the batch's time (but for its overhead) unchanged? It must
- * cost no more than the batch's longest member, and: on a GPU of `parallel`
- * slots, take a slot of the last wave that would idle otherwise (a freed slot
- * takes the next experiment, so n experiments run in ceil(n / slots) waves:
- * 439 of the same cost take as long as 528 on 264 slots); with fewer than two
- * slots, fit in the work the batch spreads already. */
+/* Does x ride free? It must cost no more than the batch's longest member,
+ * and: on a GPU of `parallel` slots, take a slot of the last wave that would
+ * idle otherwise (a freed slot takes the next experiment, so n experiments
+ * run in ceil(n / slots) waves: 439 of the same cost take as long as 528 on
+ * 264 slots), where it adds to the batch's time at most its share of the
+ * device's throughput, which it costs in any batch (a throughput below the
+ * slots does not cut the batch: 64 WebSearch variants took 17.8 s in one
+ * batch on an H200, 29.1 s as 62 + 2); with fewer than two slots, fit in the
+ * work the batch spreads already. */
 static int free_ride(const open_t *o, const sortkey_t *x) {
   if (x->cost > o->max) return 0;
   double slots = par(o->d);
   if (slots >= 2) return o->b->n % (int32_t)slots != 0;
-  return (o->sum + x->cost) / slots <= o->max;
+  return (o->sum + x->cost) * crowd(o->d) <= o->max;
 }
 
 static int32_t add(open_t *o, const sortkey_t *x) {
@@ -128,7 +141,8 @@ static int check(const shd_desc_t *d, const shd_exp_t *e, int32_t n, char *err, 
   }
   if (d->max_batch < 0 || !(d->exp_overhead >= 0) || !(d->batch_overhead >= 0) ||
       !(d->target >= 0) || !isfinite(d->parallel) || !isfinite(d->target) ||
-      !isfinite(d->exp_overhead) || !isfinite(d->batch_overhead) || d->ranks < 0) {
+      !isfinite(d->contention) || !isfinite(d->exp_overhead) || !isfinite(d->batch_overhead) ||
+      d->ranks < 0) {
     snprintf(err, errlen, "shard: negative or non-finite field in the description");
     return -1;
   }

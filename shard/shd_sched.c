@@ -82,6 +82,7 @@ static int kind_plan(const shd_sched_t *s, int32_t c, const int32_t *kind_of, in
     shd_desc_t d = {.mem_budget = s->cls[c].mem_budget,
                     .max_batch = s->cls[c].max_batch,
                     .parallel = s->cls[c].slots,
+                    .contention = coef[SHD_C_CONTENTION],
                     .batch_overhead = coef[SHD_C_BATCH],
                     .ranks = workers,
                     .target = s->cls[c].target};
@@ -172,8 +173,9 @@ int shd_sched(const shd_sched_t *s, int32_t me, shd_pick_t *next, shd_outlook_t 
       double a = workers[c] ? alone_on(s, c, e) : -1;
       if (a < 0) continue;
       const double *k = coef_of(s, c, e);
-      int32_t slots = s->cls[c].slots > 1 ? s->cls[c].slots : 1;
-      double t = shd_cost_parallel(k, &s->feat[e]) / slots + shd_cost_serial(k, &s->feat[e]);
+      double t =
+          shd_cost_parallel(k, &s->feat[e]) / shd_lanes(s->cls[c].slots, k[SHD_C_CONTENTION]) +
+          shd_cost_serial(k, &s->feat[e]);
       double spread = (load[c] + t) / workers[c], own = first_free[c] + (a > top[c] ? a : top[c]);
       double fin = spread > own ? spread : own;
       if (fin < best) {

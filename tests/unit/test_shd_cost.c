@@ -1,8 +1,8 @@
 /* The learned cost model (shard/shd_cost.h): a batch's predicted seconds by
  * hand; fits that recover known coefficients from exact measurements, find
  * the scale from one batch, shrug off outliers and give the same bits in any
- * record order; and the plan over two kinds of workers: each experiment on
- * the kind that finishes it first (a GPU-like kind for wide batches, a
+ * record order, and find a device's throughput apart from its slots; and the plan over two kinds of
+ * workers: each experiment on the kind that finishes it first (a GPU-like kind for wide batches, a
  * CPU-like one for what it runs faster), memory respected, what workers hold
  * in hand counted, and one kind alone the same as shd_plan's makespan. */
 #include <math.h>
@@ -18,7 +18,7 @@ static double u01(void) {
   return mvtest_u01(&rng_state);
 }
 
-static const double prior[SHD_C_N] = {1e-6, 1e-5, 1e-8, 0.01, 1e-6, 0.1};
+static const double prior[SHD_C_N] = {1e-6, 1e-5, 1e-8, 0.01, 1e-6, 0.1, 1};
 
 static shd_feat_t feat(double hops, double windows, double nodes, double rows) {
   shd_feat_t f = {{hops, windows, nodes * windows, 1, rows}};
@@ -88,7 +88,7 @@ static double worst(const double coef[SHD_C_N], const shd_rec_t *r, int32_t n) {
 
 static void fits(void) {
   /* The machine is another: every coefficient off, by 0.4x to 3x. */
-  const double mult[SHD_C_N] = {2.5, 0.6, 1.8, 3.0, 0.4, 1.5};
+  const double mult[SHD_C_N] = {2.5, 0.6, 1.8, 3.0, 0.4, 1.5, 1};
   double truth[SHD_C_N], coef[SHD_C_N], again[SHD_C_N];
   for (int k = 0; k < SHD_C_N; k++)
     truth[k] = prior[k] * mult[k];
@@ -123,7 +123,7 @@ static void fits(void) {
    * predicted: (64 x 1 + 6 x 8) / 70 = 1.6. */
   CHECK(fabs(fi.sum_ratio / 1.6 - 1) < 0.05);
   /* One batch: the common scale, from it alone. */
-  const double slow[SHD_C_N] = {3, 3, 3, 3, 3, 3};
+  const double slow[SHD_C_N] = {3, 3, 3, 3, 3, 3, 1};
   for (int k = 0; k < SHD_C_N; k++)
     truth[k] = prior[k] * slow[k];
   shd_rec_t one = batch(truth, 5, 1);
@@ -143,8 +143,8 @@ static void fits(void) {
 
 /* Two kinds: "gpu" (64 slots, slow per experiment) and "cpu" (4 slots, 3x
  * faster per experiment). */
-static const double gpu_coef[SHD_C_N] = {3e-6, 1e-5, 1e-9, 1e-3, 1e-7, 0.1};
-static const double cpu_coef[SHD_C_N] = {1e-6, 1e-6, 1e-8, 1e-3, 1e-7, 0.01};
+static const double gpu_coef[SHD_C_N] = {3e-6, 1e-5, 1e-9, 1e-3, 1e-7, 0.1, 1};
+static const double cpu_coef[SHD_C_N] = {1e-6, 1e-6, 1e-8, 1e-3, 1e-7, 0.01, 1};
 
 static void sched(void) {
   enum { N = 400 };
@@ -228,8 +228,8 @@ static void sched(void) {
 
 /* A 437 s experiment on the GPU that a CPU runs in 158 s goes to the CPU. */
 static void largest_where_fastest(void) {
-  const double gpu[SHD_C_N] = {1e-6, 437e-6, 1e-12, 1e-3, 1e-9, 0.1};
-  const double cpu[SHD_C_N] = {1e-6, 158e-6, 1e-12, 1e-3, 1e-9, 0.01};
+  const double gpu[SHD_C_N] = {1e-6, 437e-6, 1e-12, 1e-3, 1e-9, 0.1, 1};
+  const double cpu[SHD_C_N] = {1e-6, 158e-6, 1e-12, 1e-3, 1e-9, 0.01, 1};
   shd_feat_t f[1] = {feat(0, 1e6, 1, 1)};
   int64_t mem[1] = {1};
   int32_t key[1] = {0}, m[1];
@@ -261,7 +261,7 @@ static void one_kind(void) {
   shd_exp_t x[N];
   int64_t mem[N];
   int32_t key[N] = {0};
-  const double coef[SHD_C_N] = {1e-6, 1e-5, 1e-8, 1e-3, 1e-7, 0.05};
+  const double coef[SHD_C_N] = {1e-6, 1e-5, 1e-8, 1e-3, 1e-7, 0.05, 1};
   for (int i = 0; i < N; i++) {
     f[i] = feat(1e4 + 1e6 * u01(), 100 + 1e4 * u01(), 10 + 100 * u01(), 1e3);
     mem[i] = (int64_t)(1e6 + 1e8 * u01());
@@ -326,11 +326,64 @@ static void own_estimate(void) {
   CHECK(shd_own_estimate(10, ends, 4, 0, 3) == 10);
 }
 
+/* The device's throughput apart from its resident slots: records made on
+ * 264 slots of which the device keeps 62 at full speed (contention 264 / 62;
+ * the prior says 1), half of them many small experiments (528: the throughput
+ * bounds them), half a few (1 to 9: their longest member does). */
+static void throughput(void) {
+  const double want = 264.0 / 62;
+  double truth[SHD_C_N], coef[SHD_C_N];
+  memcpy(truth, prior, sizeof truth);
+  truth[SHD_C_CONTENTION] = want;
+  /* By hand: 528 alike of 1 s each on a slot (0.8 + 0.1 + 0.1), serial 0.01 s
+   * each, take 528 x 1 x (264 / 62) / 264 = 8.516 s + 5.28 + 0.1 (264 slots at
+   * full speed: 2 s); 64 of them, 64 / 62 = 1.032 s: more than their longest. */
+  shd_feat_t one = feat(8e5, 1e4, 1e3, 0);
+  shd_rec_t r = {.n = 528, .slots = 264, .weight = 1, .top = {one, one}};
+  for (int i = 0; i < 528; i++)
+    add(&r.sum, &one);
+  CHECK(fabs(shd_cost_batch(truth, &r) - (2 * want + 5.28 + 0.1)) < 1e-9);
+  CHECK(fabs(shd_cost_batch(prior, &r) - (2 + 5.28 + 0.1)) < 1e-9);
+  r = (shd_rec_t){.n = 64, .slots = 264, .weight = 1, .top = {one, one}};
+  for (int i = 0; i < 64; i++)
+    add(&r.sum, &one);
+  CHECK(fabs(shd_cost_batch(truth, &r) - (64.0 / 62 + 0.64 + 0.1)) < 1e-9);
+  /* The fit finds the throughput that made the records: 62 experiments at
+   * full speed, from a prior of 264. */
+  shd_rec_t train[40], test[20];
+  for (int i = 0; i < 40; i++)
+    train[i] = batch(truth, i % 2 ? 528 : 1 + (int32_t)(9 * u01()), 264);
+  for (int i = 0; i < 20; i++)
+    test[i] = batch(truth, i % 2 ? 100 + (int32_t)(900 * u01()) : 1 + (int32_t)(9 * u01()), 264);
+  CHECK(worst(prior, test, 20) > 0.3);
+  shd_fit_t fi;
+  CHECK(shd_fit(prior, train, 40, coef, &fi) == 0);
+  CHECK(fabs(264 / coef[SHD_C_CONTENTION] / 62 - 1) < 0.01);
+  CHECK(fabs(fi.scale - 1) < 0.01); /* the coefficients in seconds stay */
+  CHECK(worst(coef, test, 20) < 0.01);
+  /* The plan: 64 alike of 18 s on 264 slots ride in one batch (cut at the
+   * throughput, 62 + 2, they took 29.1 s on an H200 where one batch took
+   * 17.8 s), 18 x 64 / 62 s; 600 of 1 s in whole waves of 264. */
+  shd_exp_t x[600];
+  for (int i = 0; i < 600; i++)
+    x[i] = (shd_exp_t){.cost = i < 64 ? 18 : 1, .mem = 1};
+  shd_desc_t d = {.mem_budget = GIB, .parallel = 264, .contention = want};
+  shd_plan_t p;
+  CHECK(shd_plan(&d, x, 64, &p, NULL, 0) == 0);
+  CHECK(p.n_batches == 1 && fabs(p.batches[0].cost - 18 * 64 / 62.0) < 1e-9);
+  shd_plan_free(&p);
+  CHECK(shd_plan(&d, x + 64, 536, &p, NULL, 0) == 0);
+  CHECK(p.n_batches == 3 && p.batches[0].n == 264 && p.batches[1].n == 264);
+  CHECK(fabs(p.batches[0].cost - want) < 1e-9 && fabs(p.batches[2].cost - 1) < 1e-9);
+  shd_plan_free(&p);
+}
+
 int main(void) {
   member_ends();
   own_estimate();
   batch_by_hand();
   fits();
+  throughput();
   sched();
   largest_where_fastest();
   one_kind();
