@@ -110,22 +110,13 @@ int drv_env_local_rank(void) {
   return -1;
 }
 
-/* "cpu:MODEL NAME" of /proc/cpuinfo, else "cpu". */
 static void cpu_name(char *buf, size_t len) {
   FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[512];
-  snprintf(buf, len, "cpu");
-  while (f && fgets(line, sizeof line, f))
-    if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-      const char *m = strchr(line, ':') + 1;
-      m += strspn(m, " \t");
-      int n = (int)strcspn(m, "\n");
-      while (n > 0 && m[n - 1] == ' ')
-        n--;
-      if (n > 0) snprintf(buf, len, "cpu:%.*s", n, m);
-      break;
-    }
+  char text[16384];
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  text[n] = '\0';
   if (f) fclose(f);
+  drv_cpu_name(n ? text : NULL, buf, len);
 }
 
 int drv_workers_parse(const char *spec, int *backend, int *threads, int *n) {

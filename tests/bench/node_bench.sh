@@ -236,6 +236,12 @@ split() {
 {
   echo "# Node benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo "${BENCH_COMMIT:-?}"), $(nproc) cores$([ $gpu = 1 ] && echo ", $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"))"
   echo
+  # The cost model's keys of this node's workers (a CPU's: its model name,
+  # CPUID family and model; jobs/presets/batching.json can name them).
+  grep -ho "kind of worker [0-9]*: [^,]*, family [0-9]* model [0-9]*\|kind of worker [0-9]*: cuda[^,]*" \
+    "$out"/*/logs/*.log "$out"/*/*/logs/*.log 2> /dev/null | sed 's/kind of worker [0-9]*: //' |
+    sort -u | sed 's/^/Worker: /' || true
+  echo
   echo "| run | batches | estimate at start (s) | after 10% of batches (s) | measured (s) | start / measured | 10% / measured | wall (s) | longest silence on stderr (s) |"
   echo "|---|---|---|---|---|---|---|---|---|"
   while read -r name e0 e10 m w s nb; do
