@@ -18,10 +18,13 @@
 #           batches
 #   nodes   4 ranks as 2 nodes of 2 (--ranks-per-node 2): the reference's
 #           results, each rank's node and place in its log, a core each
-#   costs   the costs file: one record per batch measured, the next run plans
-#           with them (and adds its own), a file that does not read is named,
+#   costs   the costs file: one record per batch measured, the fitted
+#           coefficients (the contention too) beside them under the CPU's
+#           name with its CPUID family and model, the next run plans with
+#           them (and adds its own), a file that does not read is named,
 #           left as it was and not used; --costs none writes nothing; a
-#           folder is refused before any work
+#           folder is refused before any work; a preset's contention
+#           printed by plan, one of 0 refused
 #   inside  progress from inside a batch: one batch of the 32 grid
 #           experiments on one thread (presets where a batch costs 1000 s);
 #           progress.json shows some ended before it does, and so does a
@@ -204,6 +207,14 @@ d = json.load(open("costs/c.json"))
 assert d["runs"] == int(sys.argv[2]) and name.endswith("|network/packet"), (d["runs"], name)
 assert len(m["records"]) == int(sys.argv[1]), (len(m["records"]), sys.argv[1])
 assert all(r[0] == d["runs"] and r[3] > 0 for r in m["records"])
+# The fitted coefficients beside them: the seconds and the contention.
+want = ["hops", "windows", "node_windows", "exp", "rows", "batch", "contention"]
+assert sorted(m["fitted"]) == sorted(want) and all(m["fitted"][k] > 0 for k in want), m["fitted"]
+# The CPU's name: its model name with the CPUID family and model (drv_cpu.c).
+info = open("/proc/cpuinfo").read().split("\n\n")[0]
+if "cpu family" in info:
+    fam = [l.split(":")[1].strip() for l in info.split("\n") if l.startswith("cpu family")][0]
+    assert name.startswith("cpu:") and f", family {fam} model " in name, name
 print(name, len(m["records"]), "records")
 PY
   "$mv" plan grid.json --costs costs/c.json --run-dir none > plan.out
@@ -223,6 +234,19 @@ assert d['runs'] == 2 and len(m['records']) == $batches + $more, (d['runs'], len
   same c1/results.nc c3/results.nc
   MULTIVERSE_COSTS=costs/env.json mvrun 1 "$mv" grid.json --run-dir c3 --force --costs none > c3.out
   [ ! -e costs/env.json ] || fail "--costs none wrote a costs file"
+  # The contention from the presets: printed by plan apart from the seconds;
+  # one that is not a number > 0 refused, the file and member named.
+  rm -rf presets-c && cp -r "$src/jobs/presets" presets-c
+  contention() {
+    $PY -c "import json; p = 'presets-c/batching.json'; d = json.load(open(p))
+d['workers']['cpu']['contention'] = $1; json.dump(d, open(p, 'w'))"
+    MULTIVERSE_PRESETS=$work/presets-c "$mv" plan grid.json --run-dir none --costs none > c5.out 2> c5.err
+  }
+  contention 2.5 || fail "$(cat c5.out c5.err)"
+  grep -q "|network/packet: hops .* batch .* s, contention 2.5 (the presets')$" c5.out || fail "$(cat c5.out)"
+  if contention 0; then fail "a contention of 0 was taken"; fi
+  grep -qx "multiverse plan: $work/presets-c/batching.json: workers.cpu.contention: expected a number > 0" c5.err ||
+    fail "$(cat c5.err)"
   # A path that cannot be a costs file: refused before any work (the output
   # rule; and the name of a .json file).
   mkdir -p costs/dir.json
