@@ -25,6 +25,7 @@ static const char *const launch_words[] = {"experiment", "persistent", "systems"
 static const char *const block_words[] = {"128", "256", "512", NULL};
 static const char *const lane_words[] = {"1", "2", "4", "8", "16", "32", NULL};
 static const char *const cluster_words[] = {"1", "2", "4", "8", NULL};
+static const char *const ring_words[] = {"auto", "compact", "worst", NULL};
 
 static const env_var_t env_vars[] = {
     {"MULTIVERSE_PROGRESS", 0, 1, NULL, "0 or 1"},
@@ -41,6 +42,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_CLUSTER", 0, -1, cluster_words, "1, 2, 4 or 8"},
     {"MULTIVERSE_CUDA_BYTES", 1, 1LL << 62, NULL, "bytes, an integer from 1 to 2^62"},
+    {"MULTIVERSE_RINGS", 0, -1, ring_words, "auto, compact or worst"},
     {"MULTIVERSE_WORLD_ROWS", 1, 1073741823, NULL, "rows, an integer from 1 to 1073741823"},
     {"SOURCE_DATE_EPOCH", 0, 253402300799LL, NULL,
      "seconds since 1970, an integer from 0 to 253402300799 (year 9999)"},

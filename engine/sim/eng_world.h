@@ -327,10 +327,11 @@ typedef struct eng_world_desc_t {
   const eng_exp_desc_t *exps; /* valid (eng_exp_validate); what they point to
                                * must outlive the world */
   /* 1: size every link's ring for back-to-back minimum-size packets, so it can
-   * never overflow. 0 (default): for MTU packets with room to spare (docs/
-   * engine.md); an experiment whose compact ring overflows is run again with
-   * worst-case rings by eng_world_run (same results: a ring's size changes
-   * nothing but whether it overflows). */
+   * never overflow. 0 (default): each experiment as MULTIVERSE_RINGS says
+   * (auto: worst-case where they add at most half to its bytes, else for MTU
+   * packets with room to spare: docs/engine.md); an experiment whose compact
+   * ring overflows is run again with worst-case rings by eng_world_run (same
+   * results: a ring's size changes nothing but whether it overflows). */
   int32_t worst_rings;
 } eng_world_desc_t;
 

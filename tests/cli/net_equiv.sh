@@ -125,8 +125,12 @@ for b in a b c d e; do
         --backend cuda -o php-$b > /dev/null
       MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o phw-$b > /dev/null
+      # Compact rings (an overflow runs again after the batch) and worst-case
+      # rings for every experiment (MULTIVERSE_RINGS; auto picks per experiment).
+      MULTIVERSE_RINGS=compact "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rc-$b > /dev/null
+      MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.

@@ -2,7 +2,13 @@
  * packets on one link within a window, more than a ring sized for MTU packets
  * holds. The overflow is detected, the experiment runs again with worst-case
  * rings, and the result equals the reference simulator and a run with large
- * rings given up front, to the picosecond. */
+ * rings given up front, to the picosecond. MULTIVERSE_RINGS=compact forces
+ * that path; worst (and auto, the default, where worst-case rings add at most
+ * half to the experiment's bytes: here with a 2 GB switch buffer) builds
+ * worst-case rings at once: no second run, the same picoseconds. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
 #include "mvsim.h"
 #include "mvtest.h"
 #include "ref/ref.h"
@@ -10,7 +16,40 @@
 
 #define N 200
 
+static int64_t rows_bytes(const eng_exp_desc_t *x, int64_t *ring) {
+  int64_t rows[ENG_T_COUNT], bytes = 0;
+  if (eng_world_rows(x, 0, rows)) return -1;
+  for (int t = 0; t < ENG_T_COUNT; t++)
+    bytes += rows[t] * eng_world_row_bytes(t);
+  *ring = rows[ENG_T_ring];
+  return bytes;
+}
+
+/* Runs experiment x alone under MULTIVERSE_RINGS=mode (NULL: unset); its
+ * second runs in *parts; 0 when its tasks end as the reference's. */
+static int run_mode(const char *mode, const eng_exp_desc_t *x, const ref_result_t *rr,
+                    int32_t *parts) {
+  if (mode)
+    setenv("MULTIVERSE_RINGS", mode, 1);
+  else
+    unsetenv("MULTIVERSE_RINGS");
+  eng_world_desc_t d = {.n_exps = 1, .exps = x};
+  eng_world_t *w = NULL;
+  char err[256];
+  if (eng_world_create(&d, &w, err, sizeof err) || eng_world_run(w, ENG_BACKEND_CPU, err, sizeof err))
+    return -1;
+  eng_result_t r;
+  eng_world_result(w, 0, &r);
+  int bad = r.status != ENG_OK || r.packet_hops != rr->packet_hops;
+  for (int i = 0; i < N; i++)
+    bad |= eng_task_end(w, 0, i) != rr->end_ps[i];
+  *parts = w->n_parts;
+  eng_world_destroy(w);
+  return bad;
+}
+
 int main(void) {
+  setenv("MULTIVERSE_RINGS", "compact", 1);
   topo_t t = mvsim_star(N + 1, 100000000000LL, 1000000); /* host N receives */
   trf_flow_t f[N];
   for (int i = 0; i < N; i++)
@@ -40,8 +79,38 @@ int main(void) {
     for (int i = 0; i < N; i++)
       CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
   }
-  ref_result_free(&rr);
   eng_world_destroy(w);
+
+  /* The ring kind by MULTIVERSE_RINGS: on this star the rings are most of
+   * the bytes (worst-case 3.2 times the compact world's), so auto keeps
+   * compact rings; with a switch buffer of 2 GB (its descriptor pool) they
+   * add less than half, and auto takes worst-case rings. */
+  for (int roomy = 0; roomy < 2; roomy++) {
+    eng_params_t q = p;
+    if (roomy) q.buffer = 2LL << 30;
+    eng_exp_desc_t x = ex[0];
+    x.params = &q;
+    int64_t ring_c = 0, ring_w = 0, ring_a = 0;
+    setenv("MULTIVERSE_RINGS", "compact", 1);
+    int64_t bc = rows_bytes(&x, &ring_c);
+    setenv("MULTIVERSE_RINGS", "worst", 1);
+    int64_t bw = rows_bytes(&x, &ring_w);
+    unsetenv("MULTIVERSE_RINGS");
+    int64_t ba = rows_bytes(&x, &ring_a);
+    printf("buffer %lld: ring rows compact %lld (world %lld bytes), worst %lld (%lld bytes), auto %lld\n",
+           (long long)q.buffer, (long long)ring_c, (long long)bc, (long long)ring_w, (long long)bw,
+           (long long)ring_a);
+    CHECK_EQ_I64(ring_c, 402 * 128); /* 201 links, both directions */
+    CHECK(ring_w > ring_c && bw > bc);
+    CHECK_EQ_I64(ring_a, roomy ? ring_w : ring_c);
+    CHECK_EQ_I64(ba, roomy ? bw : bc);
+    CHECK(roomy ? bw <= bc / 2 * 3 : bw > bc / 2 * 3);
+    int32_t parts = -1;
+    CHECK(run_mode("compact", &x, &rr, &parts) == 0 && parts == 1);
+    CHECK(run_mode("worst", &x, &rr, &parts) == 0 && parts == 0);
+    CHECK(run_mode(NULL, &x, &rr, &parts) == 0 && parts == (roomy ? 0 : 1));
+  }
+  ref_result_free(&rr);
   tg_free(&g);
   topo_free(&t);
   return mvtest_end();
