@@ -58,7 +58,7 @@ void drv_exp_build(const drv_kind_t *kind, void *k, const char *canon, uint64_t 
 void drv_exp_size(drv_exp_t *x, int64_t *mem) {
   *mem = 0;
   if (x->status != ANA_OK) return;
-  if (!x->validated &&
+  if (!x->desc.validated &&
       eng_exp_check(&x->desc, x->message, sizeof x->message, &x->bytes, &x->size)) {
     x->status = ANA_INVALID;
     return;

@@ -37,7 +37,9 @@ typedef struct drv_exp_t {
   shd_feat_t feat; /* what the cost model reads (drv_exp_features), with `mem` */
   ana_status_t status;
   char message[1024];
-  int validated;         /* the kind's build ran eng_exp_check on desc as it is: not again */
+  /* desc.validated: the kind's build ran eng_exp_check on desc as it is (the
+   * plan and the worker's batch do not again; a sink's prepare that changes
+   * desc clears it). */
   int64_t bytes;         /* validated, or sized: the memory that check counted */
   eng_graph_size_t size; /* validated, or sized: its task graph's (eng_exp_check) */
   void *own;             /* the kind's */

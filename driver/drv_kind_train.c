@@ -121,7 +121,7 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
     xo->status = ANA_INVALID;
   } else {
     xo->desc = trn_exp_desc(x);
-    xo->validated = 1; /* trn_exp_build's last step */
+    xo->desc.validated = 1; /* trn_exp_build's last step */
     xo->bytes = x->world_bytes;
     xo->size = x->size;
     xo->status = ANA_OK;

@@ -254,7 +254,10 @@ typedef struct net_t {
 
 static void net_prepare(void *ctx, int64_t index, drv_exp_t *x) {
   net_t *n = ctx;
-  if (n->trace.every && index == n->trace_first) x->desc.trace = &n->trace;
+  if (n->trace.every && index == n->trace_first) {
+    x->desc.trace = &n->trace;
+    x->desc.validated = 0; /* the batch checks the trace */
+  }
 }
 
 static int net_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen) {

@@ -52,7 +52,7 @@ int drv_sink_copy(const char *cmd, const char *dir, uint64_t id, const char *ext
 typedef struct drv_sink_t {
   void *ctx;
   /* Before a batch is made: what an experiment's run needs besides its spec
-   * (a trace selection). */
+   * (a trace selection); one that changes x->desc clears x->desc.validated. */
   void (*prepare)(void *ctx, int64_t index, drv_exp_t *x);
   /* 0, or -1 with a message: the run stops as when a shard cannot be written. */
   int (*write)(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen);

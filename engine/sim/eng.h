@@ -67,6 +67,9 @@ typedef struct eng_exp_desc_t {
   const eng_params_t *params;
   uint64_t seed;                 /* of its random numbers: the experiment id */
   const eng_trace_desc_t *trace; /* NULL: no time series */
+  /* 1: the caller's eng_exp_check (or eng_exp_validate) accepted it as it is:
+   * eng_batch_create and eng_batch_memory do not check it again. */
+  int32_t validated;
 } eng_exp_desc_t;
 
 typedef struct eng_batch_desc_t {
@@ -165,8 +168,9 @@ int64_t eng_batch_memory(const eng_batch_desc_t *d);
 
 typedef struct eng_batch_t eng_batch_t;
 
-/* Builds a batch: each experiment is validated, an invalid one becomes an
- * ENG_INVALID result and the others are built, in one world or, where one
+/* Builds a batch: each experiment is validated (unless its `validated` says
+ * it was), an invalid one becomes an ENG_INVALID result and the others are
+ * built, in one world or, where one
  * would have more rows in a table than a world addresses (2^30, or
  * MULTIVERSE_WORLD_ROWS if set and smaller), in several run one after the
  * other. 0, or an eng_err_t with a message (*out NULL). */

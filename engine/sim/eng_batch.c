@@ -187,7 +187,7 @@ static eng_exp_desc_t *batch_valid(const eng_batch_desc_t *d, int32_t *widx, cha
     char why[1024];
     widx[e] = -1;
     if (fidx) fidx[e] = -1;
-    if (eng_exp_validate(&d->exps[e], why, sizeof why) == 0) {
+    if (d->exps[e].validated || eng_exp_validate(&d->exps[e], why, sizeof why) == 0) {
       if (d->exps[e].params->model == ENG_MODEL_FLOW) {
         if (flow) flow[*nf] = d->exps[e];
         if (fidx) fidx[e] = *nf;

@@ -59,9 +59,10 @@ int main(void) {
   int32_t bad_flow = 1;
   eng_trace_desc_t bad_trace = {10 * US, 100, 1, &bad_flow, 0, NULL};
   eng_exp_desc_t ex[] = {
-      {&t, &ok, &p, 11, NULL},     {&t, &ok, &ring3, 12, NULL}, {&t, &huge, &tiny, 13, NULL},
-      {&t, &cyc, &p, 14, NULL},    {&t, &noport, &p, 15, NULL}, {&t, &dep, &p, 16, &bad_trace},
-      {&t, &two, &hpcc, 17, NULL}, {&t, &dep, &p, 18, NULL},
+      {&t, &ok, &p, 11, NULL, 0},      {&t, &ok, &ring3, 12, NULL, 0},
+      {&t, &huge, &tiny, 13, NULL, 0}, {&t, &cyc, &p, 14, NULL, 0},
+      {&t, &noport, &p, 15, NULL, 0},  {&t, &dep, &p, 16, &bad_trace, 0},
+      {&t, &two, &hpcc, 17, NULL, 0},  {&t, &dep, &p, 18, NULL, 0},
   };
   const char *why[] = {
       NULL,
