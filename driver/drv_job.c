@@ -208,6 +208,21 @@ static int job_identify(drv_job_t *j, int64_t from, job_sweep_errs_t *errs) {
       snprintf(err, sizeof err, JOB_WHERE ".kind: \"%s\" in a job of \"%s\" experiments", name,
                j->kind->name);
       rc = -1;
+    } else if (j->described) {
+      drv_exp_t d;
+      int64_t mem;
+      char where[4200];
+      drv_exp_where(where, sizeof where, j->path, j->count, i);
+      rc = drv_exp_canon_describe(j->kind, j->k, x, JOB_WHERE, &j->canon[i], &j->id[i], err,
+                                  sizeof err, where, &d, &mem);
+      if (rc == 0)
+        j->described[i] =
+            (drv_described_t){.feat = d.feat,
+                              .mem = mem,
+                              .model = d.model,
+                              .status = d.status,
+                              .message = d.status == ANA_OK ? NULL : strdup(d.message)};
+      if (rc == 0 && d.status != ANA_OK && !j->described[i].message) abort();
     } else {
       rc = j->kind->canon(j->k, x, JOB_WHERE, &j->canon[i], &j->id[i], err, sizeof err);
     }
@@ -234,10 +249,7 @@ static void base_problems(const char *path, const char *presets, job_sweep_errs_
     return;
   }
   char *dir = job_dir(path), err[4096], *canon = NULL;
-  const drv_kind_t *kind =
-      json_is_object(base)
-          ? drv_kind_find(job_sweep_kind_name(base))
-          : NULL;
+  const drv_kind_t *kind = json_is_object(base) ? drv_kind_find(job_sweep_kind_name(base)) : NULL;
   void *k = kind && dir ? kind->open(&(drv_kind_opts_t){.base_dir = dir, .presets = presets}, err,
                                      sizeof err)
                         : NULL;
@@ -285,6 +297,9 @@ int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, 
   j->first = calloc(n, sizeof *j->first);
   j->broken = calloc(n, sizeof *j->broken);
   if (!j->id || !j->canon || !j->first || !j->broken) abort();
+  if (ko->describe && drv_kind_canon_describes(j->kind) &&
+      !(j->described = calloc(n, sizeof *j->described)))
+    abort();
   if (job_identify(j, 0, errs)) return -1;
   if (job_dedupe(j)) abort();
   return drv_refine_check(j, errs);
@@ -299,9 +314,11 @@ int drv_job_grow(drv_job_t *j, job_sweep_errs_t *errs) {
   j->first = realloc(j->first, n * sizeof *j->first);
   j->broken = realloc(j->broken, n * sizeof *j->broken);
   if (!j->id || !j->canon || !j->first || !j->broken) abort();
+  if (j->described && !(j->described = realloc(j->described, n * sizeof *j->described))) abort();
   for (int64_t i = from; i < j->count; i++) {
     j->id[i] = 0;
     j->canon[i] = j->broken[i] = NULL;
+    if (j->described) memset(&j->described[i], 0, sizeof j->described[i]);
   }
   if (job_identify(j, from, errs)) return -1;
   if (job_dedupe(j)) abort();
@@ -312,7 +329,9 @@ void drv_job_free(drv_job_t *j) {
   for (int64_t i = 0; i < j->count; i++) {
     if (j->canon) free(j->canon[i]);
     if (j->broken) free(j->broken[i]);
+    if (j->described) free(j->described[i].message);
   }
+  free(j->described);
   free(j->id);
   free(j->canon);
   free(j->first);

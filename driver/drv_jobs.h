@@ -38,6 +38,16 @@ void drv_topo_release(void *p);
 
 /* ---- the expanded job (drv_job.c) ---- */
 
+/* What the plan reads of an experiment (drv_exp_describe's), where its kind
+ * described it as it identified it (drv_kind_t.canon_describe). */
+typedef struct drv_described_t {
+  shd_feat_t feat;
+  int64_t mem;
+  const char *model;
+  char *message; /* status not ANA_OK: why (malloc'd) */
+  ana_status_t status;
+} drv_described_t;
+
 typedef struct drv_job_t {
   char *path; /* as given */
   char *dir;  /* the job file's folder, absolute */
@@ -50,6 +60,10 @@ typedef struct drv_job_t {
   int64_t *first;   /* (count) the first experiment with the same id */
   char **broken;    /* (count) why a file it names cannot be read (a failed row), or NULL */
   int64_t distinct; /* experiments that are the first of their id */
+  /* (count) where opened with drv_kind_opts_t.describe and the plan takes its
+   * kind's canon_describe (drv_kind_canon_describes); else NULL. Set where
+   * canon is, and broken is not. */
+  drv_described_t *described;
 } drv_job_t;
 
 /* Reads, validates and expands the job file, and identifies every experiment
@@ -58,7 +72,8 @@ typedef struct drv_job_t {
 int drv_job_load(const char *path, const char *presets, drv_job_t *j, job_sweep_errs_t *errs);
 /* The same for a job a command made (its text; `path` names it in messages);
  * text NULL: the file. ko: what its kind reads (base_dir, the folder its
- * relative paths start from; NULL: the job file's, absolute). */
+ * relative paths start from; NULL: the job file's, absolute) and whether the
+ * job is to be planned (describe). */
 int drv_job_open(const char *path, const char *text, const drv_kind_opts_t *ko, drv_job_t *j,
                  job_sweep_errs_t *errs);
 void drv_job_free(drv_job_t *j);

@@ -112,10 +112,31 @@ void drv_exp_seen(const eng_exp_desc_t *d, const drv_seen_t *seen, const char *p
   x->feat = seen->feat;
 }
 
+/* MULTIVERSE_PLAN_BUILD=1: the plan builds every experiment (checked when
+ * the program starts). */
+static int plan_builds(void) {
+  const char *build = getenv("MULTIVERSE_PLAN_BUILD");
+  return build && strcmp(build, "1") == 0;
+}
+
+int drv_kind_canon_describes(const drv_kind_t *kind) {
+  return kind->canon_describe && !plan_builds();
+}
+
+int drv_exp_canon_describe(const drv_kind_t *kind, void *k, const json_t *exp, const char *where,
+                           char **canon, uint64_t *id, char *err, size_t errlen, const char *dwhere,
+                           drv_exp_t *x, int64_t *mem) {
+  memset(x, 0, sizeof *x);
+  *mem = 0;
+  pthread_mutex_lock(&kind_lock);
+  int rc = kind->canon_describe(k, exp, where, canon, id, err, errlen, dwhere, x, mem);
+  pthread_mutex_unlock(&kind_lock);
+  return rc;
+}
+
 void drv_exp_describe(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                       const char *where, drv_exp_t *x, int64_t *mem) {
-  const char *build = getenv("MULTIVERSE_PLAN_BUILD"); /* checked when the program starts */
-  if (kind->describe && !(build && strcmp(build, "1") == 0)) {
+  if (kind->describe && !plan_builds()) {
     memset(x, 0, sizeof *x);
     pthread_mutex_lock(&kind_lock);
     kind->describe(k, canon, id, where, x, mem);

@@ -22,6 +22,9 @@ typedef struct drv_kind_opts_t {
   const char *base_dir;    /* the job file's folder: relative paths start there */
   const char *presets;     /* the network presets file; NULL: the default */
   const char *calibration; /* intra-server curves over the presets' (NULL: none) */
+  /* drv_job_open: 1 when the job is opened to be planned (a kind with
+   * canon_describe then describes each experiment as it identifies it). */
+  int describe;
 } drv_kind_opts_t;
 
 /* One experiment, built for the engine (status ANA_OK) or not runnable
@@ -69,6 +72,12 @@ typedef struct drv_kind_t {
    * them (tests/cli/plan_describe.sh); x holds nothing to release. */
   void (*describe)(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *x,
                    int64_t *mem);
+  /* canon, and where it gives 0, what describe gives of the experiment (as
+   * the kind's describe of that canonical text under `dwhere` would: x and
+   * *mem), from one reading of it (optional: NULL, the plan describes the
+   * canonical text). x holds nothing to release. */
+  int (*canon_describe)(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                        char *err, size_t errlen, const char *dwhere, drv_exp_t *x, int64_t *mem);
   /* Results of experiment e of batch b (x ran as it): one value per column;
    * strings stay valid until release. */
   void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
@@ -139,6 +148,15 @@ void drv_exp_seen(const eng_exp_desc_t *d, const drv_seen_t *seen, const char *p
  * against). x holds nothing to release. */
 void drv_exp_describe(const drv_kind_t *kind, void *k, const char *canon, uint64_t id,
                       const char *where, drv_exp_t *x, int64_t *mem);
+
+/* Whether the plan takes what the kind's canon_describe gives (it has one,
+ * and MULTIVERSE_PLAN_BUILD is not 1). */
+int drv_kind_canon_describes(const drv_kind_t *kind);
+/* The kind's canon_describe (x zeroed first; one build or describe of the
+ * kind at a time, as drv_exp_describe). */
+int drv_exp_canon_describe(const drv_kind_t *kind, void *k, const json_t *exp, const char *where,
+                           char **canon, uint64_t *id, char *err, size_t errlen, const char *dwhere,
+                           drv_exp_t *x, int64_t *mem);
 
 /* Releases what drv_exp_build made (through the kind; a rank's workers may
  * build and release on several threads at once). */

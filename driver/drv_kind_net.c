@@ -145,29 +145,37 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
   }
 }
 
-static int net_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
-                     char *err, size_t errlen) {
-  net_t *n = k;
-  job_exp_t x;
+/* The canonical text and id of an experiment; x, parsed, is kept (job_exp_free)
+ * when it gives 0. canon's return. */
+static int net_ident(net_t *n, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                     job_exp_t *x, char *err, size_t errlen) {
   json_t *obj = net_with_kind(exp);
   *canon = NULL;
   if (!obj) {
     snprintf(err, errlen, "%s: out of memory", where);
     return -1;
   }
-  int rc = job_exp_parse(&n->ps, obj, where, &x, err, errlen);
+  int rc = job_exp_parse(&n->ps, obj, where, x, err, errlen);
   if (rc) net_problems(n, obj, where, err, errlen);
   json_decref(obj);
   if (rc) return -1;
-  *canon = job_exp_canonical(&x);
+  *canon = job_exp_canonical(x);
   if (!*canon) {
     snprintf(err, errlen, "%s: out of memory", where);
     rc = -1;
-  } else if (job_exp_id_canon(&x, *canon, n->base_dir, n->digests, id, err, errlen)) {
+  } else if (job_exp_id_canon(x, *canon, n->base_dir, n->digests, id, err, errlen)) {
     *id = job_id_hash(*canon, NULL, 0);
     rc = 1;
   }
-  job_exp_free(&x);
+  if (rc) job_exp_free(x);
+  return rc;
+}
+
+static int net_canon(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
+                     char *err, size_t errlen) {
+  job_exp_t x;
+  int rc = net_ident(k, exp, where, canon, id, &x, err, errlen);
+  if (rc == 0) job_exp_free(&x);
   return rc;
 }
 
@@ -200,7 +208,31 @@ static net_work_t *net_work(net_t *n, const job_exp_t *x, const drv_topo_t *whic
   return w;
 }
 
-/* Builds the experiment (its flow file's work in *wo when it has one). */
+/* Builds experiment x (its flow file's work in *wo when it has one). */
+static void net_make_parsed(net_t *n, const job_exp_t *x, uint64_t id, drv_exp_t *xo,
+                            net_work_t **wo) {
+  xo->status = ANA_FAILED;
+  drv_topo_t *t = drv_topo_cached(n->topos, x->topology_file, x->topology, n->base_dir);
+  net_work_t *w = t && !t->error ? net_work(n, x, t, &t->t) : NULL;
+  drv_net_own_t *own = calloc(1, sizeof *own);
+  if (!t || (!t->error && !w) || !own) {
+    snprintf(xo->message, sizeof xo->message, "out of memory");
+    free(own);
+  } else if (t->error || w->error) {
+    snprintf(xo->message, sizeof xo->message, "%s", t->error ? t->error : w->error);
+    free(own);
+  } else {
+    *own = (drv_net_own_t){.params = x->params, .topo = &t->t, .tasks = &w->g, .graph = w->graph};
+    xo->own = own;
+    xo->desc = (eng_exp_desc_t){
+        .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
+    xo->status = ANA_OK;
+    if (wo) *wo = w;
+  }
+}
+
+/* Builds the experiment of a canonical text (its flow file's work in *wo when
+ * it has one). */
 static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo, net_work_t **wo) {
   job_exp_t x;
   char err[1024];
@@ -214,23 +246,7 @@ static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo, ne
     return;
   }
   json_decref(obj);
-  drv_topo_t *t = drv_topo_cached(n->topos, x.topology_file, x.topology, n->base_dir);
-  net_work_t *w = t && !t->error ? net_work(n, &x, t, &t->t) : NULL;
-  drv_net_own_t *own = calloc(1, sizeof *own);
-  if (!t || (!t->error && !w) || !own) {
-    snprintf(xo->message, sizeof xo->message, "out of memory");
-    free(own);
-  } else if (t->error || w->error) {
-    snprintf(xo->message, sizeof xo->message, "%s", t->error ? t->error : w->error);
-    free(own);
-  } else {
-    *own = (drv_net_own_t){.params = x.params, .topo = &t->t, .tasks = &w->g, .graph = w->graph};
-    xo->own = own;
-    xo->desc = (eng_exp_desc_t){
-        .topo = own->topo, .tasks = own->tasks, .params = &own->params, .seed = id};
-    xo->status = ANA_OK;
-    if (wo) *wo = w;
-  }
+  net_make_parsed(n, &x, id, xo, wo);
   job_exp_free(&x);
 }
 
@@ -245,18 +261,15 @@ static void net_release(void *k, drv_exp_t *x) {
   x->own = NULL;
 }
 
-/* The plan's describe step: the experiments of a sweep share their topology
- * and flow file (read once by the kind); one whose parameters give its graph
- * the checks and features an earlier one had (drv_seen_key) is sized from
- * that one's (drv_exp_seen), any other as it is built. */
-static void net_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
-                         int64_t *mem) {
-  (void)where;
-  net_work_t *w = NULL;
-  net_make(k, canon, id, xo, &w);
+/* The plan's describe step of a built experiment xo (status ANA_OK or not,
+ * work w): the experiments of a sweep share their topology and flow file
+ * (read once by the kind); one whose parameters give its graph the checks and
+ * features an earlier one had (drv_seen_key) is sized from that one's
+ * (drv_exp_seen), any other as it is built. Releases xo. */
+static void net_sized(net_t *n, net_work_t *w, drv_exp_t *xo, int64_t *mem) {
   if (xo->status != ANA_OK) {
     *mem = 0;
-    net_release(k, xo);
+    net_release(n, xo);
     return;
   }
   drv_net_own_t *own = xo->own;
@@ -279,8 +292,32 @@ static void net_describe(void *k, const char *canon, uint64_t id, const char *wh
       s->feat = xo->feat;
     }
   }
-  net_release(k, xo);
+  net_release(n, xo);
   memset(&xo->desc, 0, sizeof xo->desc);
+}
+
+static void net_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
+                         int64_t *mem) {
+  (void)where;
+  net_work_t *w = NULL;
+  net_make(k, canon, id, xo, &w);
+  net_sized(k, w, xo, mem);
+}
+
+/* canon and describe from one parse: the canonical text parses back to the
+ * same experiment (job_exp_canonical), so the parsed one is described. */
+static int net_canon_describe(void *k, const json_t *exp, const char *where, char **canon,
+                              uint64_t *id, char *err, size_t errlen, const char *dwhere,
+                              drv_exp_t *xo, int64_t *mem) {
+  job_exp_t x;
+  (void)dwhere;
+  int rc = net_ident(k, exp, where, canon, id, &x, err, errlen);
+  if (rc) return rc;
+  net_work_t *w = NULL;
+  net_make_parsed(k, &x, *id, xo, &w);
+  job_exp_free(&x);
+  net_sized(k, w, xo, mem);
+  return 0;
 }
 
 static const ana_col_t net_cols[] = {
@@ -304,5 +341,6 @@ const drv_kind_t drv_kind_network = {
     .build = net_build,
     .results = net_results,
     .describe = net_describe,
+    .canon_describe = net_canon_describe,
     .release = net_release,
 };

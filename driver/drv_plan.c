@@ -74,9 +74,18 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     }
     drv_exp_t x;
     int64_t mem;
-    char where[4200];
-    drv_exp_where(where, sizeof where, j->path, j->count, i);
-    drv_exp_describe(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
+    if (j->described) { /* described as it was identified */
+      const drv_described_t *d = &j->described[i];
+      x.status = d->status;
+      snprintf(x.message, sizeof x.message, "%s", d->message ? d->message : "");
+      x.feat = d->feat;
+      x.model = d->model;
+      mem = d->mem;
+    } else {
+      char where[4200];
+      drv_exp_where(where, sizeof where, j->path, j->count, i);
+      drv_exp_describe(j->kind, j->k, j->canon[i], j->id[i], where, &x, &mem);
+    }
     if (x.status != ANA_OK) {
       plan_row(p, i, x.status, x.message);
     } else if (mem > mem_budget) {

@@ -159,7 +159,8 @@ int drv_plan(int argc, char **argv) {
   drv_job_t j;
   job_sweep_errs_t errs = {0};
   char dir[4096], err[1024];
-  if (drv_job_load(o.job, o.presets, &j, &errs)) {
+  if (drv_job_open(o.job, NULL, &(drv_kind_opts_t){.presets = o.presets, .describe = 1}, &j,
+                   &errs)) {
     fputs(errs.text ? errs.text : "", stderr);
     fprintf(stderr, "multiverse plan: %d problem%s\n", errs.n, errs.n == 1 ? "" : "s");
     job_sweep_errs_free(&errs);

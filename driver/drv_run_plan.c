@@ -106,7 +106,10 @@ static int plan_rank0(drv_run_t *r, char *dir, size_t len) {
   const drv_pipe_t *p = r->pipe;
   job_sweep_errs_t errs = {0};
   char err[2048];
-  drv_kind_opts_t ko = {.base_dir = p->job_dir, .presets = r->o.presets, .calibration = r->o.calibration};
+  drv_kind_opts_t ko = {.base_dir = p->job_dir,
+                        .presets = r->o.presets,
+                        .calibration = r->o.calibration,
+                        .describe = 1};
   if (drv_job_open(r->o.job, p->job_text, &ko, &r->job, &errs)) {
     fputs(errs.text ? errs.text : "", stderr);
     fprintf(stderr, "multiverse %s: %d problem%s; nothing ran\n", p->cmd, errs.n,
