@@ -14,6 +14,32 @@
 #include "driver/drv_jobs.h"
 #include "jobs/job_coll.h"
 
+typedef struct kc_model_t {
+  coll_model_t m;
+  char *error;
+} kc_model_t;
+
+/* What a collective's task graph is made of besides its parameters' key
+ * (drv_seen_key): the topology and intra-server model (one of each per
+ * file or spec while the kind is open), the collective and the servers.
+ * Zeroed, then filled: keys compare with memcmp. */
+typedef struct kc_key_t {
+  const drv_topo_t *topo;
+  const kc_model_t *model;
+  uint64_t bytes, chunk_bytes;
+  int64_t sync;
+  double nic_gbps;
+  int32_t op, gpus, algo, channels, gpus_per_server, nics_per_server, servers, per;
+  char gpu[COLL_NAME_LEN];
+} kc_key_t;
+
+typedef struct kc_seen_t {
+  kc_key_t key;
+  drv_seen_t seen; /* its graph's size and features, under its parameters' key */
+} kc_seen_t;
+
+#define KC_SEEN 16 /* graphs kept: the oldest goes first */
+
 typedef struct kcoll_t {
   trn_presets_t tp;
   job_presets_t ps;
@@ -21,12 +47,9 @@ typedef struct kcoll_t {
   job_digests_t *digests;
   drv_map_t *topos;  /* topology key -> drv_topo_t */
   drv_map_t *models; /* calibration path ("" none) -> kc_model_t */
+  kc_seen_t seen[KC_SEEN];
+  int32_t n_seen, next_seen;
 } kcoll_t;
-
-typedef struct kc_model_t {
-  coll_model_t m;
-  char *error;
-} kc_model_t;
 
 static void model_release(void *p) {
   kc_model_t *m = p;
@@ -105,16 +128,14 @@ static kc_model_t *kc_model(kcoll_t *c, const char *calibration) {
   return m;
 }
 
-static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
-                     drv_exp_t *xo) {
+static void kc_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
   kcoll_t *c = k;
   char err[1024];
   json_error_t je;
   json_t *obj = json_loads(canon, 0, &je);
   drv_coll_own_t *own = calloc(1, sizeof *own);
   xo->status = ANA_FAILED;
-  if (!obj || !own ||
-      job_coll_parse(&c->tp, &c->ps, obj, where, &own->c, err, sizeof err)) {
+  if (!obj || !own || job_coll_parse(&c->tp, &c->ps, obj, where, &own->c, err, sizeof err)) {
     snprintf(xo->message, sizeof xo->message, "its canonical text does not parse: %.900s",
              obj && own ? err : je.text);
     json_decref(obj);
@@ -175,7 +196,8 @@ static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
   own->topo = &t->t;
   own->model = &m->m;
   xo->own = own;
-  xo->desc = (eng_exp_desc_t){.topo = own->topo, .tasks = &own->g, .params = &x->params, .seed = id};
+  xo->desc =
+      (eng_exp_desc_t){.topo = own->topo, .tasks = &own->g, .params = &x->params, .seed = id};
   xo->status = ANA_OK;
   return;
 fail:
@@ -197,6 +219,73 @@ static void kc_release(void *k, drv_exp_t *x) {
   x->own = NULL;
 }
 
+/* The plan's describe step: an experiment whose task graph an earlier one
+ * had (the same key, parameters' key too) is sized from what that one left
+ * (drv_exp_seen: its own parameter checks, link rings, row limit and
+ * memory); any other (and one of the flow level, or whose topology or model
+ * cannot be read) is built and sized, and a built one leaves its graph's
+ * size and features to the next of its key. */
+static void kc_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
+                        int64_t *mem) {
+  kcoll_t *c = k;
+  json_t *obj = json_loads(canon, 0, NULL);
+  job_coll_t *x = calloc(1, sizeof *x);
+  char err[1024];
+  int parsed = obj && x && job_coll_parse(&c->tp, &c->ps, obj, where, x, err, sizeof err) == 0;
+  json_decref(obj);
+  drv_topo_t *t =
+      parsed ? drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir) : NULL;
+  kc_model_t *m = parsed ? kc_model(c, x->calibration) : NULL;
+  int keyed = t && m && !t->error && !m->error && x->params.model == ENG_MODEL_PACKET;
+  kc_key_t key;
+  drv_seen_key_t pk;
+  const kc_seen_t *e = NULL;
+  if (keyed) {
+    memset(&key, 0, sizeof key);
+    key.topo = t; /* field by field: the padding stays zero */
+    key.model = m;
+    key.bytes = x->bytes;
+    key.chunk_bytes = x->chunk_bytes;
+    key.sync = x->params.sync;
+    key.nic_gbps = x->nic_gbps;
+    key.op = x->op;
+    key.gpus = x->gpus;
+    key.algo = x->algo;
+    key.channels = x->channels;
+    key.gpus_per_server = x->gpus_per_server;
+    key.nics_per_server = x->nics_per_server;
+    key.servers = x->servers;
+    key.per = x->per;
+    snprintf(key.gpu, sizeof key.gpu, "%s", x->gpu);
+    drv_seen_key(&x->params, &pk);
+    for (int32_t i = 0; i < c->n_seen && !e; i++)
+      if (memcmp(&c->seen[i].key, &key, sizeof key) == 0 &&
+          memcmp(&c->seen[i].seen.key, &pk, sizeof pk) == 0)
+        e = &c->seen[i];
+  }
+  if (e) {
+    eng_exp_desc_t d = {.topo = &t->t, .params = &x->params};
+    drv_exp_seen(&d, &e->seen, NULL, xo, mem); /* as drv_exp_size words it */
+  } else {
+    kc_build(c, canon, id, where, xo);
+    drv_exp_size(xo, mem);
+    if (keyed && xo->status == ANA_OK) {
+      kc_seen_t *n = &c->seen[c->next_seen];
+      c->n_seen += c->n_seen < KC_SEEN;
+      c->next_seen = (c->next_seen + 1) % KC_SEEN;
+      memset(n, 0, sizeof *n);
+      memcpy(&n->key, &key, sizeof key); /* padding too */
+      memcpy(&n->seen.key, &pk, sizeof pk);
+      n->seen.size = xo->size;
+      n->seen.feat = xo->feat;
+    }
+    kc_release(c, xo);
+    memset(&xo->desc, 0, sizeof xo->desc);
+  }
+  if (parsed) job_coll_free(x);
+  free(x);
+}
+
 static const ana_col_t kc_cols[] = {
 #define KC_COL(n, ty, u, ln) {.name = #n, .type = ty, .units = u, .long_name = ln},
     DRV_COLL_COLS(KC_COL)
@@ -216,6 +305,7 @@ const drv_kind_t drv_kind_collective = {
     .close = kc_close,
     .canon = kc_canon,
     .build = kc_build,
+    .describe = kc_describe,
     .results = kc_results,
     .release = kc_release,
 };

@@ -4,7 +4,9 @@
 # and cost features at full precision, the batches, the rows that cannot run)
 # is byte-identical with MULTIVERSE_PLAN_BUILD=1, which builds each one, for
 # jobs of every kind. The network sweeps share a flow file and topology (the
-# kind sizes its graph once per mtu, ack_every, classes and model). The
+# kind sizes its graph once per mtu, ack_every, classes and model); the
+# collective sweep's experiments share graphs (bytes, op and mtu make them;
+# cc and buffers do not), with invalid ones and a flow-level one. The
 # training sweep's experiments share task graphs (describe sizes the later
 # ones from the first: cc, buffers and the row limit change memory and
 # validity, not the graph) and differ in them (tp, link rate, mtu: new graphs
@@ -45,7 +47,13 @@ JSON
 cat > coll.json <<'JSON'
 {"base": {"kind": "collective", "collective": {"op": "allreduce", "bytes": 1048576, "gpus": 16},
           "cluster": {"gpu": "h200"}},
- "sweep": {"grid": {"collective.bytes": [1048576, 4194304], "collective.op": ["allreduce", "allgather"]}}}
+ "sweep": {"grid": {"collective.bytes": [1048576, 4194304], "collective.op": ["allreduce", "allgather"],
+                    "network.cc": ["dcqcn", "hpcc", "none"], "network.buffer_mb": [2, 32],
+                    "network.mtu": [1000, 4096]},
+           "include": [{"network.ecn_kmin_kb": 400, "network.ecn_kmax_kb": 300},
+                       {"network.model": "flow"},
+                       {"network.classes": true},
+                       {"network.classes": true, "network.cc": "hpcc"}]}}
 JSON
 
 # same JOB [ENV...]: the plan described and built, compared; the described one in JOB.txt.
@@ -66,6 +74,16 @@ same net.json
 same net.json MULTIVERSE_WORLD_ROWS=50000
 [ "$(grep -c 'too large for one world' net.json.txt)" = 8 ] || fail "net: 8 too large expected"
 same coll.json
+# 52 experiments: the collective's 8 graphs (bytes, op, mtu) each shared by 6
+# (cc, buffers); 3 invalid (ECN thresholds, and flows of no traffic class
+# twice), each with the engine's reason.
+grep -q '^coll.json: 52 experiments of kind collective, 52 distinct$' coll.json.txt || fail "coll: count"
+grep -q ': invalid: ecn_kmax_kb: must not be below ecn_kmin_kb$' coll.json.txt || fail "coll: ECN"
+[ "$(grep -c ': invalid: flow (task 16): priority 0 is not a traffic class' coll.json.txt)" = 2 ] ||
+  fail "coll: classes"
+# Under a row limit the 32 MB experiments of each graph do not fit, the 2 MB ones do.
+same coll.json MULTIVERSE_WORLD_ROWS=50000
+[ "$(grep -c 'too large for one world' coll.json.txt)" = 24 ] || fail "coll: 24 too large expected"
 same train.json
 # 54 experiments: 2 invalid (ECN thresholds, a micro-batch the batch does not divide).
 grep -q '^train.json: 54 experiments of kind training, 54 distinct$' train.json.txt || fail "train: count"
