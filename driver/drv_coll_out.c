@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "driver/drv_coll.h"
 
 int64_t drv_coll_time(const drv_coll_own_t *o, const eng_batch_t *b, int32_t e) {
@@ -34,13 +35,14 @@ void drv_coll_results(const drv_coll_own_t *o, const eng_batch_t *b, int32_t e, 
   eng_result_t r;
   eng_exp_result(b, e, &r);
   int64_t t = drv_coll_time(o, b, e);
-  double alg = t > 0 ? (double)o->c.bytes / ((double)t / 1e6) / 1e3 : 0;
-  v[DRV_COLL_time].d = t >= 0 ? (double)t * 1e-12 : 0;
+  double alg =
+      t > 0 ? (double)o->c.bytes / ((double)t / BASE_PS_PER_US) / BASE_NS_PER_US : 0; /* GB/s */
+  v[DRV_COLL_time].d = t >= 0 ? (double)t * BASE_S_PER_PS : 0;
   v[DRV_COLL_algbw].d = alg;
   v[DRV_COLL_busbw].d = alg * coll_busbw_factor((coll_kind_t)o->c.op, o->c.gpus);
   v[DRV_COLL_flows].i = coll_flows(&o->g);
   drv_counter_values(b, e, &v[DRV_COLL_drops]);
-  v[DRV_COLL_paused_time].d = (double)r.paused_ps * 1e-12;
+  v[DRV_COLL_paused_time].d = (double)r.paused_ps * BASE_S_PER_PS;
   v[DRV_COLL_windows].i = r.windows;
 }
 
@@ -117,7 +119,7 @@ static void print_json(const drv_coll_report_t *r, int64_t e, const json_t *s, c
   const drv_coll_args_t *a = r->a;
   uint64_t bytes = a->sizes[e % a->n_sizes];
   int64_t t = I("time_ps");
-  double us = (double)t / 1e6, alg = t > 0 ? (double)bytes / us / 1e3 : 0;
+  double us = (double)t / BASE_PS_PER_US, alg = t > 0 ? (double)bytes / us / BASE_NS_PER_US : 0;
   char id[17];
   snprintf(id, sizeof id, "%016" PRIx64, r->job->id[e]);
   json_t *o =
@@ -184,7 +186,7 @@ int drv_coll_print(const drv_coll_report_t *r) {
         printf("%15" PRIu64 " %12s %11s %11s  %-9s %s\n", bytes, "-", "-", "-", status,
                json_string_value(json_object_get(s, "reason")));
       } else {
-        double us = (double)t / 1e6, alg = (double)bytes / us / 1e3;
+        double us = (double)t / BASE_PS_PER_US, alg = (double)bytes / us / BASE_NS_PER_US;
         printf("%15" PRIu64 " %12.3f %11.2f %11.2f  %-9s %8lld %8lld %8lld %8lld\n", bytes, us,
                alg, alg * coll_busbw_factor(a->kind, a->gpus), "ok", (long long)I("drops"),
                (long long)I("pfc_pauses"), (long long)I("ecn_marks"), (long long)I("retransmits"));

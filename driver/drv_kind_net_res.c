@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/base_units.h"
 #include "driver/drv_kind_net.h"
 
 static int cmp_i64(const void *a, const void *b) {
@@ -20,8 +21,6 @@ static int cmp_f64(const void *a, const void *b) {
 static int32_t rank_of(int32_t n, int q) {
   return (int32_t)((q * (int64_t)n + 99) / 100 - 1);
 }
-
-#define PS 1e-12 /* s per ps */
 
 void drv_fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, drv_fct_stats_t *s) {
   const tg_t *g = o->tasks;
@@ -70,9 +69,9 @@ static void fct_stats(const drv_net_own_t *o, const eng_batch_t *b, int32_t e, a
   v[DRV_NET_flows].i = s.flows;
   v[DRV_NET_flows_done].i = s.done;
   v[DRV_NET_bytes].i = s.bytes;
-  v[DRV_NET_max_fct].d = s.done ? (double)s.max_fct * PS : NAN;
-  v[DRV_NET_p99_fct].d = s.done ? (double)s.p99_fct * PS : NAN;
-  v[DRV_NET_mean_fct].d = s.done ? s.mean_fct * PS : NAN;
+  v[DRV_NET_max_fct].d = s.done ? (double)s.max_fct * BASE_S_PER_PS : NAN;
+  v[DRV_NET_p99_fct].d = s.done ? (double)s.p99_fct * BASE_S_PER_PS : NAN;
+  v[DRV_NET_mean_fct].d = s.done ? s.mean_fct * BASE_S_PER_PS : NAN;
   v[DRV_NET_p50_slowdown].d = s.done ? s.p50_slow : NAN;
   v[DRV_NET_p99_slowdown].d = s.done ? s.p99_slow : NAN;
   v[DRV_NET_mean_slowdown].d = s.done ? s.mean_slow : NAN;
@@ -84,8 +83,9 @@ void drv_net_results(const drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_va
   eng_exp_result(b, e, &r);
   fct_stats(o, b, e, v);
   drv_counter_values(b, e, &v[DRV_NET_drops]);
-  v[DRV_NET_paused_time].d = (double)r.paused_ps * PS;
-  v[DRV_NET_sim_end].d = r.status == ENG_OK ? (double)r.end_ps * PS : NAN; /* the last task's end */
+  v[DRV_NET_paused_time].d = (double)r.paused_ps * BASE_S_PER_PS;
+  /* the last task's end */
+  v[DRV_NET_sim_end].d = r.status == ENG_OK ? (double)r.end_ps * BASE_S_PER_PS : NAN;
   v[DRV_NET_windows].i = r.windows;
   int64_t q = 0;
   double u = 0;

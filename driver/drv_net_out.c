@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "base/base_units.h"
 #include "driver/drv_net.h"
 
 /* ns-3 writes node id as the IPv4 address 11.0.x.y it gives that node. */
@@ -93,7 +94,7 @@ static void out_trace(const eng_batch_t *b, int32_t e, const eng_trace_desc_t *t
   fprintf(f, "\n");
   int32_t nser = 1 + 2 * tr->n_flows + tr->n_ports;
   for (int32_t k = 0; k < eng_trace_samples(b, e); k++) {
-    fprintf(f, "%.6f", eng_trace_value(b, e, k, 0) / 1e6);
+    fprintf(f, "%.6f", eng_trace_value(b, e, k, 0) / BASE_PS_PER_US);
     for (int32_t s = 1; s < nser; s++)
       fprintf(f, ",%.17g", eng_trace_value(b, e, k, s));
     fprintf(f, "\n");

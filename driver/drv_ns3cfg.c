@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base_units.h"
 #include "base/base_err.h"
 #include "base/base_file.h"
 #include "driver/drv.h"
@@ -218,8 +219,8 @@ static int cfg_map(const cfg_line_t *l, int64_t *gbps, double *val, int cap) {
     double r;
     /* 1 Gb/s to 1 Pb/s, the links' range */
     if (eng_num_real(l->v[1 + 2 * i], 1e9, 1e15, &r)) return -1;
-    gbps[i] = (int64_t)(r / 1e9);
-    if ((double)gbps[i] * 1e9 != r || gbps[i] < 1) return -1;
+    gbps[i] = (int64_t)(r / BASE_BPS_PER_GBPS);
+    if ((double)gbps[i] * BASE_BPS_PER_GBPS != r || gbps[i] < 1) return -1;
     if (eng_num_real(l->v[2 + 2 * i], 0, 1e15, &val[i])) return -1;
   }
   return (int)n;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/base_units.h"
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_run.h"
@@ -198,12 +199,12 @@ static void print_line(int64_t i, const json_t *s) {
            v[TRN_R_iteration_time_s], v[TRN_R_compute_s], v[TRN_R_exposed_tp_s],
            v[TRN_R_exposed_pp_s], v[TRN_R_exposed_dp_s], v[TRN_R_exposed_ep_s], v[TRN_R_bubble_s]);
     if (!json_is_true(json_object_get(s, "imported"))) /* no model: no memory, no MFU */
-      printf(" mem=%.2fGB tokens/s=%.6g mfu=%.1f%%", v[TRN_R_peak_memory_bytes] / 1e9,
+      printf(" mem=%.2fGB tokens/s=%.6g mfu=%.1f%%", v[TRN_R_peak_memory_bytes] / BASE_BYTES_PER_GB,
              v[TRN_R_tokens_per_s], 100 * v[TRN_R_mfu]);
     printf(" gpus=%.0f tasks=%.0f flows=%.0f hops=%.0f wall=%.3fs", v[TRN_R_gpus], v[TRN_R_tasks],
            v[TRN_R_flows], v[TRN_R_packet_hops], wall);
   } else if (strcmp(status, "oom") == 0) {
-    printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / 1e9, message);
+    printf(" mem=%.2fGB: %s", v[TRN_R_peak_memory_bytes] / BASE_BYTES_PER_GB, message);
   } else {
     fputs(": ", stdout); /* one problem per line, the later ones indented */
     for (const char *m = message ? message : ""; *m; m++)

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
+#include "base/base_units.h"
 #include "driver/drv_wake.h"
 
 int drv_wake_init(drv_wake_t *k) {
@@ -34,7 +35,7 @@ void drv_wake_signal(drv_wake_t *k) {
 void drv_wake_wait(drv_wake_t *k, double s) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
-  long long ns = (long long)t.tv_nsec + (long long)(s * 1e9);
+  long long ns = (long long)t.tv_nsec + (long long)(s * BASE_NS_PER_S);
   t.tv_sec += (time_t)(ns / 1000000000LL);
   t.tv_nsec = (long)(ns % 1000000000LL);
   pthread_mutex_lock(&k->mu);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "jobs/job_param_int.h"
 #include "jobs/job_train.h"
 #include "train/trn_et.h"
@@ -20,7 +21,7 @@ static const char *const wl_keys[] = {"file", "unit_ps", "comm_groups", "flavor"
 static const char *const net_own[] = {"topology", "link_gbps", "link_delay_ns", "ns3_config",
                                       NULL};
 
-#define TRAIN_MAX_TIME_PS ((int64_t)3600 * 1000000000000) /* an hour of simulated time */
+#define TRAIN_MAX_TIME_PS ((int64_t)3600 * BASE_PS_PER_S) /* an hour of simulated time */
 
 /* The network parameters: the presets' defaults, then the experiment's keys. */
 static void network(const job_train_env_t *env, const json_t *net, const char *at,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "base/base_err.h"
 #include "coll/coll.h"
 
@@ -381,7 +382,7 @@ int coll_model_get(const coll_model_t *m, const char *gpu, coll_kind_t kind, int
 
 /* alpha + bytes / beta of range r, ps: us -> ps 1e6; bytes / (GB/s) -> ps 1e3 / beta. */
 static double range_ps(const coll_range_t *r, uint64_t bytes) {
-  return r->alpha_us * 1e6 + (double)bytes * (1e3 / r->beta_gbps);
+  return r->alpha_us * BASE_PS_PER_US + (double)bytes * (BASE_PS_PER_NS / r->beta_gbps);
 }
 
 int64_t coll_fit_time_ps(const coll_fit_t *f, uint64_t bytes) {

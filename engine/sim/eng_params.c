@@ -6,17 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "sim/eng_params.h"
 
 /* Stored value = user's value x scale, per unit (ENG_PARAMS' unit column). */
 #define ENG_SCALE_COUNT 1.0
 #define ENG_SCALE_BOOL 1.0
-#define ENG_SCALE_KIB 1024.0
-#define ENG_SCALE_MIB 1048576.0
-#define ENG_SCALE_US 1e6 /* ps per us */
-#define ENG_SCALE_S 1e12 /* ps per s */
+#define ENG_SCALE_KIB BASE_BYTES_PER_KIB
+#define ENG_SCALE_MIB BASE_BYTES_PER_MIB
+#define ENG_SCALE_US BASE_PS_PER_US
+#define ENG_SCALE_S BASE_PS_PER_S
 #define ENG_SCALE_REAL 1.0
-#define ENG_SCALE_MBPS 1e6 /* bit/s per Mb/s */
+#define ENG_SCALE_MBPS BASE_BPS_PER_MBPS
 #define ENG_SCALE_Q16 65536.0
 #define ENG_SCALE_LB 1.0
 #define ENG_SCALE_MODEL 1.0

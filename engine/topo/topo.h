@@ -9,12 +9,14 @@
 
 #include <jansson.h>
 
+#include "base/base_units.h"
+
 #define TOPO_ERR_LEN 512
 
 /* What a link may be (docs/formats.md "Limits"). The clock is int64 ps and event keys pack
  * time * 8 + class, so times stay below 2^60 ps (13.3 days); max_time_s is at most
  * 1e6 s, which leaves 1.5e5 s for what is scheduled past it. */
-#define TOPO_MAX_DELAY_PS 1000000000000LL /* 1 s: far past any physical link */
+#define TOPO_MAX_DELAY_PS BASE_PS_PER_S /* 1 s: far past any physical link */
 /* 1 Gb/s: a flow's standalone FCT (at most 2^31 packets of at most 65000 wire bytes
  * at this rate, 1.1e18 ps) stays below 2^60 ps. */
 #define TOPO_MIN_RATE_BPS 1000000000LL

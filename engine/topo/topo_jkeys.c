@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "topo/topo_int.h"
 
 void topo_jerr(char *err, size_t errlen, const char *where, const char *key, const char *fmt, ...) {
@@ -125,7 +126,7 @@ static int scaled_key(const json_t *obj, const char *key, int64_t def, int is_ra
     *out = def;
     return 0;
   }
-  const double scale = is_rate ? 1e9 : 1e3; /* bit/s per Gb/s; ps per ns */
+  const double scale = is_rate ? (double)BASE_BPS_PER_GBPS : (double)BASE_PS_PER_NS;
   const double lo = is_rate ? (double)TOPO_MIN_RATE_BPS : 1;
   const double hi = is_rate ? (double)TOPO_MAX_RATE_BPS : (double)TOPO_MAX_DELAY_PS;
   if (!(x * scale >= lo - 0.5 && x * scale <= hi)) { /* NaN fails too */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "topo/topo_int.h"
 
 static const char *const file_keys[] = {"kind", "path", NULL};
@@ -192,11 +193,11 @@ static int put(json_t *o, const char *key, json_t *v) {
 
 /* Gb/s and ns as the reals whose shortest decimals read back to these bit/s and ps. */
 static int put_links(json_t *o, const topo_spec_t *s, int with_host) {
-  int bad = put(o, "link_gbps", json_real((double)s->link_bps / 1e9)) ||
-            put(o, "link_delay_ns", json_real((double)s->link_ps / 1e3));
+  int bad = put(o, "link_gbps", json_real((double)s->link_bps / BASE_BPS_PER_GBPS)) ||
+            put(o, "link_delay_ns", json_real((double)s->link_ps / BASE_PS_PER_NS));
   if (with_host)
-    bad = bad || put(o, "host_gbps", json_real((double)s->host_bps / 1e9)) ||
-          put(o, "host_delay_ns", json_real((double)s->host_ps / 1e3));
+    bad = bad || put(o, "host_gbps", json_real((double)s->host_bps / BASE_BPS_PER_GBPS)) ||
+          put(o, "host_delay_ns", json_real((double)s->host_ps / BASE_PS_PER_NS));
   return bad;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "train/trn_exp_int.h"
 
 static const char *const names[TRN_RESULT_COUNT] = {
@@ -140,7 +141,7 @@ static int exposure(const trn_exp_t *x, const eng_batch_t *b, int32_t e, int32_t
     if (i < n) count[ev[i].prio] += ev[i].delta;
   }
   for (int i = 0; i < 6; i++)
-    out[i] = (double)acc[i] * 1e-12;
+    out[i] = (double)acc[i] * BASE_S_PER_PS;
   free(ev);
   return 0;
 oom:
@@ -163,7 +164,7 @@ static double simai_bubble(const trn_exp_t *x, const eng_batch_t *b, int32_t e) 
     else if (from.end >= 0 && to.end >= from.end)
       pre += to.end - from.end;
   }
-  return (double)pre * 1e-12 * (double)o->bubble_num / (double)o->bubble_den;
+  return (double)pre * BASE_S_PER_PS * (double)o->bubble_num / (double)o->bubble_den;
 }
 
 void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_result_t *r) {
@@ -210,7 +211,7 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
   v[TRN_R_cnps] = (double)er.cnps;
   v[TRN_R_retransmits] = (double)er.retransmits;
   v[TRN_R_timeouts] = (double)er.timeouts;
-  v[TRN_R_paused_s] = (double)er.paused_ps * 1e-12;
+  v[TRN_R_paused_s] = (double)er.paused_ps * BASE_S_PER_PS;
   if (er.status != ENG_OK) {
     r->status = er.status == ENG_INVALID ? BASE_INVALID : BASE_FAILED;
     r->message = er.status == ENG_INVALID ? er.message
@@ -219,7 +220,7 @@ void trn_exp_results(const trn_exp_t *x, const eng_batch_t *b, int32_t e, trn_re
                      : eng_fail_text(er.fail);
     return;
   }
-  double T = (double)er.end_ps * 1e-12, split[6];
+  double T = (double)er.end_ps * BASE_S_PER_PS, split[6];
   r->last_gpu = trn_exp_last_gpu(x, b, e);
   if (r->last_gpu >= 0 && exposure(x, b, e, r->last_gpu, er.end_ps, split) == 0) {
     v[TRN_R_compute_s] = split[0];

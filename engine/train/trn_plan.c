@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "train/trn_int.h"
 
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
@@ -53,7 +54,7 @@ trn_plan_t trn_plan_default(void) {
 static int64_t read_us(const json_t *o, const char *key, const char *where, trn_problems_t *pr) {
   double us = -1;
   if (trn_jnum(o, key, 0, 1e9, &us, where, pr) <= 0) return -1;
-  return llround(us * 1e6);
+  return llround(us * BASE_PS_PER_US);
 }
 
 /* op_time_us: {"qkv": US, "fc1": {"fwd": US, "bwd": US}, ...}: forward time of one
@@ -186,8 +187,8 @@ static json_t *op_times_json(const trn_plan_t *pl) {
   for (int i = 0; o && i < TRN_OP_COUNT; i++) {
     const trn_op_time_t *t = &pl->op_time[i];
     if (t->fwd_ps < 0) continue;
-    json_t *v = json_pack("{s:f,s:f}", "fwd", (double)t->fwd_ps / 1e6, "bwd",
-                          (double)t->bwd_ps / 1e6);
+    json_t *v = json_pack("{s:f,s:f}", "fwd", (double)t->fwd_ps / BASE_PS_PER_US, "bwd",
+                          (double)t->bwd_ps / BASE_PS_PER_US);
     if (!v || json_object_set_new(o, trn_op_name(i), v)) {
       json_decref(o);
       return NULL;
