@@ -20,11 +20,15 @@
 #           and on 256 WebSearch variants of its first 300 flows
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
+#   trainph the same with port phases and switch warps (after train: its
+#           results compared with train's)
 #   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
 #           order: one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
 #   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train), CUDA
-# Prints one line per measurement and a markdown table at the end.
+# Each run stops after BENCH_RUN_S seconds (default 900). Prints one line per
+# measurement (CUDA: every device run of it summed: kernel, copies) and a
+# markdown table at the end.
 # usage: spme_bench.sh MULTIVERSE MV_GENFLOWS WORKDIR
 set -uo pipefail
 mv=$(realpath -e "$1") gen=$(realpath -e "$2") work=$3
@@ -42,18 +46,31 @@ BENCH_GEN=$gen
 source "$here/gen.sh"
 rows=()
 
-# run LABEL OUTDIR ARGS...: `multiverse net`, its wall time (s) in $T and the
-# CUDA kernel's windows line in $K.
+# kern FILE: the device runs of a verbose log summed ("cuda: B bytes, upload
+# U s, W windows (MODE) K s, download D s", one per world: a batch split in
+# worlds, or experiments run again with worst-case rings, has several):
+# "kernel K s (MODE) in N runs, upload U s, download D s".
+kern() {
+  awk '/^cuda: .* windows \(/ { n++; for (i = 1; i <= NF; i++) {
+         if ($i == "upload") u += $(i + 1); if ($i == "download") d += $(i + 1)
+         if ($i ~ /^\(/) { m = $i; k += $(i + 1) } } }
+       END { if (n) printf "kernel %.3f s %s in %d runs, upload %.3f s, download %.3f s", k, m, n, u, d }' "$1"
+}
+
+# run LABEL OUTDIR ARGS...: `multiverse net`, its wall time (s) in $T and its
+# device runs (kern) in $K. A run that takes more than BENCH_RUN_S seconds
+# (default 900) is stopped and counts as failed: a hang costs the budget of
+# one run, not of the call.
 run() {
   local od=$2 s
   shift 2
   rm -rf "$od"
   s=$(bench_now)
-  MULTIVERSE_VERBOSE=1 "$mv" net "$@" -o "$od" > "$od.out" 2> "$od.err"
+  MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" net "$@" -o "$od" > "$od.out" 2> "$od.err"
   local rc=$?
   T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
-  K=$(grep -o 'windows ([a-z]*) [0-9.]* s' "$od.err" | tail -1)
-  [ $rc = 0 ] || { echo "  run $od failed (rc $rc): $(tail -1 "$od.err")"; T=-; }
+  K=$(kern "$od.err")
+  [ $rc = 0 ] || { echo "  run $od failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$od.err")"; T=-; }
 }
 # same A B N: how many of the first N FCT files differ.
 same() {
@@ -167,13 +184,24 @@ for part in $parts; do
       rows+=("| lanes ablation, $w: on / off | $(fm "$ton" %.2f) s | $(fm "$T" %.2f) s (lanes off) | $(ratio "$T" "$ton") | $id |")
     done
     ;;
-  train)
-    rm -rf train && mkdir -p train && cp "$here/train-sweep-144.json" train/
+  train | trainph)
+    # trainph: the same with port phases and switch warps (a block of 512 per
+    # experiment, a warp per switch), its results compared with train's.
+    d=$part
+    rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
+    [ "$part" = trainph ] && export MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1
     s=$(bench_now)
-    (cd train && MULTIVERSE_VERBOSE=1 "$mv" run train-sweep-144.json --backend cuda > run.out 2> run.err)
+    (cd "$d" && MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
+    rc=$?
+    unset MULTIVERSE_PHASES MULTIVERSE_CUDA_SWITCH_WARPS MULTIVERSE_LANES
     T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
-    echo "train: CUDA $T s; $(grep -c 'cuda:' train/run.err) device runs; $(tail -1 train/run.err)"
-    rows+=("| training sweep, 144 experiments (\`multiverse run\`) | $(fm "$T" %.1f) s | - | - | - |")
+    [ $rc = 0 ] || { echo "  $part failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
+    id=-
+    if [ "$part" = trainph ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
+      /usr/bin/python3 "$here/../mpi/same_results.py" train/rd/results.nc trainph/rd/results.nc > trainph/same.txt 2>&1 && id=identical || id=DIFFER
+    fi
+    echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
+    rows+=("| training sweep, 144 experiments (\`multiverse run\`)$([ "$part" = trainph ] && echo ", port phases + switch warps") | $(fm "$T" %.1f) s | - | - | $id |")
     ;;
   gpt3)
     s=$(bench_now)
