@@ -110,11 +110,19 @@ int eng_graph_size(const topo_t *t, const tg_t *g, eng_graph_size_t *s) {
   return 0;
 }
 
-int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
+static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+                            int64_t rows[ENG_T_COUNT]);
+
+/* eng_world_rows, returning the ring kind it counted (1: worst-case), or -1
+ * when out of memory. */
+static int build_exp_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
   eng_graph_size_t s;
   if (eng_graph_size(x->topo, x->tasks, &s)) return -1;
-  eng_world_rows_sized(x, &s, worst_rings, rows);
-  return 0;
+  return build_rows_taken(x, &s, worst_rings, rows);
+}
+
+int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
+  return build_exp_rows(x, worst_rings, rows) < 0 ? -1 : 0;
 }
 
 static void build_rows(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
@@ -186,17 +194,18 @@ static int build_take_worst(const eng_exp_desc_t *x, const eng_graph_size_t *s) 
   return build_rows_bytes(worst) <= build_rows_bytes(compact) / 2 * 3;
 }
 
-void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
-                          int64_t rows[ENG_T_COUNT]) {
-  build_rows(x, s, worst_rings || build_take_worst(x, s), rows);
+/* Rows of x with the rings build_take_worst picks (worst-case always when the
+ * world asks for them); returns the kind taken (1: worst-case). */
+static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+                            int64_t rows[ENG_T_COUNT]) {
+  const int worst = worst_rings || build_take_worst(x, s);
+  build_rows(x, s, worst, rows);
+  return worst;
 }
 
-/* The ring kind experiment x is built with in a world that asks for
- * worst_rings: as eng_world_rows_sized counts it. */
-static int build_exp_worst(const eng_exp_desc_t *x, int worst_rings) {
-  eng_graph_size_t s;
-  if (worst_rings) return 1;
-  return eng_graph_size(x->topo, x->tasks, &s) ? -1 : build_take_worst(x, &s);
+void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+                          int64_t rows[ENG_T_COUNT]) {
+  build_rows_taken(x, s, worst_rings, rows);
 }
 
 /* The first of the n experiments x with e's topology: routing tables are
@@ -208,13 +217,15 @@ static int32_t build_routes_of(const eng_exp_desc_t *x, int32_t e) {
 }
 
 int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
-                         int64_t rows[ENG_T_COUNT]) {
+                         int64_t rows[ENG_T_COUNT], uint8_t *worst_of) {
   int hpcc = 0;
   for (int tab = 0; tab < ENG_T_COUNT; tab++)
     rows[tab] = 0;
   for (int32_t e = 0; e < n; e++) {
     int64_t r[ENG_T_COUNT];
-    if (eng_world_rows(&x[e], worst_rings, r)) return -1;
+    const int worst = build_exp_rows(&x[e], worst_rings, r);
+    if (worst < 0) return -1;
+    if (worst_of) worst_of[e] = (uint8_t)worst;
     if (build_routes_of(x, e) != e) r[ENG_T_route] = r[ENG_T_set] = r[ENG_T_setport] = 0;
     for (int tab = 0; tab < ENG_T_COUNT; tab++)
       rows[tab] += r[tab];
@@ -226,7 +237,9 @@ int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
 }
 
 static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
-  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n)) {
+  w->worst_rings_of = malloc((size_t)d->n_exps + 1);
+  if (!w->worst_rings_of ||
+      eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of)) {
     snprintf(err, errlen, "out of memory counting the world's rows");
     return ENG_E_NOMEM;
   }
@@ -507,8 +520,7 @@ static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
 /* Fills experiment e's rows; 0 or -1 when out of memory. */
 static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
                      build_routes_t *rt) {
-  int worst_rings = build_exp_worst(xd, w->desc.worst_rings);
-  if (worst_rings < 0) return -1;
+  const int worst_rings = w->worst_rings_of[e];
   int32_t owner = build_routes_of(w->desc.exps, e);
   if (owner == e) {
     rt[e] = (build_routes_t){b->route, b->set, b->setport};
@@ -649,7 +661,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
 
 int64_t eng_world_estimate(const eng_world_desc_t *d) {
   int64_t rows[ENG_T_COUNT], bytes = 0;
-  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, rows)) return -1;
+  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, rows, NULL)) return -1;
   for (int t = 0; t < ENG_T_COUNT; t++)
     bytes += rows[t] * eng_world_row_bytes(t);
   return bytes;

@@ -45,6 +45,7 @@ void eng_world_destroy(eng_world_t *w) {
   ENG_COLUMNS(ENG_FREE)
 #undef ENG_FREE
   free(w->exp_task_row);
+  free(w->worst_rings_of);
   free((void *)w->desc.exps);
   for (int32_t k = 0; k < w->n_parts; k++)
     eng_world_destroy(w->parts[k]);

@@ -343,6 +343,7 @@ typedef struct eng_world_t {
   int32_t max_threads;   /* CPU backend, threads 0: at most this many (0: OpenMP's limit) */
   int32_t threads_used;  /* what the CPU backend ran with (0: it did not run) */
   int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
+  uint8_t *worst_rings_of; /* (n_exps) 1: experiment e's rings are worst-case (as counted) */
   eng_world_desc_t desc; /* what it was built from (exps copied) */
   /* Experiments whose results are in other worlds: run again with worst-case
    * rings after their compact rings overflowed, or a batch split because it
@@ -370,10 +371,11 @@ int eng_world_rings_check(const eng_exp_desc_t *x, char *err, size_t errlen);
 /* Bytes of one row of each table. */
 int64_t eng_world_row_bytes(int table);
 /* Rows of the batch of n experiments: experiments on one topology share its
- * routing tables, and HPCC telemetry is held for all once one runs HPCC. 0 or
- * -1 when out of memory. */
+ * routing tables, and HPCC telemetry is held for all once one runs HPCC;
+ * worst_of (NULL: not wanted) receives each experiment's ring kind (1:
+ * worst-case). 0 or -1 when out of memory. */
 int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
-                         int64_t rows[ENG_T_COUNT]);
+                         int64_t rows[ENG_T_COUNT], uint8_t *worst_of);
 
 /* Builds the tables for a batch. 0, or ENG_E_NOMEM / ENG_E_TOO_BIG with a
  * message (*out NULL). */
