@@ -127,8 +127,10 @@ for b in a b c d e; do
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o phw-$b > /dev/null
       # Compact rings (an overflow runs again after the batch) and worst-case
       # rings for every experiment (MULTIVERSE_RINGS; auto picks per experiment).
-      MULTIVERSE_RINGS=compact "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rc-$b > /dev/null
-      MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null
+      # The worst-case world is the larger ("world: BYTES bytes, ...": the variable was honoured).
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=compact "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rc-$b > /dev/null 2> rc-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
+      [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
         for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
