@@ -34,7 +34,7 @@ double shd_cost_serial(const double coef[SHD_C_N], const shd_feat_t *f) {
 
 /* The prediction and, with grad, d(prediction)/d(coef_k). */
 static double batch_eval(const double coef[SHD_C_N], const shd_rec_t *r, double grad[SHD_C_N]) {
-  double slots = r->slots > 1 ? r->slots : 1, lanes = shd_lanes(slots, coef[SHD_C_CONTENTION]);
+  double lanes = shd_lanes(r->slots, coef[SHD_C_CONTENTION]);
   double a0 = shd_cost_parallel(coef, &r->top[0]), a1 = shd_cost_parallel(coef, &r->top[1]);
   const shd_feat_t *top = a1 > a0 ? &r->top[1] : &r->top[0];
   double longest = a1 > a0 ? a1 : a0, spread = shd_cost_parallel(coef, &r->sum) / lanes;

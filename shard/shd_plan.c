@@ -16,13 +16,13 @@ double shd_lanes(double slots, double contention) {
   return lanes > 1 ? lanes : 1;
 }
 
-/* The factor on a batch's summed cost: the device's throughput. */
-static double crowd(const shd_desc_t *d) {
-  return 1 / shd_lanes(d->parallel, d->contention);
+/* What a batch's summed cost is divided by: the device's throughput. */
+static double lanes(const shd_desc_t *d) {
+  return shd_lanes(d->parallel, d->contention);
 }
 
 double shd_batch_cost(const shd_desc_t *d, double sum, double max, int32_t n) {
-  double spread = sum * crowd(d);
+  double spread = sum / lanes(d);
   return (max > spread ? max : spread) + n * d->exp_overhead + d->batch_overhead;
 }
 
@@ -64,7 +64,7 @@ double shd_lower_bound(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32
     if (d->max_batch > 0 && ceil((double)shared / d->max_batch) > batches)
       batches = ceil((double)shared / d->max_batch);
     if (batches < 1) batches = 1;
-    work *= crowd(d);
+    work /= lanes(d);
     area /= (double)room(d);
     total += (work > area ? work : area) + serial + shared * d->exp_overhead +
              batches * d->batch_overhead;
@@ -121,7 +121,7 @@ static int free_ride(const open_t *o, const sortkey_t *x) {
   if (x->cost > o->max) return 0;
   double slots = par(o->d);
   if (slots >= 2) return o->b->n % (int32_t)slots != 0;
-  return (o->sum + x->cost) * crowd(o->d) <= o->max;
+  return (o->sum + x->cost) / lanes(o->d) <= o->max;
 }
 
 static int32_t add(open_t *o, const sortkey_t *x) {
