@@ -243,10 +243,11 @@ static int overlay(const drv_costs_t *c, const char *key, double coef[SHD_C_N], 
       k++;
     int is_int = strcmp(name, "slots") == 0 || strcmp(name, "max_batch") == 0;
     if (k == SHD_C_N && !is_int) {
-      base_errf(err, errlen,
-                "%s: workers.%s.%s: unknown member (hops, windows, node_windows, exp, "
-                "rows, batch, contention, slots, max_batch)",
-                c->presets_path, key, name);
+      char known[160] = "";
+      for (int j = 0; j < SHD_C_N; j++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ", shd_coef_names[j]);
+      base_errf(err, errlen, "%s: workers.%s.%s: unknown member (%sslots, max_batch)",
+                c->presets_path, key, name, known);
       return -1;
     }
     if (!(x > 0) || !isfinite(x) || (is_int && (x != floor(x) || x > 1e6))) {
