@@ -9,7 +9,9 @@
  * trailing blanks cut, into buf; 0 or -1 when there is none. */
 static int cpuinfo_field(const char *text, const char *key, char *buf, size_t len) {
   size_t k = strlen(key);
-  for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+  for (const char *l = text, *next; l && *l; l = next) {
+    next = strchr(l, '\n');
+    if (next) next++;
     if (*l == '\n') return -1; /* the first processor's block ends */
     if (strncmp(l, key, k) != 0) continue;
     const char *v = l + k + strspn(l + k, " \t"); /* "model" is not "model name" */
@@ -43,14 +45,19 @@ void drv_cpu_name(const char *cpuinfo, char *buf, size_t len) {
   snprintf(buf, len, "cpu");
   if (!cpuinfo) return;
   int named = cpuinfo_field(cpuinfo, "model name", model, sizeof model) == 0;
+  const char *labels[2] = {NULL, NULL}; /* x86's CPUID, or ARM's MIDR fields */
   if (cpuinfo_field(cpuinfo, "cpu family", fam, sizeof fam) == 0 &&
-      cpuinfo_field(cpuinfo, "model", num, sizeof num) == 0)
-    snprintf(buf, len, "cpu:%s%sfamily %s model %s", named ? model : "", named ? ", " : "", fam,
-             num);
-  else if (cpuinfo_field(cpuinfo, "CPU implementer", fam, sizeof fam) == 0 &&
-           cpuinfo_field(cpuinfo, "CPU part", num, sizeof num) == 0)
-    snprintf(buf, len, "cpu:%s%simplementer %s part %s", named ? model : "", named ? ", " : "", fam,
-             num);
+      cpuinfo_field(cpuinfo, "model", num, sizeof num) == 0) {
+    labels[0] = "family";
+    labels[1] = "model";
+  } else if (cpuinfo_field(cpuinfo, "CPU implementer", fam, sizeof fam) == 0 &&
+             cpuinfo_field(cpuinfo, "CPU part", num, sizeof num) == 0) {
+    labels[0] = "implementer";
+    labels[1] = "part";
+  }
+  if (labels[0])
+    snprintf(buf, len, "cpu:%s%s%s %s %s %s", named ? model : "", named ? ", " : "", labels[0], fam,
+             labels[1], num);
   else if (named)
     snprintf(buf, len, "cpu:%s", model);
   for (char *c = buf; *c; c++)

@@ -173,7 +173,7 @@ const char *drv_backend_name(eng_backend_t b);
 /* --workers' value into backends and threads (0: the share); 0 or -1. */
 int drv_workers_parse(const char *spec, int *backend, int *threads, int *n);
 /* The CPU workers' hardware name from the text of /proc/cpuinfo (NULL: none):
- * "cpu:MODEL NAME, family F model M" (drv_machine.c says why), else "cpu". */
+ * "cpu:MODEL NAME, family F model M" (drv_cpu.c says why), else "cpu". */
 void drv_cpu_name(const char *cpuinfo, char *buf, size_t len);
 /* "cuda + cpu (15 threads)", "cpu (2 threads)": the workers of a machine. */
 void drv_machine_text(const drv_machine_t *m, char *buf, size_t len);
