@@ -10,14 +10,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/base_units.h"
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 #include "tg/tg.h"
 
 /* Free device memory (engine/sim, eng_world.h; eng.h does not export it). */
 size_t eng_cuda_free_bytes(void);
-
-#define GIB 1073741824.0
 
 const char *drv_backend_name(eng_backend_t b) {
   return b == ENG_BACKEND_CUDA ? "cuda" : "cpu";
@@ -217,8 +216,8 @@ int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine
       w->mem_budget = host / (cpus ? cpus : 1);
       if (!m->threads) m->threads = t;
     }
-    if (o->memory_gb > 0) w->mem_budget = (int64_t)(o->memory_gb * GIB);
-    if (w->mem_budget <= 0) w->mem_budget = (int64_t)GIB; /* unknown: a modest guess */
+    if (o->memory_gb > 0) w->mem_budget = (int64_t)(o->memory_gb * BASE_BYTES_PER_GIB);
+    if (w->mem_budget <= 0) w->mem_budget = BASE_BYTES_PER_GIB; /* unknown: a modest guess */
     m->n_workers++;
   }
   if (m->n_workers == 0) {

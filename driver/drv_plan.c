@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "driver/drv_jobs.h"
 #include "sim/eng_progress.h"
-
-#define GIB 1073741824.0
 
 static void plan_row(drv_plan_t *p, int64_t i, ana_status_t st, const char *msg) {
   p->row_index[p->n_rows] = i;
@@ -91,7 +90,7 @@ int drv_plan_make(const drv_job_t *j, const drv_done_t *done, const drv_opts_t *
     } else if (mem > mem_budget) {
       char msg[256];
       snprintf(msg, sizeof msg, "needs %.3g GiB of memory; a batch may use %.3g GiB (--memory)",
-               (double)mem / GIB, (double)mem_budget / GIB);
+               (double)mem / BASE_BYTES_PER_GIB, (double)mem_budget / BASE_BYTES_PER_GIB);
       plan_row(p, i, ANA_OOM, msg);
     } else {
       p->todo[p->n_todo] = i;

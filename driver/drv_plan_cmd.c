@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_units.h"
 #include "driver/drv.h"
 #include "driver/drv_jobs.h"
 
@@ -45,7 +46,7 @@ static void plan_batches(const drv_sched_t *s, const drv_plan_t *p) {
       mem += s->mem[members[m]];
     }
     printf("%5d  %6d  %11d  %9.4g  %10.4g  %7.4g  %lld\n", b, me, pick.n, pick.cost,
-           (double)mem / 1048576.0, now, (long long)p->todo[members[0]]);
+           (double)mem / BASE_BYTES_PER_MIB, now, (long long)p->todo[members[0]]);
     at[me] = now + pick.cost;
   }
   for (int32_t w = 0; w < s->n_workers; w++)
@@ -101,7 +102,7 @@ static void plan_print(const drv_job_t *j, const drv_plan_t *p, const drv_sched_
   printf("to run: %lld experiments, %.4g packet-hops (estimate), in %d batches on %d rank%s "
          "(%s each, %.3g GiB per batch)\n",
          (long long)p->n_todo, p->hops, batches, ranks, ranks == 1 ? "" : "s", what,
-         (double)m->mem_budget / 1073741824.0);
+         (double)m->mem_budget / BASE_BYTES_PER_GIB);
   int32_t measured = 0;
   for (int32_t k = 0; k < s->n_names * s->n_keys; k++)
     measured += s->fit[k].used;

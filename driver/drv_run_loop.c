@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base_units.h"
 #include "driver/drv.h"
 #include "driver/drv_run.h"
 
@@ -572,14 +573,14 @@ static void loop_begin(loop_t *l) {
   const char *slurm = getenv("SLURMD_NODENAME");
   say(l, "rank %d of %d (node %d of %d, local %d of %d): %s, %.3g GiB per batch%s%s; host %s%s%s\n",
       r->rank, r->size, r->node, r->n_nodes, r->local_rank, r->local_size, what,
-      (double)r->m.mem_budget / 1073741824.0, r->m.gpu[0] ? ", " : "", r->m.gpu, host,
+      (double)r->m.mem_budget / BASE_BYTES_PER_GIB, r->m.gpu[0] ? ", " : "", r->m.gpu, host,
       slurm ? ", Slurm node " : "", slurm ? slurm : "");
   say(l, "before the batches: %.3f s of MPI and machine set-up, %.3f s of plan\n", r->setup_s,
       r->plan_s);
   for (int32_t c = 0; c < s->n_classes; c++)
     say(l, "kind of worker %d: %s, %d slots, %.3g GiB per batch, at most %d per batch\n", c,
-        s->names[s->cls_name[c]], s->cls[c].slots, (double)s->cls[c].mem_budget / 1073741824.0,
-        s->cls[c].max_batch);
+        s->names[s->cls_name[c]], s->cls[c].slots,
+        (double)s->cls[c].mem_budget / BASE_BYTES_PER_GIB, s->cls[c].max_batch);
   l->n_local = 0;
   for (int32_t g = 0; g < s->n_workers; g++)
     if (s->worker_rank[g] == r->rank && l->n_local < DRV_MAX_WORKERS)
