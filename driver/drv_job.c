@@ -211,10 +211,8 @@ static int job_identify(drv_job_t *j, int64_t from, job_sweep_errs_t *errs) {
     } else if (j->described) {
       drv_exp_t d;
       int64_t mem;
-      char where[4200];
-      drv_exp_where(where, sizeof where, j->path, j->count, i);
       rc = drv_exp_canon_describe(j->kind, j->k, x, JOB_WHERE, &j->canon[i], &j->id[i], err,
-                                  sizeof err, where, &d, &mem);
+                                  sizeof err, &d, &mem);
       if (rc == 0)
         j->described[i] =
             (drv_described_t){.feat = d.feat,

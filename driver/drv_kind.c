@@ -124,12 +124,12 @@ int drv_kind_canon_describes(const drv_kind_t *kind) {
 }
 
 int drv_exp_canon_describe(const drv_kind_t *kind, void *k, const json_t *exp, const char *where,
-                           char **canon, uint64_t *id, char *err, size_t errlen, const char *dwhere,
-                           drv_exp_t *x, int64_t *mem) {
+                           char **canon, uint64_t *id, char *err, size_t errlen, drv_exp_t *x,
+                           int64_t *mem) {
   memset(x, 0, sizeof *x);
   *mem = 0;
   pthread_mutex_lock(&kind_lock);
-  int rc = kind->canon_describe(k, exp, where, canon, id, err, errlen, dwhere, x, mem);
+  int rc = kind->canon_describe(k, exp, where, canon, id, err, errlen, x, mem);
   pthread_mutex_unlock(&kind_lock);
   return rc;
 }

@@ -73,11 +73,11 @@ typedef struct drv_kind_t {
   void (*describe)(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *x,
                    int64_t *mem);
   /* canon, and where it gives 0, what describe gives of the experiment (as
-   * the kind's describe of that canonical text under `dwhere` would: x and
+   * the kind's describe of that canonical text would: x and
    * *mem), from one reading of it (optional: NULL, the plan describes the
    * canonical text). x holds nothing to release. */
   int (*canon_describe)(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
-                        char *err, size_t errlen, const char *dwhere, drv_exp_t *x, int64_t *mem);
+                        char *err, size_t errlen, drv_exp_t *x, int64_t *mem);
   /* Results of experiment e of batch b (x ran as it): one value per column;
    * strings stay valid until release. */
   void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
@@ -155,8 +155,8 @@ int drv_kind_canon_describes(const drv_kind_t *kind);
 /* The kind's canon_describe (x zeroed first; one build or describe of the
  * kind at a time, as drv_exp_describe). */
 int drv_exp_canon_describe(const drv_kind_t *kind, void *k, const json_t *exp, const char *where,
-                           char **canon, uint64_t *id, char *err, size_t errlen, const char *dwhere,
-                           drv_exp_t *x, int64_t *mem);
+                           char **canon, uint64_t *id, char *err, size_t errlen, drv_exp_t *x,
+                           int64_t *mem);
 
 /* Releases what drv_exp_build made (through the kind; a rank's workers may
  * build and release on several threads at once). */

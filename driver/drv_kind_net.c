@@ -307,10 +307,8 @@ static void net_describe(void *k, const char *canon, uint64_t id, const char *wh
 /* canon and describe from one parse: the canonical text parses back to the
  * same experiment (job_exp_canonical), so the parsed one is described. */
 static int net_canon_describe(void *k, const json_t *exp, const char *where, char **canon,
-                              uint64_t *id, char *err, size_t errlen, const char *dwhere,
-                              drv_exp_t *xo, int64_t *mem) {
+                              uint64_t *id, char *err, size_t errlen, drv_exp_t *xo, int64_t *mem) {
   job_exp_t x;
-  (void)dwhere;
   int rc = net_ident(k, exp, where, canon, id, &x, err, errlen);
   if (rc) return rc;
   net_work_t *w = NULL;
