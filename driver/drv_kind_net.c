@@ -231,9 +231,8 @@ static void net_make_parsed(net_t *n, const job_exp_t *x, uint64_t id, drv_exp_t
   }
 }
 
-/* Builds the experiment of a canonical text (its flow file's work in *wo when
- * it has one). */
-static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo, net_work_t **wo) {
+/* Builds the experiment of a canonical text. */
+static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo) {
   job_exp_t x;
   char err[1024];
   json_error_t je;
@@ -246,13 +245,13 @@ static void net_make(net_t *n, const char *canon, uint64_t id, drv_exp_t *xo, ne
     return;
   }
   json_decref(obj);
-  net_make_parsed(n, &x, id, xo, wo);
+  net_make_parsed(n, &x, id, xo, NULL);
   job_exp_free(&x);
 }
 
 static void net_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
   (void)where;
-  net_make(k, canon, id, xo, NULL);
+  net_make(k, canon, id, xo);
 }
 
 static void net_release(void *k, drv_exp_t *x) {
@@ -261,11 +260,11 @@ static void net_release(void *k, drv_exp_t *x) {
   x->own = NULL;
 }
 
-/* The plan's describe step of a built experiment xo (status ANA_OK or not,
- * work w): the experiments of a sweep share their topology and flow file
- * (read once by the kind); one whose parameters give its graph the checks and
- * features an earlier one had (drv_seen_key) is sized from that one's
- * (drv_exp_seen), any other as it is built. Releases xo. */
+/* The plan's describe step of a built experiment xo (status ANA_OK or not;
+ * where ANA_OK, w is its work): the experiments of a sweep share their
+ * topology and flow file (read once by the kind); one whose parameters give
+ * its graph the checks and features an earlier one had (drv_seen_key) is
+ * sized from that one's (drv_exp_seen), any other as it is built. Releases xo. */
 static void net_sized(net_t *n, net_work_t *w, drv_exp_t *xo, int64_t *mem) {
   if (xo->status != ANA_OK) {
     *mem = 0;
@@ -276,13 +275,13 @@ static void net_sized(net_t *n, net_work_t *w, drv_exp_t *xo, int64_t *mem) {
   drv_seen_key_t pk;
   drv_seen_key(&own->params, &pk);
   const drv_seen_t *e =
-      w && pk.model == ENG_MODEL_PACKET ? drv_seen_find(w->seen, w->n_seen, &pk) : NULL;
+      pk.model == ENG_MODEL_PACKET ? drv_seen_find(w->seen, w->n_seen, &pk) : NULL;
   if (e) {
     eng_exp_desc_t d = {.topo = own->topo, .params = &own->params};
     drv_exp_seen(&d, e, NULL, xo, mem);
   } else {
     drv_exp_size(xo, mem);
-    if (w && xo->status == ANA_OK && pk.model == ENG_MODEL_PACKET) {
+    if (xo->status == ANA_OK && pk.model == ENG_MODEL_PACKET) {
       drv_seen_t *s = &w->seen[w->next_seen];
       w->n_seen += w->n_seen < NET_SEEN;
       w->next_seen = (w->next_seen + 1) % NET_SEEN;
@@ -294,14 +293,6 @@ static void net_sized(net_t *n, net_work_t *w, drv_exp_t *xo, int64_t *mem) {
   }
   net_release(n, xo);
   memset(&xo->desc, 0, sizeof xo->desc);
-}
-
-static void net_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
-                         int64_t *mem) {
-  (void)where;
-  net_work_t *w = NULL;
-  net_make(k, canon, id, xo, &w);
-  net_sized(k, w, xo, mem);
 }
 
 /* canon and describe from one parse: the canonical text parses back to the
@@ -338,7 +329,6 @@ const drv_kind_t drv_kind_network = {
     .canon = net_canon,
     .build = net_build,
     .results = net_results,
-    .describe = net_describe,
     .canon_describe = net_canon_describe,
     .release = net_release,
 };
