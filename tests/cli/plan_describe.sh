@@ -53,7 +53,14 @@ cat > coll.json <<'JSON'
            "include": [{"network.ecn_kmin_kb": 400, "network.ecn_kmax_kb": 300},
                        {"network.model": "flow"},
                        {"network.classes": true},
-                       {"network.classes": true, "network.cc": "hpcc"}]}}
+                       {"network.classes": true, "network.cc": "hpcc"},
+                       {"collective.channels": 4, "network.mtu": 4096, "network.buffer_mb": 2},
+                       {"collective.chunk_bytes": 4096, "network.mtu": 4096, "network.buffer_mb": 2},
+                       {"collective.gpus": 32, "network.mtu": 4096, "network.buffer_mb": 2},
+                       {"collective.gpus": 32, "collective.algo": "tree", "network.mtu": 4096,
+                        "network.buffer_mb": 2},
+                       {"cluster.gpus_per_server": 4, "network.mtu": 4096, "network.buffer_mb": 2},
+                       {"cluster.nic_gbps": 200, "network.mtu": 4096, "network.buffer_mb": 2}]}}
 JSON
 
 # same JOB [ENV...]: the plan described and built, compared; the described one in JOB.txt.
@@ -74,10 +81,14 @@ same net.json
 same net.json MULTIVERSE_WORLD_ROWS=50000
 [ "$(grep -c 'too large for one world' net.json.txt)" = 8 ] || fail "net: 8 too large expected"
 same coll.json
-# 52 experiments: the collective's 8 graphs (bytes, op, mtu) each shared by 6
+# 58 experiments: the collective's 8 graphs (bytes, op, mtu) each shared by 6
 # (cc, buffers); 3 invalid (ECN thresholds, and flows of no traffic class
-# twice), each with the engine's reason.
-grep -q '^coll.json: 52 experiments of kind collective, 52 distinct$' coll.json.txt || fail "coll: count"
+# twice), each with the engine's reason; 6 that differ from a graph of the
+# grid (or, for the tree, from the 32-GPU ring before it) in one more of what
+# makes a graph: channels, chunk and algo (sized from that graph, they would
+# differ), and gpus, the server's GPUs and the NIC rate (which also change the
+# topology).
+grep -q '^coll.json: 58 experiments of kind collective, 58 distinct$' coll.json.txt || fail "coll: count"
 grep -q ': invalid: ecn_kmax_kb: must not be below ecn_kmin_kb$' coll.json.txt || fail "coll: ECN"
 [ "$(grep -c ': invalid: flow (task 16): priority 0 is not a traffic class' coll.json.txt)" = 2 ] ||
   fail "coll: classes"
