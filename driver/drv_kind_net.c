@@ -156,7 +156,13 @@ static int net_ident(net_t *n, const json_t *exp, const char *where, char **cano
     return -1;
   }
   int rc = job_exp_parse(&n->ps, obj, where, x, err, errlen);
-  if (rc) net_problems(n, obj, where, err, errlen);
+  if (rc) { /* every problem, each key alone; where only keys together are refused (a
+             * parameter of the experiment's own cc), the parse's message */
+    char *first = strdup(err);
+    net_problems(n, obj, where, err, errlen);
+    if (!err[0]) snprintf(err, errlen, "%s", first ? first : "out of memory");
+    free(first);
+  }
   json_decref(obj);
   if (rc) return -1;
   *canon = job_exp_canonical(x);

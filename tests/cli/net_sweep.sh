@@ -26,4 +26,14 @@ for i in 0 1 2 3; do
   done
 done
 [ "$(wc -l < batch/summary.jsonl)" -eq 32 ]
-echo "sweep: 32 experiments identical to their runs alone"
+# A parameter of one cc swept beside cc: each value alone passes, the pair
+# (dcqcn, dcqcn_g=0) does not. The refusal names the experiment and the key
+# (it said "0 problems; nothing ran" when each key alone passed).
+set +e
+"$mv" net --topology fat.json --flows f0.txt --sweep cc=dcqcn,none --sweep dcqcn_g=0,0.5 -o pair > pair.out 2> pair.err
+rc=$?
+set -e
+[ $rc = 2 ] && [ ! -e pair ]
+grep -q 'experiment 0 (.*network.cc="dcqcn", network.dcqcn_g=0): network.dcqcn_g: 0 is out of range: more than 0 and at most 1' pair.err
+grep -qx 'multiverse net: 1 problem; nothing ran' pair.err
+echo "sweep: 32 experiments identical to their runs alone; a refused pair of swept values named"

@@ -4,8 +4,9 @@
  * gets one line "multiverse fuzz: ..."; an accepted one gives a job grid of
  * one axis per --sweep (the product of the list lengths as combinations),
  * whose first and last combinations, with the --sets, are accepted as a job's
- * network object and read back from their canonical text, each labelled with
- * every swept key. */
+ * network object (with one --sweep; with more, values of two axes may refuse
+ * each other, the message naming a key of the grid) and read back from their
+ * canonical text, each labelled with every swept key. */
 #include <stdarg.h>
 
 #include "driver/drv.h"
@@ -94,9 +95,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                                      (long)json_array_size(list))));
         }
         p = ps.defaults;
-        FUZZ_ASSERT(job_params_apply(&ps, &p, net, NULL, "grid", err, sizeof err) == 0,
+        /* Each swept value was checked with the --sets alone: values of two
+         * axes can still refuse each other (a parameter of one cc, swept
+         * beside cc), which the job's check reports; then the message names
+         * the grid's key. */
+        int refused = job_params_apply(&ps, &p, net, NULL, "grid", err, sizeof err) != 0;
+        FUZZ_ASSERT(!refused || (n_sweeps > 1 && strncmp(err, "grid.", 5) == 0),
                     "combination %ld refused: %s", c, err);
-        fuzz_params_roundtrip(&ps, &p);
+        if (!refused) fuzz_params_roundtrip(&ps, &p);
       }
       json_decref(net);
       json_decref(sw);
