@@ -24,6 +24,7 @@
 extern "C" {
 #include "sim/eng_num.h"
 #include "sim/eng_progress.h"
+#include "sim/eng_shape.h"
 #include "sim/eng_step.h"
 }
 
@@ -605,26 +606,47 @@ static int cu_shape_cmp(const void *a, const void *b) {
 
 /* The lane groups of a world (cu_lanes): its experiments ordered by shape
  * (node, port, task and flow counts, then index), cut into groups of 1 << lg;
- * the last group's missing lanes hold -1. NULL if out of memory. */
-static int32_t *cu_lane_groups(const eng_world_t *w, int32_t lg, int32_t *n_groups) {
+ * the last group's missing lanes hold -1. The groups in the order blocks take
+ * them: the heaviest first (its heaviest lane's work, eng_shape_work), so that
+ * the last to start are the lightest. NULL if out of memory. */
+static int32_t *cu_lane_groups(const eng_world_t *w, const double *work, int32_t lg,
+                               int32_t *n_groups) {
   const int32_t n = w->n_exps, L = 1 << lg;
   *n_groups = (n + L - 1) / L;
   cu_shape_t *sh = (cu_shape_t *)malloc(sizeof(cu_shape_t) * (size_t)(n ? n : 1));
   const size_t slots = (size_t)*n_groups * (size_t)L;
   int32_t *g = (int32_t *)malloc(sizeof(int32_t) * (slots ? slots : 1));
-  if (!sh || !g) {
-    free(sh);
-    free(g);
-    return NULL;
-  }
+  int32_t *by = (int32_t *)malloc(sizeof(int32_t) * (slots ? slots : 1));
+  int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_groups ? *n_groups : 1));
+  double *gw = (double *)malloc(sizeof(double) * (size_t)(*n_groups ? *n_groups : 1));
+  if (!sh || !g || !by || !order || !gw) goto fail;
   for (int32_t e = 0; e < n; e++)
     sh[e] = (cu_shape_t){w->c.exp_n_nodes[e], w->c.exp_n_ports[e], w->c.exp_n_tasks[e],
                          w->c.exp_n_flows[e], e};
   qsort(sh, (size_t)n, sizeof *sh, cu_shape_cmp);
   for (size_t i = 0; i < slots; i++)
-    g[i] = i < (size_t)n ? sh[i].e : -1;
+    by[i] = i < (size_t)n ? sh[i].e : -1;
+  for (int32_t q = 0; q < *n_groups; q++) {
+    gw[q] = 0;
+    for (int32_t l = 0; l < L; l++)
+      if (by[q * L + l] >= 0 && work[by[q * L + l]] > gw[q]) gw[q] = work[by[q * L + l]];
+  }
+  if (eng_shape_order(gw, *n_groups, order)) goto fail;
+  for (int32_t q = 0; q < *n_groups; q++)
+    for (int32_t l = 0; l < L; l++)
+      g[q * L + l] = by[order[q] * L + l];
   free(sh);
+  free(by);
+  free(order);
+  free(gw);
   return g;
+fail:
+  free(sh);
+  free(g);
+  free(by);
+  free(order);
+  free(gw);
+  return NULL;
 }
 
 /* A knob's value from the environment: an integer in [lo, hi], else dflt
@@ -648,6 +670,13 @@ static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
        : o <= 2   ? k_experiments_256_2
        : o == 3   ? k_experiments_256_3
                   : k_experiments_256_4;
+}
+
+/* Blocks of T threads per SM the experiment kernel is compiled for
+ * (MULTIVERSE_CUDA_BLOCKS_PER_SM; 2 measured best on an H200 with blocks of
+ * 256, tests/bench/RESULTS.md). */
+static int cu_blocks_per_sm(int32_t T) {
+  return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
 }
 
 /* How many clusters of C blocks of T threads of kernel kern are resident at
@@ -686,19 +715,17 @@ static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size
 /* Experiment mode: as many blocks as fit at once (or as lane groups), each of
  * T threads over lane groups of 1 << lg experiments; the host polls the count
  * of finished experiments for progress while the kernel runs. */
-static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int32_t lg, int32_t C,
-                              int *d_flags, char *err, size_t errlen) {
+static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_t n, int32_t T,
+                              int32_t lg, int32_t C, int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL, *d_ph = NULL;
-  /* 2 measured best on an H200 with blocks of 256 (tests/bench/RESULTS.md) */
-  const int o = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
   cu_exp_kern_t kern;
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   eng_progress_t pg;
   eng_progress_begin(&pg);
-  groups = cu_lane_groups(w, lg, &n_groups);
+  groups = cu_lane_groups(w, work, lg, &n_groups);
   if (!groups) {
     snprintf(err, errlen, "out of memory for the lane groups of %d experiments", n.exp);
     return -1;
@@ -708,7 +735,7 @@ static int cu_run_experiments(const eng_world_t *w, cu_rows_t n, int32_t T, int3
                       cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
-  kern = cu_exp_kernel(T, o, sw_warps, C);
+  kern = cu_exp_kernel(T, cu_blocks_per_sm(T), sw_warps, C);
   if (sw_warps) {
     /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
     int32_t n_sw = 0, q = 0;
@@ -799,14 +826,66 @@ fail:
   return -1;
 }
 
-/* Launch mode of a world: MULTIVERSE_CUDA_LAUNCH, else experiment mode when
- * there are experiments enough to fill the device and each fits a block of
- * at most 512 threads with few nodes per thread; *T its block size
- * (MULTIVERSE_CUDA_BLOCK: 128, 256 or 512) and *lg the log2 of its lanes
- * (MULTIVERSE_LANES: 1, 2, 4, 8, 16 or 32). */
+/* Experiments of one launch shape the device steps at once: resident blocks
+ * of T threads, or whole clusters of C; 0 where none fits. */
+static int32_t cu_resident(int32_t T, int32_t C, int sms, int32_t n_groups) {
+  cu_exp_kern_t kern = cu_exp_kernel(T, cu_blocks_per_sm(T), 0, C);
+  int got = 0;
+  if (C > 1) {
+    got = cu_clusters_fit(kern, T, C, n_groups);
+  } else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kern, T, 0) == cudaSuccess) {
+    got *= sms;
+  } else {
+    got = -1;
+  }
+  if (got < 0) cudaGetLastError(); /* a shape the device refuses is not taken */
+  return got > 0 ? got : 0;
+}
+
+/* The launch shape of least modelled makespan (eng_shape_pick) for a world's
+ * experiments, one per block or cluster: blocks of 128, 256 or 512 threads, or
+ * clusters of 2, 4 or 8 blocks of 512. 0 with *T and *C, or -1 (none fits, or
+ * out of memory). */
+static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int sms, int32_t *T,
+                    int32_t *C) {
+  eng_shape_t s[] = {{128, 1, 0, 0}, {256, 1, 0, 0}, {512, 1, 0, 0},
+                     {512, 2, 0, 0}, {512, 4, 0, 0}, {512, 8, 0, 0}};
+  const int ns = (int)(sizeof s / sizeof s[0]);
+  const int32_t n = w->n_exps;
+  int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+  double *wd = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
+  int best = -1;
+  if (order && wd && !eng_shape_order(work, n, order)) {
+    for (int32_t i = 0; i < n; i++)
+      wd[i] = work[order[i]];
+    for (int i = 0; i < ns; i++)
+      s[i].resident = cu_resident(s[i].threads, s[i].cluster, sms, n);
+    best = eng_shape_pick(s, ns, wd, n, most);
+  }
+  free(order);
+  free(wd);
+  if (best < 0) return -1;
+  *T = s[best].threads;
+  *C = s[best].cluster;
+  if (eng_env_flag("MULTIVERSE_VERBOSE")) {
+    fprintf(stderr, "cuda: launch shapes (threads x blocks: resident, modelled makespan):");
+    for (int i = 0; i < ns; i++)
+      fprintf(stderr, " %dx%d: %d, %.4g%s", s[i].threads, s[i].cluster, s[i].resident,
+              s[i].resident ? s[i].score : 0.0, i == best ? " (taken)" : "");
+    fprintf(stderr, "\n");
+  }
+  return 0;
+}
+
+/* Launch mode of a world: MULTIVERSE_CUDA_LAUNCH, else persistent mode for up
+ * to 8 experiments or any of more than 2,048 nodes, else experiment mode; *T
+ * its block size (MULTIVERSE_CUDA_BLOCK: 128, 256 or 512), *lg the log2 of its
+ * lanes (MULTIVERSE_LANES: 1, 2, 4, 8, 16 or 32) and *C its blocks per
+ * cluster (MULTIVERSE_CUDA_CLUSTER). */
 typedef enum cu_mode_t { CU_EXPERIMENTS, CU_PERSISTENT, CU_SYSTEMS } cu_mode_t;
 
-static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg, int32_t *C) {
+static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, int32_t *lg,
+                         int32_t *C) {
   int32_t most = 0;
   for (int32_t e = 0; e < w->n_exps; e++)
     if (w->c.exp_n_nodes[e] > most) most = w->c.exp_n_nodes[e];
@@ -840,19 +919,26 @@ static cu_mode_t cu_mode(const eng_world_t *w, int32_t *T, int32_t *lg, int32_t 
   /* Clusters: 0 asks cu_run_experiments for the most blocks per group (up to
    * 8) that still let every group be resident at once, when there is one
    * experiment per group of 512 threads. */
-  *C = cu_env_int("MULTIVERSE_CUDA_CLUSTER", 1, 8, lanes == 1 && *T == 512 ? 0 : 1);
+  const int c_env = cu_env_int("MULTIVERSE_CUDA_CLUSTER", 1, 8, 0);
+  *C = c_env ? c_env : lanes == 1 && *T == 512 ? 0 : 1;
+  /* Persistent mode for a few experiments: on an H200 one or 8 WebSearch
+   * experiments (400 nodes) ran in 1.6 s there, 2.0 s on clusters of 8 SMs
+   * (tests/bench/RESULTS.md, the GPU engine); it also steps every experiment
+   * through every window of any (96 training experiments of 45 nodes took
+   * 135.8 s there, all 144 took 97.8 s a block each: the whole node). From 9
+   * experiments on, where each fits a block without lanes (and no knob says
+   * otherwise), the launch shape is the one of least modelled makespan: the
+   * heaviest experiments take their groups first, and an experiment's nodes
+   * spread over more warps run faster (tests/bench/RESULTS.md, launch
+   * shapes). */
+  const int shaped = w->n_exps > 8 && most <= 4 * 512 && lanes == 1 && !forced && !t && !c_env &&
+                     !cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0) &&
+                     cu_shape(w, work, most, sms, T, C) == 0;
   const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
   if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
   if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
   if (m && strcmp(m, "experiment") == 0) return CU_EXPERIMENTS;
-  /* Persistent mode for a few experiments: on an H200 one or 8 WebSearch
-   * experiments (400 nodes) ran in 1.6 s there, 2.0 s on clusters of 8 SMs;
-   * 16 of them in 5.2 s there, 2.1 s on clusters of 4 (tests/bench/RESULTS.md,
-   * the GPU engine). Experiments of at most 256 nodes take a block each from
-   * 9 on: the persistent grid spreads their few nodes over few blocks and
-   * steps every experiment through every window of any (96 training
-   * experiments of 45 nodes took 135.8 s there, all 144 took 97.8 s a block
-   * each: tests/bench/RESULTS.md, the whole node). */
+  if (shaped) return CU_EXPERIMENTS;
   const int enough = w->n_exps >= sms || (w->n_exps > 8 && (*T < 512 || *C != 1));
   return enough && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
@@ -863,7 +949,14 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     return -1;
   }
   int32_t T = 128, lg = 0, C = 1;
-  const cu_mode_t mode = cu_mode(w, &T, &lg, &C);
+  double *work = (double *)malloc(sizeof(double) * (size_t)(w->n_exps ? w->n_exps : 1));
+  if (!work) {
+    snprintf(err, errlen, "out of memory for the work of %d experiments", w->n_exps);
+    return -1;
+  }
+  for (int32_t e = 0; e < w->n_exps; e++)
+    work[e] = eng_shape_work(w, e);
+  const cu_mode_t mode = cu_mode(w, work, &T, &lg, &C);
   static const char *const mode_name[] = {"experiment", "persistent", "systems"};
   eng_cols_t d;
   char *arena = NULL;
@@ -881,6 +974,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     snprintf(err, errlen, "cannot allocate the world's %zu bytes on the GPU: %s", bytes,
              cudaGetErrorString(ae));
     cudaGetLastError(); /* clear it: the process goes on (a smaller batch) */
+    free(work);
     return ae == cudaErrorMemoryAllocation ? ENG_NO_DEVICE_MEMORY : -1;
   }
   cu_layout(w, &d, arena, &moved);
@@ -890,7 +984,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
   BASE_CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
-  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, n, T, lg, C, d_flags, err, errlen)
+  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, work, n, T, lg, C, d_flags, err, errlen)
       : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
                               : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;
@@ -905,6 +999,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
             bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2);
   rc = 0;
 fail:
+  free(work);
   cudaFree(d_flags);
   cudaFree(arena);
   return rc;

@@ -1,0 +1,80 @@
+/* Launch shapes of the CUDA experiment mode (eng_shape.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "sim/eng_shape.h"
+
+double eng_shape_work(const eng_world_t *w, int32_t e) {
+  double s = 1;
+  const int32_t f0 = w->c.exp_flow_off[e], f1 = f0 + w->c.exp_n_flows[e];
+  for (int32_t f = f0; f < f1; f++)
+    s += w->c.flow_npkts[f];
+  return s;
+}
+
+/* The workers' finishing times as a binary min-heap h[0..n): restores the
+ * heap after h[0] grew. */
+static void sift_down(double *h, int32_t n) {
+  int32_t i = 0;
+  for (;;) {
+    int32_t a = 2 * i + 1, b = a + 1, m = i;
+    if (a < n && h[a] < h[m]) m = a;
+    if (b < n && h[b] < h[m]) m = b;
+    if (m == i) return;
+    double t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+double eng_shape_lpt(const double *w, int32_t n, int32_t slots) {
+  if (n <= 0) return 0;
+  if (n <= slots) return w[0];
+  double *h = (double *)malloc(sizeof(double) * (size_t)slots), end = 0;
+  if (!h) return w[0] * (double)((n + slots - 1) / slots); /* bound: waves of the largest */
+  for (int32_t i = 0; i < slots; i++) /* the first items, one per worker */
+    h[i] = 0;
+  for (int32_t i = 0; i < n; i++) {
+    h[0] += w[i]; /* the worker that is free first takes the next item */
+    if (h[0] > end) end = h[0];
+    sift_down(h, slots);
+  }
+  free(h);
+  return end;
+}
+
+int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes) {
+  int best = -1;
+  for (int i = 0; i < n_shapes; i++) {
+    if (s[i].resident < 1) continue;
+    const double warps = (double)s[i].cluster * (double)(s[i].threads / 32);
+    s[i].score = eng_shape_lpt(w, n, s[i].resident) *
+                 pow(1.0 + (double)most_nodes / warps, ENG_SHAPE_WARP_EXP);
+    if (best < 0 || s[i].score < s[best].score) best = i;
+  }
+  return best;
+}
+
+typedef struct shape_item_t {
+  double work;
+  int32_t e;
+} shape_item_t;
+
+static int item_cmp(const void *a, const void *b) {
+  const shape_item_t *x = (const shape_item_t *)a, *y = (const shape_item_t *)b;
+  if (x->work != y->work) return x->work > y->work ? -1 : 1;
+  return x->e < y->e ? -1 : x->e > y->e;
+}
+
+int eng_shape_order(const double *work, int32_t n, int32_t *order) {
+  shape_item_t *it = (shape_item_t *)malloc(sizeof(shape_item_t) * (size_t)(n > 0 ? n : 1));
+  if (!it) return -1;
+  for (int32_t i = 0; i < n; i++)
+    it[i] = (shape_item_t){work[i], i};
+  qsort(it, (size_t)n, sizeof *it, item_cmp);
+  for (int32_t i = 0; i < n; i++)
+    order[i] = it[i].e;
+  free(it);
+  return 0;
+}

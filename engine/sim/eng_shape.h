@@ -1,0 +1,58 @@
+/* The shape of a CUDA experiment-mode launch: how many threads step one
+ * experiment (a block of 128, 256 or 512, or a cluster of blocks of 512 on as
+ * many SMs), chosen by a model of the batch's makespan, and the order in
+ * which blocks take experiments (the heaviest first). Host code without CUDA:
+ * the CUDA backend asks the device how many experiments of each shape it
+ * steps at once and calls eng_shape_pick; the bits of every experiment are the
+ * same whatever the shape (docs/engine.md, launch modes). */
+#ifndef ENG_SHAPE_H
+#define ENG_SHAPE_H
+
+#include "sim/eng_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A node's events of a window run in sequence on one thread, and threads of
+ * a warp that take different branches run one after the other: an
+ * experiment's windows slow down with the nodes that share a warp, k, by
+ * about (1 + k)^ENG_SHAPE_WARP_EXP. Fitted on an H200 (tests/bench/RESULTS.md,
+ * launch shapes): the heaviest experiment of the training sweep (1 layer; 45
+ * nodes) alone took 9.48, 7.97, 5.07, 4.29 and 4.25 s of kernel in blocks of
+ * 128 and 256, clusters of 2, 4 and 8 blocks of 512 (k = 11.3, 5.6, 1.4, 0.7,
+ * 0.35: exponents 0.28 to 0.40); 64 WebSearch variants (356 nodes) 4.65 s a
+ * block of 512 each, 3.22 s on clusters of 2 (k = 22, 11: 0.56). */
+#define ENG_SHAPE_WARP_EXP 0.4
+
+typedef struct eng_shape_t {
+  int32_t threads;  /* per block */
+  int32_t cluster;  /* blocks per experiment, 1: a block */
+  int32_t resident; /* experiments stepped at once (the device's answer); 0: shape not available */
+  double score;     /* eng_shape_pick: modelled makespan, in work units */
+} eng_shape_t;
+
+/* Work of experiment e, to order and weigh experiments: its flows' packets,
+ * plus one (an experiment of tasks alone still takes windows). */
+double eng_shape_work(const eng_world_t *w, int32_t e);
+
+/* Makespan of n items of work w[0..n), in descending order, taken in that
+ * order by `slots` workers, each taking the next item as it finishes its last
+ * (the longest-processing-time-first list schedule). 0 for n = 0. */
+double eng_shape_lpt(const double *w, int32_t n, int32_t slots);
+
+/* The shape of least modelled makespan among s[0..n_shapes), the first on a
+ * tie: the list schedule of the work w[0..n) (descending) on its resident
+ * experiments, times (1 + most_nodes / its warps per experiment)^ENG_SHAPE_WARP_EXP.
+ * Sets each shape's score; -1 when none has resident > 0. */
+int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes);
+
+/* Experiments 0..n-1 ordered by work, heaviest first (on a tie the lower
+ * index first), in order[0..n). 0, or -1 when out of memory. */
+int eng_shape_order(const double *work, int32_t n, int32_t *order);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,83 @@
+/* Launch shapes of the CUDA experiment mode (eng_shape.h), on the host: the
+ * list schedule against closed forms, the order of experiments, and the
+ * shapes the model picks with an H200's resident counts (blocks of 128: 528,
+ * of 256: 264, of 512: 132; clusters of 2, 4, 8 blocks of 512: 66, 30, 15),
+ * which are the shapes measured fastest there (tests/bench/RESULTS.md):
+ * 64 WebSearch variants (356 nodes) on clusters of 2, 16 on clusters of 4,
+ * and the 144-experiment training sweep (45 nodes, its experiments' work as
+ * the plan estimates it) on clusters of 2, 0.52 of the modelled makespan of
+ * blocks of 128. A schedule that ignored the order (round robin), a model
+ * without the warp factor, or ties broken to the later shape fail it. */
+#include <math.h>
+
+#include "mvtest.h"
+#include "sim/eng_shape.h"
+
+static void lpt_closed_forms(void) {
+  const double a[] = {5, 4, 3, 3, 3};
+  CHECK(eng_shape_lpt(a, 5, 2) == 10); /* 5+3, 4+3+3: LPT's classic 10 against the optimum 9 */
+  CHECK(eng_shape_lpt(a, 5, 3) == 7);  /* 5, 4+3, 3+3 */
+  CHECK(eng_shape_lpt(a, 5, 5) == 5);
+  CHECK(eng_shape_lpt(a, 0, 5) == 0);
+  double ones[16];
+  for (int i = 0; i < 16; i++)
+    ones[i] = 1;
+  CHECK(eng_shape_lpt(ones, 16, 15) == 2); /* one left for a second wave */
+  CHECK(eng_shape_lpt(ones, 16, 16) == 1);
+  CHECK(eng_shape_lpt(ones, 16, 1) == 16);
+  const double b[] = {8, 1, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(eng_shape_lpt(b, 9, 2) == 8); /* the eight ones beside the eight */
+}
+
+static void order(void) {
+  const double w[] = {1, 3, 3, 2, 0.5};
+  int32_t o[5];
+  CHECK(eng_shape_order(w, 5, o) == 0);
+  CHECK(o[0] == 1 && o[1] == 2 && o[2] == 3 && o[3] == 0 && o[4] == 4);
+}
+
+static eng_shape_t h200[6] = {{128, 1, 528, 0}, {256, 1, 264, 0}, {512, 1, 132, 0},
+                              {512, 2, 66, 0},  {512, 4, 30, 0},  {512, 8, 15, 0}};
+
+static void picks(void) {
+  double ws[64];
+  for (int i = 0; i < 64; i++)
+    ws[i] = 1e5;
+  CHECK(eng_shape_pick(h200, 6, ws, 64, 356) == 3);
+  CHECK(fabs(h200[3].score / 1e5 - pow(1 + 356.0 / 32, 0.4)) < 1e-12);
+  CHECK(fabs(h200[4].score / 1e5 - 3 * pow(1 + 356.0 / 64, 0.4)) < 1e-12); /* 3 waves of 30 */
+  CHECK(eng_shape_pick(h200, 6, ws, 16, 356) == 4);
+  CHECK(fabs(h200[5].score / 1e5 - 2 * pow(1 + 356.0 / 128, 0.4)) < 1e-12); /* 16 on 15 */
+  /* The training sweep: its experiments' packet-hops over the heaviest's
+   * (`multiverse plan --experiments` of tests/bench/train-sweep-144.json). */
+  static const struct {
+    int n;
+    double w;
+  } sweep[] = {{6, 1.00}, {6, 0.99}, {12, 0.98}, {6, 0.81}, {6, 0.60}, {6, 0.49}, {6, 0.44},
+               {24, 0.34}, {6, 0.31}, {6, 0.27}, {6, 0.21}, {6, 0.20}, {6, 0.17}, {12, 0.15},
+               {6, 0.13}, {6, 0.11}, {6, 0.07}, {6, 0.05}, {6, 0.04}};
+  double tw[144];
+  int n = 0;
+  for (unsigned i = 0; i < sizeof sweep / sizeof sweep[0]; i++)
+    for (int j = 0; j < sweep[i].n; j++)
+      tw[n++] = sweep[i].w;
+  CHECK_EQ_I64(n, 144);
+  CHECK(eng_shape_pick(h200, 6, tw, 144, 45) == 3);
+  CHECK(eng_shape_lpt(tw, 144, 66) == 1.0); /* the heaviest alone sets it */
+  CHECK(eng_shape_lpt(tw, 144, 30) > 1.85);  /* 57.06 of work on 30 */
+  const double gain = h200[3].score / h200[0].score;
+  CHECK(gain > 0.51 && gain < 0.53);
+  /* A shape the device cannot run is never taken; none at all: -1. */
+  eng_shape_t none[2] = {{512, 2, 0, 0}, {512, 4, 0, 0}};
+  CHECK(eng_shape_pick(none, 2, tw, 144, 45) == -1);
+  /* A tie goes to the first shape. */
+  eng_shape_t tie[2] = {{512, 1, 200, 0}, {512, 1, 200, 0}};
+  CHECK(eng_shape_pick(tie, 2, tw, 144, 45) == 0);
+}
+
+int main(void) {
+  lpt_closed_forms();
+  order();
+  picks();
+  return mvtest_end();
+}
