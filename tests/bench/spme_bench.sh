@@ -22,6 +22,10 @@
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
 #           results compared with train's)
+#   train128, trainc2  the same in blocks of 128 threads (the shape before the
+#           launch-shape model), on clusters of 2 blocks of 512 (after train)
+#   shapes  the sweep's heaviest experiment with one layer
+#           (tests/bench/train-proxy-1layer.json) in every launch shape
 #   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
 #           order: one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
@@ -184,24 +188,47 @@ for part in $parts; do
       rows+=("| lanes ablation, $w: on / off | $(fm "$ton" %.2f) s | $(fm "$T" %.2f) s (lanes off) | $(ratio "$T" "$ton") | $id |")
     done
     ;;
-  train | trainph)
+  train | trainph | train128 | trainc2)
     # trainph: the same with port phases and switch warps (a block of 512 per
-    # experiment, a warp per switch), its results compared with train's.
-    d=$part
+    # experiment, a warp per switch); train128: blocks of 128 (the shape before
+    # the launch-shape model); trainc2: clusters of 2 blocks of 512. Each one's
+    # results compared with train's (run train first).
+    d=$part knobs=()
+    case $part in
+    trainph) knobs=(MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1) ;;
+    train128) knobs=(MULTIVERSE_CUDA_BLOCK=128) ;;
+    trainc2) knobs=(MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2) ;;
+    esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
-    [ "$part" = trainph ] && export MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1
     s=$(bench_now)
-    (cd "$d" && MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
+    (cd "$d" && env "${knobs[@]}" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
     rc=$?
-    unset MULTIVERSE_PHASES MULTIVERSE_CUDA_SWITCH_WARPS MULTIVERSE_LANES
     T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
     [ $rc = 0 ] || { echo "  $part failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
     id=-
-    if [ "$part" = trainph ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
-      /usr/bin/python3 "$here/../mpi/same_results.py" train/rd/results.nc trainph/rd/results.nc > trainph/same.txt 2>&1 && id=identical || id=DIFFER
+    if [ "$part" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
+      /usr/bin/python3 "$here/../mpi/same_results.py" train/rd/results.nc $part/rd/results.nc > $part/same.txt 2>&1 && id=identical || id=DIFFER
     fi
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
-    rows+=("| training sweep, 144 experiments (\`multiverse run\`)$([ "$part" = trainph ] && echo ", port phases + switch warps") | $(fm "$T" %.1f) s | - | - | $id |")
+    rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
+    ;;
+  shapes)
+    # The training sweep's heaviest experiment with one layer (45 nodes, 1.27 M
+    # critical-path events) in every launch shape, each compared with the first.
+    shapes=("MULTIVERSE_CUDA_BLOCK=128" "MULTIVERSE_CUDA_BLOCK=256" "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=1"
+      "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2" "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=4"
+      "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=8")
+    for i in "${!shapes[@]}"; do
+      d=shape$i
+      rm -rf "$d" && mkdir -p "$d" && cp "$here/train-proxy-1layer.json" "$d/"
+      # shellcheck disable=SC2086 # the knobs are words
+      (cd "$d" && env ${shapes[$i]} MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
+        "$mv" run train-proxy-1layer.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      rc=$? id=-
+      [ "$i" -gt 0 ] && [ $rc = 0 ] && { /usr/bin/python3 "$here/../mpi/same_results.py" shape0/rd/results.nc $d/rd/results.nc > $d/same.txt 2>&1 && id=identical || id=DIFFER; }
+      echo "shapes: ${shapes[$i]}: rc $rc, $(kern "$d/run.err"); results $id"
+      rows+=("| training proxy (1 layer), ${shapes[$i]} | $(kern "$d/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
+    done
     ;;
   gpt3)
     s=$(bench_now)
