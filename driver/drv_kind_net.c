@@ -137,9 +137,21 @@ static void net_problems(const net_t *n, const json_t *obj, const char *where, c
     snprintf(line, sizeof line, "%s.flows: expected a flow file name", at);
     net_more(err, errlen, line);
   }
+  /* Each key alone, on the experiment's cc and preset where those apply, as
+   * job_params_apply takes them first: a parameter of one cc is checked
+   * under that cc (cc and preset themselves on the defaults). */
+  eng_params_t base = n->ps.defaults, scratch;
+  const char *const first[] = {"cc", "preset"};
+  for (int i = 0; i < 2; i++) {
+    const json_t *fv = json_object_get(net, first[i]);
+    scratch = base;
+    if (fv && job_param_set_json(&n->ps, &scratch, first[i], fv, at, line, sizeof line) == 0)
+      base = scratch;
+  }
   json_object_foreach(net, key, v) {
-    eng_params_t scratch = n->ps.defaults;
     if (strcmp(key, "topology") == 0 || strcmp(key, "flows") == 0) continue;
+    const int own = strcmp(key, "cc") == 0 || strcmp(key, "preset") == 0;
+    scratch = own ? n->ps.defaults : base;
     if (job_param_set_json(&n->ps, &scratch, key, v, at, line, sizeof line))
       net_more(err, errlen, line);
   }
@@ -156,8 +168,8 @@ static int net_ident(net_t *n, const json_t *exp, const char *where, char **cano
     return -1;
   }
   int rc = job_exp_parse(&n->ps, obj, where, x, err, errlen);
-  if (rc) { /* every problem, each key alone; where only keys together are refused (a
-             * parameter of the experiment's own cc), the parse's message */
+  if (rc) { /* every problem, each key alone (net_problems); where only keys
+             * together are refused, the parse's message */
     char *first = strdup(err);
     net_problems(n, obj, where, err, errlen);
     if (!err[0]) snprintf(err, errlen, "%s", first ? first : "out of memory");

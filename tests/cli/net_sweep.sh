@@ -36,4 +36,15 @@ set -e
 [ $rc = 2 ] && [ ! -e pair ]
 grep -q 'experiment 0 (.*network.cc="dcqcn", network.dcqcn_g=0): network.dcqcn_g: 0 is out of range: more than 0 and at most 1' pair.err
 grep -qx 'multiverse net: 1 problem; nothing ran' pair.err
+# Every problem in one pass: the cc's parameter is checked under that cc beside
+# a key refused alone.
+printf '{"name":"j","base":{"network":{"topology":"fat.json","flows":"f0.txt","cc":"dcqcn","dcqcn_g":0,"buffer_mb":-1}}}\n' > two.json
+set +e
+"$mv" run two.json --run-dir two > /dev/null 2> two.err
+rc=$?
+set -e
+[ $rc = 2 ]
+grep -qx 'two.json: base.network.dcqcn_g: 0 is out of range: more than 0 and at most 1' two.err
+grep -qx 'two.json: base.network.buffer_mb: -1 is out of range: more than 0 and at most 65536 MiB (64 GiB)' two.err
+grep -qx 'multiverse run: 2 problems; nothing ran' two.err
 echo "sweep: 32 experiments identical to their runs alone; a refused pair of swept values named"
