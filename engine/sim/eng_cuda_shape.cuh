@@ -237,6 +237,9 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
                      !cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0) &&
                      cu_shape(w, work, most, sms, T, C) == 0;
   if (shaped || (m && strcmp(m, "experiment") == 0)) return CU_EXPERIMENTS;
-  const int enough = w->n_exps >= sms || (w->n_exps > 8 && (*T < 512 || *C != 1));
+  /* A block size or cluster asked for is a shape of the experiment mode: the
+   * persistent kernel has neither (66 proxies of the training sweep took 45 s
+   * there where 132 took 20 s in blocks of 512). */
+  const int enough = w->n_exps >= sms || t || c_env || (w->n_exps > 8 && (*T < 512 || *C != 1));
   return enough && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
