@@ -23,6 +23,26 @@
 #define ENG_COLD static __attribute__((noinline, cold))
 #endif
 
+/* A function of moderate size called from many places, rarely on a packet's
+ * path (the task heap, task events): on the GPU one copy, called, where a copy
+ * inlined at each call site made the experiment kernel 385 KB of code (319 KB
+ * with these out of line; tests/bench/RESULTS.md, kernel size); inlined on
+ * the CPU as before. */
+#ifdef __CUDACC__
+#define ENG_OUTLINE static __noinline__ ENG_HD
+#else
+#define ENG_OUTLINE static inline
+#endif
+
+/* 1 in code compiled for the GPU, else 0: for a computation written in the
+ * form that suits each processor (reads issued at once where a GPU thread
+ * would wait for each in turn), the same values either way. */
+#ifdef __CUDA_ARCH__
+#define ENG_GPU 1
+#else
+#define ENG_GPU 0
+#endif
+
 /* A hint that *p will be read soon (the CPU's cache; nothing on the GPU): it
  * changes no value, only when memory is fetched. */
 #ifdef __CUDA_ARCH__

@@ -77,7 +77,7 @@ ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
 
 /* A task event (class TASK) of task t at k->now: its start (a flow begins, a
  * compute or coll task runs for dur, a join ends) or its end. */
-ENG_INLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (!c->task_started[t]) {
     int32_t kind = c->task_kind[t];

@@ -54,7 +54,7 @@ ENG_INLINE void eng_heap_down(eng_cols_t *c, int32_t base, int32_t n, int32_t i)
 
 /* Task t (owned by x) has its pending event at `key` with tie-break hidx;
  * ENG_INF: it has none. */
-ENG_INLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, int32_t hidx) {
+ENG_OUTLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, int32_t hidx) {
   int32_t base = c->node_task_off[x], pos = c->task_hpos[t];
   if (key == ENG_INF) {
     c->task_hkey[t] = ENG_INF;
@@ -180,7 +180,7 @@ ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
 
 /* Task t (owned by k->x, not started) may be able to start: when its
  * predecessors allow, its start event is placed in the heap, or moved earlier. */
-ENG_INLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (c->task_started[t]) return;
   int64_t known;
@@ -226,7 +226,7 @@ ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
 
 /* Event `on` of task t happened at k->now at this host: its successors that
  * wait for it are evaluated (here) or poked (elsewhere). */
-ENG_INLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
+ENG_OUTLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
   eng_cols_t *c = k->c;
   int32_t s0 = c->task_succ_off[t], n = c->task_nsucc[t];
   for (int32_t i = 0; i < n; i++) {
@@ -289,7 +289,7 @@ ENG_INLINE void eng_comm_change(eng_ctx_t *k, int32_t t, int32_t d) {
 }
 
 /* Task t ended at k->now. */
-ENG_INLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (eng_slows(k, t)) {
     if (c->task_kind[t] == TG_COMPUTE && c->task_dur[t] > 0) { /* off its GPU's running list */
@@ -308,7 +308,7 @@ ENG_INLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
 
 /* System part "schedule": at the start of its step in a window, node x
  * evaluates its tasks poked during the previous window. */
-ENG_INLINE void eng_node_schedule(eng_ctx_t *k) {
+ENG_OUTLINE void eng_node_schedule(eng_ctx_t *k) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, bank = (int32_t)((c->exp_windows[k->e] + 1) & 1);
   uint8_t *flag = bank ? &c->node_poked1[x] : &c->node_poked0[x];
