@@ -130,14 +130,17 @@ ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
          eng_host_can_send(c, k->e, p);
 }
 
-/* Time port lp of node k->x may next start a transmission, or ENG_INF. */
+/* Time port lp of node k->x may next start a transmission, or ENG_INF. The
+ * port's columns are read at once, not one after another as a chain of ||
+ * would read them: on the GPU each read waits for the one before. */
 ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  int32_t p = c->node_port_off[k->x] + lp;
-  int64_t busy = c->port_busy_until[p];
-  int can = c->port_paused[p] /* none paused: any packet or eligible flow will do */
-                ? eng_tx_some_paused(k, p)
-                : c->port_cq_head[p] >= 0 || c->port_q_bytes[p] > 0 || c->port_n_ready[p] > 0;
+  const int32_t p = c->node_port_off[k->x] + lp;
+  const int64_t busy = c->port_busy_until[p], qb = c->port_q_bytes[p];
+  const int32_t cq = c->port_cq_head[p], nr = c->port_n_ready[p];
+  const int can = c->port_paused[p] /* none paused: any packet or eligible flow will do */
+                      ? eng_tx_some_paused(k, p)
+                      : (cq >= 0) | (qb > 0) | (nr > 0);
   if (!can) return ENG_INF;
   return busy > k->now ? busy : k->now;
 }
@@ -189,19 +192,47 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
  * incoming link, or a transmission. */
 ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
+  const int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
+  /* the incoming link's columns at once (eng_tx_time) */
+  const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
+  const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
+  const int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
   int64_t best = eng_key(eng_tx_time(k, lp), ENG_EV_TX);
-  uint32_t h = c->port_ring_head[in];
-  if (h != c->port_ring_pub[in]) {
-    const eng_pkt_t *pk = &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+  if (h != pub) {
+    const eng_pkt_t *pk = &c->ring_pkt[slot];
     ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
     if (eng_key(pk->t, ENG_EV_ARRIVE) < best) best = eng_key(pk->t, ENG_EV_ARRIVE);
   }
-  h = c->port_pfc_head[in];
-  if (h != c->port_pfc_pub[in]) {
-    int64_t t = c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+  if (fh != fpub) {
+    int64_t t = c->pfc_t[c->port_pfc_off[in] + (int32_t)(fh & c->port_pfc_mask[in])];
     if (eng_key(t, ENG_EV_PFC) < best) best = eng_key(t, ENG_EV_PFC);
   }
+  return best;
+}
+
+/* The first smallest of keys key[0 .. n): its index in *idx (unchanged when
+ * every key is ENG_INF), the key returned. On the GPU four keys are read at
+ * once and matched in pairs (a tie goes to the lower index at every match),
+ * so the reads do not wait for one another's compares; the CPU scans. */
+ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
+  int64_t best = ENG_INF;
+  int32_t i = 0;
+  for (; ENG_GPU && i + 4 <= n; i += 4) {
+    const int64_t a = key[i], b = key[i + 1], d = key[i + 2], e = key[i + 3];
+    const int64_t ab = b < a ? b : a, de = e < d ? e : d;
+    const int32_t iab = b < a ? i + 1 : i, ide = e < d ? i + 3 : i + 2;
+    const int64_t m = de < ab ? de : ab;
+    const int32_t im = de < ab ? ide : iab;
+    if (m < best) {
+      best = m;
+      *idx = im;
+    }
+  }
+  for (; i < n; i++)
+    if (key[i] < best) {
+      best = key[i];
+      *idx = i;
+    }
   return best;
 }
 
@@ -247,19 +278,20 @@ ENG_INLINE void eng_tree_update(eng_cols_t *c, int32_t p0, int32_t np, int32_t l
  * key needs just the heads of its links, and only when they were empty. */
 ENG_INLINE void eng_port_key_input(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  int32_t p = c->node_port_off[k->x] + lp, in = c->port_peer[p];
+  const int32_t p = c->node_port_off[k->x] + lp, in = c->port_peer[p];
   int64_t key = c->port_key[p];
-  uint32_t h = c->port_ring_head[in];
-  if (h != c->port_ring_pub[in]) {
-    const eng_pkt_t *pk = &c->ring_pkt[c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in])];
+  const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
+  const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
+  const int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
+  if (h != pub) {
+    const eng_pkt_t *pk = &c->ring_pkt[slot];
     ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
     int64_t a = eng_key(pk->t, ENG_EV_ARRIVE);
     if (a < key) key = a;
   }
-  h = c->port_pfc_head[in];
-  if (h != c->port_pfc_pub[in]) {
+  if (fh != fpub) {
     int64_t f =
-        eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])], ENG_EV_PFC);
+        eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(fh & c->port_pfc_mask[in])], ENG_EV_PFC);
     if (f < key) key = f;
   }
   k->c->port_key[p] = key;
@@ -373,12 +405,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   for (;;) {
     int32_t idx = 0;
     if (!tree) {
-      best = ENG_INF;
-      for (int32_t lp = 0; lp < np; lp++)
-        if (c->port_key[p0 + lp] < best) {
-          best = c->port_key[p0 + lp];
-          idx = lp;
-        }
+      best = eng_keys_min(&c->port_key[p0], np, &idx);
     } else {
       idx = np > 1 ? c->port_twin[p0 + 1] : 0;
       best = c->port_key[p0 + idx];
