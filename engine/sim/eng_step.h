@@ -210,14 +210,25 @@ ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
   return best;
 }
 
-/* The first smallest of keys key[0 .. n): its index in *idx (unchanged when
- * every key is ENG_INF), the key returned. On the GPU four keys are read at
- * once and matched in pairs (a tie goes to the lower index at every match),
- * so the reads do not wait for one another's compares; the CPU scans. */
-ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
-  int64_t best = ENG_INF;
+/* The first smallest of keys key[0 .. n) from key `best` at index *idx on:
+ * *idx becomes the first index of a key below `best` that no earlier key
+ * beats, and that key is returned (`best` and *idx unchanged when none is).
+ * The plain scan (the CPU's form). */
+ENG_INLINE int64_t eng_keys_min_scan(const int64_t *key, int32_t n, int64_t best, int32_t *idx) {
+  for (int32_t i = 0; i < n; i++)
+    if (key[i] < best) {
+      best = key[i];
+      *idx = i;
+    }
+  return best;
+}
+
+/* The same, four keys read at once and matched in pairs, a tie to the lower
+ * index at every match (the GPU's form: a thread's reads do not wait for one
+ * another's compares). test_eng_tree checks it against the scan. */
+ENG_INLINE int64_t eng_keys_min_fours(const int64_t *key, int32_t n, int64_t best, int32_t *idx) {
   int32_t i = 0;
-  for (; ENG_GPU && i + 4 <= n; i += 4) {
+  for (; i + 4 <= n; i += 4) {
     const int64_t a = key[i], b = key[i + 1], d = key[i + 2], e = key[i + 3];
     const int64_t ab = b < a ? b : a, de = e < d ? e : d;
     const int32_t iab = b < a ? i + 1 : i, ide = e < d ? i + 3 : i + 2;
@@ -234,6 +245,12 @@ ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
       *idx = i;
     }
   return best;
+}
+
+/* The first smallest port key of a node (*idx unchanged when every key is
+ * ENG_INF), in its processor's form. */
+ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
+  return ENG_GPU ? eng_keys_min_fours(key, n, ENG_INF, idx) : eng_keys_min_scan(key, n, ENG_INF, idx);
 }
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {

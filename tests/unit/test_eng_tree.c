@@ -5,9 +5,10 @@
  * 40:1 incast with PFC through one switch of 41 ports (a tree, rebuilt when a
  * PFC frame takes transmission time) equals the reference simulator to the
  * picosecond.
- * A tie broken to the higher port fails the first part; dropping the tree's
- * rebuild after a PFC frame, or the update of the egress port, fails the
- * second. */
+ * The GPU's form of the scan (four keys at once, eng_keys_min_fours) names
+ * what the scan names. A tie broken to the higher port fails the first part
+ * and, in the GPU's form, the second; dropping the tree's rebuild after a PFC
+ * frame, or the update of the egress port, fails the third. */
 #include <stdlib.h>
 
 #include "mvsim.h"
@@ -61,6 +62,31 @@ static void tree_against_scan(void) {
   }
 }
 
+/* The GPU's form of the next port (eng_keys_min_fours: four keys at once,
+ * matched in pairs) names the port and key the scan names, for every count
+ * from 0 to 300 (a remainder of 0 to 3 after the fours), with many ties, keys
+ * of ENG_INF and a starting key that some keys beat and some tie. */
+static void fours_against_scan(void) {
+  static int64_t key[MAX_PORTS];
+  uint64_t s = 7;
+  for (int32_t n = 0; n <= MAX_PORTS; n++)
+    for (int r = 0; r < 3; r++) {
+      int64_t range = r == 0 ? 4 : r == 1 ? 64 : 1LL << 40;
+      for (int rep = 0; rep < 20; rep++) {
+        for (int32_t i = 0; i < n; i++)
+          key[i] = draw_key(&s, range);
+        const int64_t from = rep % 2 ? ENG_INF : draw_key(&s, range);
+        int32_t i_scan = -1, i_fours = -1;
+        int64_t k_scan = eng_keys_min_scan(key, n, from, &i_scan);
+        int64_t k_fours = eng_keys_min_fours(key, n, from, &i_fours);
+        CHECK_EQ_I64(k_fours, k_scan);
+        CHECK_EQ_I64(i_fours, i_scan);
+        if (n > 0 && from == ENG_INF && k_scan < ENG_INF)
+          CHECK_EQ_I64(i_scan, scan_first_min(key, n));
+      }
+    }
+}
+
 static void incast_against_reference(void) {
   topo_t t = mvsim_star(SENDERS + 1, 100000000000LL, 1000000); /* host SENDERS receives */
   CHECK(SENDERS + 1 >= ENG_TREE_PORTS);                        /* the switch keeps a tree */
@@ -95,6 +121,7 @@ static void incast_against_reference(void) {
 
 int main(void) {
   tree_against_scan();
+  fours_against_scan();
   incast_against_reference();
   return mvtest_end();
 }
