@@ -26,6 +26,9 @@
 #           launch-shape model), on clusters of 2 blocks of 512 (after train)
 #   shapes  the sweep's heaviest experiment with one layer
 #           (tests/bench/train-proxy-1layer.json) in every launch shape
+#   conc    the one-layer proxy alone in a block of 512, then 132 variants of
+#           it at once (tests/bench/train-proxy-132.json), a block on each SM:
+#           what running beside others costs an experiment
 #   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
 #           order: one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
@@ -229,6 +232,22 @@ for part in $parts; do
       echo "shapes: ${shapes[$i]}: rc $rc, $(kern "$d/run.err"); results $id"
       rows+=("| training proxy (1 layer), ${shapes[$i]} | $(kern "$d/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
     done
+    ;;
+  conc)
+    # The one-layer proxy alone in a block of 512, then 132 variants of it
+    # (tests/bench/train-proxy-132.json: dcqcn_rate_ai_mbps 10..141, each
+    # within 7 % of its critical path) at once, a block of 512 on each SM: the
+    # same work per SM, so the ratio is what running beside 131 others costs.
+    for j in train-proxy-1layer train-proxy-132; do
+      d=conc-$j
+      rm -rf "$d" && mkdir -p "$d" && cp "$here/$j.json" "$d/"
+      (cd "$d" && env MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=1 MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
+        "$mv" run $j.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      echo "conc: $j: rc $?, $(kern "$d/run.err")"
+    done
+    k1=$(kern conc-train-proxy-1layer/run.err | awk '{ print $2 }') k132=$(kern conc-train-proxy-132/run.err | awk '{ print $2 }')
+    echo "conc: 132 at once over one alone: $(ratio "$k132" "$k1")"
+    rows+=("| one-layer proxy alone / 132 at once (blocks of 512) | $(fm "$k1" %.2f) s / $(fm "$k132" %.2f) s kernel | - | $(ratio "$k132" "$k1") slower at once | - |")
     ;;
   gpt3)
     s=$(bench_now)
