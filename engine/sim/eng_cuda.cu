@@ -83,14 +83,15 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL,
+                 c->node_port_off[x]};
   if (lane == 0) {
     c->node_woken[x] = 0;
     c->node_keys_ok[x] = 1;
     eng_node_schedule(&k);
   }
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
-  const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t p0 = k.p0, np = c->node_n_ports[x];
   if (c->exp_phases[e] && cu_ph) {
     int ok = 0;
     if (lane == 0) ok = np <= CU_PH_PORTS && eng_phase_ok(&k, c->exp_t_end[e], CU_PH_MAX);

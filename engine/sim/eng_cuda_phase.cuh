@@ -51,7 +51,7 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *sc) {
   const unsigned all = 0xffffffffu;
   const int32_t lane = (int32_t)(threadIdx.x & 31);
   eng_cols_t *c = k.c;
-  const int32_t x = k.x, e = k.e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t x = k.x, e = k.e, p0 = k.p0, np = c->node_n_ports[x];
   const int64_t t_end = c->exp_t_end[e], now0 = k.now;
   int32_t *cnt = sc, *end = sc + CU_PH_PORTS;
   int64_t *ent = (int64_t *)(sc + CU_PH_HEAD);

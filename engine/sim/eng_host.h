@@ -62,7 +62,7 @@ ENG_INLINE void eng_flow_begin(eng_ctx_t *k, int32_t f) {
  * rr+1, rr+2, ...). */
 ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = c->node_port_off[k->x] + lp, first = -1, r = c->node_rr[k->x];
+  int32_t p = k->p0 + lp, first = -1, r = c->node_rr[k->x];
   for (;;) {
     r = eng_ready_next(c, k->x, lp, r);
     if (r < 0 || r == first) return -1;
@@ -138,7 +138,7 @@ ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a,
   if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node_c_cnps[k->x]++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT));
-  eng_enqueue(k, c->node_port_off[k->x] + lp, pk, in, -1);
+  eng_enqueue(k, k->p0 + lp, pk, in, -1);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances

@@ -22,6 +22,8 @@ typedef struct eng_ctx_t {
   int32_t events;   /* events this step took (added to node_c_events at its end) */
   int *lock; /* the node's ports on threads of their own (port phases on the GPU): the
               * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
+  int32_t p0; /* the node's first port row (node_port_off[x]): on the GPU a read each port's
+               * row would otherwise wait for, after any write */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
@@ -278,7 +280,7 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
   c->port_busy_ps[p] += ser;
   c->port_tx_bytes[p] += pk.wire;
   if (c->port_err_q32[p] &&
-      eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - c->node_port_off[k->x]), n) <
+      eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - k->p0), n) <
           c->port_err_q32[p]) {
     eng_node_add_i64(k->lock, &c->node_c_drops[k->x], 1);
     return;

@@ -60,7 +60,7 @@ ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t
  * arrivals. */
 ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node_n_ports[x];
   if (!c->exp_phases[e] || c->node_heap_n[x] || c->exp_lb[e] == ENG_LB_ADAPTIVE) return 0;
   const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
   const int32_t ncl = c->exp_n_cls[e];
@@ -119,7 +119,7 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * path: the busiest ingress's and the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node_n_ports[x];
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;

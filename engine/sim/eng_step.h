@@ -22,7 +22,7 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
     eng_fail(k, ENG_FAIL_ROUTE);
     return -1;
   }
-  int32_t ep = c->node_port_off[x] + out, ip = c->node_port_off[x] + lp;
+  int32_t ep = k->p0 + out, ip = k->p0 + lp;
   if (c->node_sw_free[x] == 0) {
     eng_node_add_i64(k->lock, &c->node_c_drops[x], 1);
     return -1;
@@ -61,7 +61,7 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
   eng_pkt_t pk = c->pool_pkt[s];
   c->cls_q_bytes[q] -= pk.wire;
   c->port_q_bytes[p] -= pk.wire;
-  eng_release(k, c->node_port_off[x] + pk.in_port, c->flow_cls[pk.flow], pk.wire);
+  eng_release(k, k->p0 + pk.in_port, c->flow_cls[pk.flow], pk.wire);
   if (pk.type != ENG_PKT_DATA) return pk;
   uint64_t draw = c->port_deq_count[p]++;
   if (c->exp_ecn[e]) {
@@ -69,7 +69,7 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
     int mark = qb > hi;
     if (!mark && qb > lo) {
       uint64_t thr = c->port_pmax_q32[p] * (uint64_t)(qb - lo) / (uint64_t)(hi - lo);
-      uint32_t lpo = (uint32_t)(p - c->node_port_off[x]);
+      uint32_t lpo = (uint32_t)(p - k->p0);
       mark = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw) < thr;
     }
     if (mark) {
@@ -135,7 +135,7 @@ ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
  * would read them: on the GPU each read waits for the one before. */
 ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  const int32_t p = c->node_port_off[k->x] + lp;
+  const int32_t p = k->p0 + lp;
   const int64_t busy = c->port_busy_until[p], qb = c->port_q_bytes[p];
   const int32_t cq = c->port_cq_head[p], nr = c->port_n_ready[p];
   const int can = c->port_paused[p] /* none paused: any packet or eligible flow will do */
@@ -148,7 +148,7 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
 /* A TX event of port lp: send the best packet there is. */
 ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = c->node_port_off[k->x] + lp, cl;
+  int32_t p = k->p0 + lp, cl;
   if (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) {
     int32_t s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
     eng_emit(k, p, c->pool_pkt[s], eng_int(c, k->e, c->pint_v, s));
@@ -172,7 +172,7 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
  * Returns the egress port a relayed packet joined, else -1. */
 ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
+  int32_t in = c->port_peer[k->p0 + lp];
   uint32_t h = c->port_ring_head[in];
   int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
   eng_pkt_t pk = c->ring_pkt[slot];
@@ -192,7 +192,7 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
  * incoming link, or a transmission. */
 ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  const int32_t in = c->port_peer[c->node_port_off[k->x] + lp];
+  const int32_t in = c->port_peer[k->p0 + lp];
   /* the incoming link's columns at once (eng_tx_time) */
   const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
   const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
@@ -254,7 +254,7 @@ ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
 }
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
-  int32_t p0 = k->c->node_port_off[k->x], np = k->c->node_n_ports[k->x];
+  int32_t p0 = k->p0, np = k->c->node_n_ports[k->x];
   for (int32_t lp = 0; lp < np; lp++)
     k->c->port_key[p0 + lp] = eng_port_key(k, lp);
 }
@@ -295,7 +295,7 @@ ENG_INLINE void eng_tree_update(eng_cols_t *c, int32_t p0, int32_t np, int32_t l
  * key needs just the heads of its links, and only when they were empty. */
 ENG_INLINE void eng_port_key_input(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
-  const int32_t p = c->node_port_off[k->x] + lp, in = c->port_peer[p];
+  const int32_t p = k->p0 + lp, in = c->port_peer[p];
   int64_t key = c->port_key[p];
   const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
   const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
@@ -336,7 +336,7 @@ ENG_INLINE int eng_node_idle(const eng_cols_t *c, int32_t x, int32_t e) {
 ENG_INLINE int32_t eng_node_event(eng_ctx_t *k, int32_t cls, int32_t idx) {
   eng_cols_t *c = k->c;
   if (cls == ENG_EV_PFC) {
-    int32_t p = c->node_port_off[k->x] + idx, in = c->port_peer[p];
+    int32_t p = k->p0 + idx, in = c->port_peer[p];
     uint32_t h = c->port_pfc_head[in];
     uint8_t fr = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
     int32_t q = eng_cls(c, p, fr >> 1);
@@ -394,10 +394,11 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL};
+  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL,
+                 c->node_port_off[x]};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
-  const int32_t p0 = c->node_port_off[x], np = c->node_n_ports[x];
+  const int32_t p0 = k.p0, np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
   if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
