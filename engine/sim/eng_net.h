@@ -273,7 +273,14 @@ ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const c
  * the peer receives it after the delay. */
 ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
-  int64_t ser = base_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
+  /* a full data packet's and a control packet's serialisation were computed
+   * when the port was built (a 64-bit division: on the GPU a chain of some 70
+   * dependent instructions); other sizes here */
+  const int32_t full = c->exp_mtu[k->e] + c->exp_header[k->e], ctrl = c->exp_ctrl_bytes[k->e];
+  const int64_t ser =
+      pk.wire == full   ? c->port_ser_full[p]
+      : pk.wire == ctrl ? c->port_ser_ctrl[p]
+                        : base_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   eng_node_add_i64(k->lock, &c->node_c_hops[k->x], 1);

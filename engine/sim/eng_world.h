@@ -151,6 +151,8 @@ enum {
   X(port, int32_t, peer)         /* port row at the other end of the link */                       \
   X(port, int64_t, rate)         /* bit/s */                                                       \
   X(port, int64_t, delay)        /* ps */                                                          \
+  X(port, int64_t, ser_full)     /* serialisation of a full data packet (mtu + header), ps */      \
+  X(port, int64_t, ser_ctrl)     /* serialisation of a control packet (ctrl_bytes), ps */          \
   X(port, int64_t, busy_until)   /* ps */                                                          \
   X(port, int64_t, key)          /* key of the port's next event (eng_key), cached by its node */  \
   X(port, int32_t, twin)         /* switch: node (row - first port) of its port tree (eng_step) */ \
