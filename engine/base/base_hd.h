@@ -23,11 +23,11 @@
 #define ENG_COLD static __attribute__((noinline, cold))
 #endif
 
-/* A function of moderate size called from many places, rarely on a packet's
- * path (the task heap, task events): on the GPU one copy, called, where a copy
- * inlined at each call site made the experiment kernel 385 KB of code (319 KB
- * with these out of line; tests/bench/RESULTS.md, kernel size); inlined on
- * the CPU as before. */
+/* A function of moderate size called from many places, off a switch's packet
+ * path (the task heap, task events, a host's flow evaluation and control
+ * packets): on the GPU one copy, called, where a copy inlined at each call
+ * site made the experiment kernel 385 KB of code (249 KB with these out of
+ * line; tests/bench/RESULTS.md); inlined on the CPU as before. */
 #ifdef __CUDACC__
 #define ENG_OUTLINE static __noinline__ ENG_HD
 #else

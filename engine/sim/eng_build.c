@@ -627,7 +627,8 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->port_peer[pr] = b->port + t->port_off[tp->peer] + tp->peer_port;
     c->port_rate[pr] = l->rate_bps;
     c->port_delay[pr] = l->delay_ps;
-    c->port_ser_full[pr] = base_ser_clock(p->mtu + p->header, (uint64_t)l->rate_bps, p->ser_floor_ns);
+    c->port_ser_full[pr] =
+        base_ser_clock(p->mtu + p->header, (uint64_t)l->rate_bps, p->ser_floor_ns);
     c->port_ser_ctrl[pr] = base_ser_clock(p->ctrl_bytes, (uint64_t)l->rate_bps, p->ser_floor_ns);
     c->port_cq_head[pr] = c->port_cq_tail[pr] = -1;
     c->port_paused_since[pr] = -1;

@@ -29,7 +29,7 @@ ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
  * now (model.md: it has a packet to send, congestion control lets it send, and
  * that packet leaves by port lp), and when is its next timer (retransmission,
  * congestion control, or the pacing time at which it becomes eligible)? */
-ENG_INLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
+ENG_OUTLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, t = c->flow_task[f], lp = -1;
   int64_t wake = ENG_INF;
@@ -122,8 +122,8 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
 
 /* The host queues a control packet (ACK/NACK carrying `a`, or a CNP) of flow f,
  * echoing telemetry `in` (NULL: none). */
-ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
-                              const cc_int_t *in) {
+ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
+                               const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t lp = eng_route(c, k->x, f, type, a);
   if (lp < 0) {

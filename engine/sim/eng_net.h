@@ -20,10 +20,10 @@ typedef struct eng_ctx_t {
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
   int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
   int32_t events;   /* events this step took (added to node_c_events at its end) */
-  int *lock; /* the node's ports on threads of their own (port phases on the GPU): the
-              * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
-  int32_t p0; /* the node's first port row (node_port_off[x]): on the GPU a read each port's
-               * row would otherwise wait for, after any write */
+  int *lock;        /* the node's ports on threads of their own (port phases on the GPU): the
+                     * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
+  int32_t p0;       /* the node's first port row (node_port_off[x]): on the GPU a read each port's
+                     * row would otherwise wait for, after any write */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
@@ -277,18 +277,17 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
    * when the port was built (a 64-bit division: on the GPU a chain of some 70
    * dependent instructions); other sizes here */
   const int32_t full = c->exp_mtu[k->e] + c->exp_header[k->e], ctrl = c->exp_ctrl_bytes[k->e];
-  const int64_t ser =
-      pk.wire == full   ? c->port_ser_full[p]
-      : pk.wire == ctrl ? c->port_ser_ctrl[p]
-                        : base_ser_clock(pk.wire, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
+  const int64_t ser = pk.wire == full   ? c->port_ser_full[p]
+                      : pk.wire == ctrl ? c->port_ser_ctrl[p]
+                                        : base_ser_clock(pk.wire, (uint64_t)c->port_rate[p],
+                                                         c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port_tx_count[p]++;
   c->port_busy_until[p] = k->now + ser;
   eng_node_add_i64(k->lock, &c->node_c_hops[k->x], 1);
   c->port_busy_ps[p] += ser;
   c->port_tx_bytes[p] += pk.wire;
-  if (c->port_err_q32[p] &&
-      eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - k->p0), n) <
-          c->port_err_q32[p]) {
+  if (c->port_err_q32[p] && eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - k->p0),
+                                        n) < c->port_err_q32[p]) {
     eng_node_add_i64(k->lock, &c->node_c_drops[k->x], 1);
     return;
   }

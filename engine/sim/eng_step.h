@@ -250,7 +250,8 @@ ENG_INLINE int64_t eng_keys_min_fours(const int64_t *key, int32_t n, int64_t bes
 /* The first smallest port key of a node (*idx unchanged when every key is
  * ENG_INF), in its processor's form. */
 ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
-  return ENG_GPU ? eng_keys_min_fours(key, n, ENG_INF, idx) : eng_keys_min_scan(key, n, ENG_INF, idx);
+  return ENG_GPU ? eng_keys_min_fours(key, n, ENG_INF, idx)
+                 : eng_keys_min_scan(key, n, ENG_INF, idx);
 }
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
@@ -394,14 +395,15 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL,
-                 c->node_port_off[x]};
+  eng_ctx_t k = {c,       x, e, c->node_id[x], c->exp_seed[e],     c->node_now[x],
+                 ENG_INF, 0, 0, NULL,          c->node_port_off[x]};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = k.p0, np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
-  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] && eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
+  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] &&
+      eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
     c->node_c_phased[x]++;
     c->node_c_offpath[x] += k.events - span;

@@ -341,12 +341,12 @@ typedef struct eng_world_t {
   int64_t n[ENG_T_COUNT]; /* rows per table */
   eng_cols_t c;           /* host copies */
   int32_t n_exps;
-  int32_t threads;       /* CPU backend: OpenMP threads; 0 = as many as the work merits */
-  int32_t max_threads;   /* CPU backend, threads 0: at most this many (0: OpenMP's limit) */
-  int32_t threads_used;  /* what the CPU backend ran with (0: it did not run) */
-  int32_t *exp_task_row; /* (n_tasks) task row of each experiment's task i (task order) */
+  int32_t threads;         /* CPU backend: OpenMP threads; 0 = as many as the work merits */
+  int32_t max_threads;     /* CPU backend, threads 0: at most this many (0: OpenMP's limit) */
+  int32_t threads_used;    /* what the CPU backend ran with (0: it did not run) */
+  int32_t *exp_task_row;   /* (n_tasks) task row of each experiment's task i (task order) */
   uint8_t *worst_rings_of; /* (n_exps) 1: experiment e's rings are worst-case (as counted) */
-  eng_world_desc_t desc; /* what it was built from (exps copied) */
+  eng_world_desc_t desc;   /* what it was built from (exps copied) */
   /* Experiments whose results are in other worlds: run again with worst-case
    * rings after their compact rings overflowed, or a batch split because it
    * did not fit in device memory. Experiment e is experiment part_idx[e] of
