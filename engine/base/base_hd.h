@@ -27,7 +27,8 @@
  * path (the task heap, task events, a host's flow evaluation and control
  * packets): on the GPU one copy, called, where a copy inlined at each call
  * site made the experiment kernel 385 KB of code (249 KB with these out of
- * line; tests/bench/RESULTS.md); inlined on the CPU as before. */
+ * line, 235 KB with eng_tx's one eng_emit; tests/bench/RESULTS.md); inlined
+ * on the CPU as before. */
 #ifdef __CUDACC__
 #define ENG_OUTLINE static __noinline__ ENG_HD
 #else

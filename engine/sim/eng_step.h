@@ -145,27 +145,28 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   return busy > k->now ? busy : k->now;
 }
 
-/* A TX event of port lp: send the best packet there is. */
+/* A TX event of port lp: send the best packet there is (one eng_emit for the
+ * three kinds: on the GPU each inlined copy is code every event fetches). */
 ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = k->p0 + lp, cl;
+  int32_t p = k->p0 + lp, cl, s = -1, f = -1;
+  eng_pkt_t pk;
   if (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) {
-    int32_t s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
-    eng_emit(k, p, c->pool_pkt[s], eng_int(c, k->e, c->pint_v, s));
-    eng_pool_give(k, s); /* after its telemetry went with it */
+    s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
+    pk = c->pool_pkt[s];
   } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
-    int32_t s;
     c->port_rr_cls[p] = cl;
-    eng_pkt_t pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
-    eng_emit(k, p, pk, eng_int(c, k->e, c->pint_v, s));
-    eng_pool_give(k, s);
+    pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
   } else {
-    int32_t f = eng_host_pick(k, lp);
-    if (f >= 0) {
-      eng_emit(k, p, eng_host_next_packet(k, f), NULL);
-      eng_flow_eval(k, f);
-    }
+    f = eng_host_pick(k, lp);
+    if (f < 0) return;
+    pk = eng_host_next_packet(k, f);
   }
+  eng_emit(k, p, pk, s >= 0 ? eng_int(c, k->e, c->pint_v, s) : NULL);
+  if (s >= 0)
+    eng_pool_give(k, s); /* after its telemetry went with it */
+  else
+    eng_flow_eval(k, f);
 }
 
 /* An ARRIVE event on local port lp: consume the head of the incoming link.
