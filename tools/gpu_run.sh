@@ -3,6 +3,9 @@
 # the gpu-labelled tests, then the benchmarks (tests/bench/bench.sh) in the
 # time that is left of GPU_RUN_BUDGET_S (default 530 s, under 9 minutes in
 # all). Writes OUTDIR/RESULTS.md and OUTDIR/logs/; prints a summary last.
+# With GPU_RUN_SPME_PARTS set (parts of tests/bench/spme_bench.sh, e.g. "conc
+# train"), those run in place of bench.sh, each stopped after BENCH_RUN_S
+# (default: what is left of the budget).
 # usage: tools/gpu_run.sh OUTDIR   (BENCH_* knobs: tests/bench/README.md)
 set -euo pipefail
 [ $# = 1 ] || { echo "usage: tools/gpu_run.sh OUTDIR" >&2; exit 2; }
@@ -32,16 +35,25 @@ t_tests=$(since)
 budget=$((total - t_tests - 15))
 [ "$budget" -gt 60 ] || budget=60
 bench=ok
-BENCH_BUDGET_S=${BENCH_BUDGET_S:-$budget} tests/bench/bench.sh build-gpu "$out/RESULTS.md" "$out/logs" \
-  > "$out/logs/bench.out" 2>&1 || bench="FAILED (exit $?, logs/bench.out)"
-
-tail -5 "$out/logs/bench.out"
+if [ -n "${GPU_RUN_SPME_PARTS:-}" ]; then
+  # The GPU engine's parts (tests/bench/spme_bench.sh) in place of bench.sh;
+  # their run folders go to a scratch folder, not OUTDIR.
+  BENCH_PARTS=$GPU_RUN_SPME_PARTS BENCH_RUN_S=${BENCH_RUN_S:-$budget} tests/bench/spme_bench.sh \
+    build-gpu/driver/multiverse build-gpu/tests/mv_genflows "${TMPDIR:-/tmp}/gpu_run_spme" \
+    > "$out/logs/bench.out" 2>&1 || bench="FAILED (exit $?, logs/bench.out)"
+  grep -v '^|' "$out/logs/bench.out" | tail -20
+  grep '^|' "$out/logs/bench.out" || true
+else
+  BENCH_BUDGET_S=${BENCH_BUDGET_S:-$budget} tests/bench/bench.sh build-gpu "$out/RESULTS.md" "$out/logs" \
+    > "$out/logs/bench.out" 2>&1 || bench="FAILED (exit $?, logs/bench.out)"
+  tail -5 "$out/logs/bench.out"
+fi
 echo
 echo "| step | result | done at |"
 echo "|---|---|---|"
 echo "| build (build-gpu, sm_90) | ok | $t_build s |"
 echo "| ctest -L gpu | $tests | $t_tests s |"
-echo "| benchmarks (budget $budget s) | $bench | $(since) s |"
+echo "| benchmarks${GPU_RUN_SPME_PARTS:+ (spme_bench.sh: $GPU_RUN_SPME_PARTS)} (budget $budget s) | $bench | $(since) s |"
 echo
 if [ -s "$out/RESULTS.md" ]; then
   sed -n '/^| date/,/^| time/p' "$out/RESULTS.md"
