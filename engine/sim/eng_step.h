@@ -189,16 +189,15 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   return -1;
 }
 
-/* Key of the earliest event of port lp: a PFC frame or a packet arriving on its
- * incoming link, or a transmission. */
-ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
+/* The smaller of `best` and the key of the earliest event on the incoming
+ * link of port lp: a PFC frame or a packet arriving. The link's columns are
+ * read at once (eng_tx_time). */
+ENG_INLINE int64_t eng_link_key(const eng_ctx_t *k, int32_t lp, int64_t best) {
   const eng_cols_t *c = k->c;
   const int32_t in = c->port_peer[k->p0 + lp];
-  /* the incoming link's columns at once (eng_tx_time) */
   const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
   const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
   const int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
-  int64_t best = eng_key(eng_tx_time(k, lp), ENG_EV_TX);
   if (h != pub) {
     const eng_pkt_t *pk = &c->ring_pkt[slot];
     ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
@@ -209,6 +208,12 @@ ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
     if (eng_key(t, ENG_EV_PFC) < best) best = eng_key(t, ENG_EV_PFC);
   }
   return best;
+}
+
+/* Key of the earliest event of port lp: a PFC frame or a packet arriving on its
+ * incoming link, or a transmission. */
+ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
+  return eng_link_key(k, lp, eng_key(eng_tx_time(k, lp), ENG_EV_TX));
 }
 
 /* The first smallest of keys key[0 .. n) from key `best` at index *idx on:
@@ -240,11 +245,9 @@ ENG_INLINE int64_t eng_keys_min_fours(const int64_t *key, int32_t n, int64_t bes
       *idx = im;
     }
   }
-  for (; i < n; i++)
-    if (key[i] < best) {
-      best = key[i];
-      *idx = i;
-    }
+  int32_t tail = -1; /* the last n mod 4 keys */
+  best = eng_keys_min_scan(key + i, n - i, best, &tail);
+  if (tail >= 0) *idx = i + tail;
   return best;
 }
 
@@ -296,24 +299,8 @@ ENG_INLINE void eng_tree_update(eng_cols_t *c, int32_t p0, int32_t np, int32_t l
  * published packets and frames), and only by adding to them: a port's cached
  * key needs just the heads of its links, and only when they were empty. */
 ENG_INLINE void eng_port_key_input(const eng_ctx_t *k, int32_t lp) {
-  const eng_cols_t *c = k->c;
-  const int32_t p = k->p0 + lp, in = c->port_peer[p];
-  int64_t key = c->port_key[p];
-  const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
-  const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
-  const int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
-  if (h != pub) {
-    const eng_pkt_t *pk = &c->ring_pkt[slot];
-    ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
-    int64_t a = eng_key(pk->t, ENG_EV_ARRIVE);
-    if (a < key) key = a;
-  }
-  if (fh != fpub) {
-    int64_t f =
-        eng_key(c->pfc_t[c->port_pfc_off[in] + (int32_t)(fh & c->port_pfc_mask[in])], ENG_EV_PFC);
-    if (f < key) key = f;
-  }
-  k->c->port_key[p] = key;
+  int64_t *key = &k->c->port_key[k->p0 + lp];
+  *key = eng_link_key(k, lp, *key);
 }
 
 ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
