@@ -645,15 +645,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
   {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)C;
-    at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-    cfg.blockDim = dim3((unsigned)T);
+    cudaLaunchAttribute at;
+    cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
     cfg.stream = run;
-    cfg.attrs = at;
-    cfg.numAttrs = C > 1 ? 1 : 0;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
       const int clusters = cu_clusters_fit(kern, T, C, n_groups);

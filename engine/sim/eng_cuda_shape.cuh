@@ -92,19 +92,27 @@ static int cu_blocks_per_sm(int32_t T) {
   return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
 }
 
+/* A launch of blocks of T threads in clusters of C (*at: its one attribute;
+ * none for C = 1). */
+static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttribute *at) {
+  cudaLaunchConfig_t cfg = {};
+  at->id = cudaLaunchAttributeClusterDimension;
+  at->val.clusterDim.x = (unsigned)C;
+  at->val.clusterDim.y = at->val.clusterDim.z = 1;
+  cfg.blockDim = dim3((unsigned)T);
+  cfg.attrs = at;
+  cfg.numAttrs = C > 1 ? 1 : 0;
+  return cfg;
+}
+
 /* How many clusters of C blocks of T threads of kernel kern are resident at
  * once (clusters sit within a GPC, so fewer fit than SMs / C: 15 of 8 blocks
  * of 512 and 30 of 4 on an H200); -1 on a CUDA error. */
 static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int32_t n_groups) {
-  cudaLaunchConfig_t cfg = {};
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = (unsigned)C;
-  at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-  cfg.blockDim = dim3((unsigned)T);
+  cudaLaunchAttribute at;
+  cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
   cfg.gridDim = dim3((unsigned)(C * n_groups));
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = 1; /* the occupancy of clusters, also of 1 */
   int clusters = 0;
   return cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg) == cudaSuccess ? clusters : -1;
 }
