@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Compares two results files experiment by experiment: the same experiments
 (index, id) in the same order, and every variable (swept values, results,
-status, message, config) equal, NaN equal to NaN. Global attributes (host,
-date, shards) are not compared. Prints what it compared; exit 1 on the first
+status, message, config) equal, floating-point values bit for bit (NaN equal
+to NaN). Global attributes (host, date, shards) are not compared. Prints what it compared; exit 1 on the first
 differences.
 
     same_results.py A.nc B.nc
@@ -18,6 +18,7 @@ import ctypes.util
 import glob
 import math
 import os
+import struct
 import sys
 
 
@@ -103,20 +104,33 @@ def read_ctypes(path):
     return out
 
 
+def with_xarray():
+    """Whether the files are read by xarray (see the module's text)."""
+    if os.environ.get("MV_SAME_RESULTS_READER", "") == "ctypes":
+        return False
+    try:
+        import numpy  # noqa: F401
+        import xarray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def read_file(path):
+    """{name: (shape, values)} of the file's data variables, by either reader."""
+    return read_xarray(path) if with_xarray() else read_ctypes(path)
+
+
 def same(x, y):
-    return x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
+    """Equal values; floats bit for bit (0.0 is not -0.0), NaN equal to NaN."""
+    if isinstance(x, float) and isinstance(y, float):
+        return (x != x and y != y) or struct.pack("<d", x) == struct.pack("<d", y)
+    return x == y
 
 
 def main(a_path, b_path):
-    use_xarray = os.environ.get("MV_SAME_RESULTS_READER", "") != "ctypes"
-    if use_xarray:
-        try:
-            import numpy  # noqa: F401
-            import xarray  # noqa: F401
-        except ImportError:
-            use_xarray = False
-    read = read_xarray if use_xarray else read_ctypes
-    a, b = read(a_path), read(b_path)
+    use_xarray = with_xarray()
+    a, b = read_file(a_path), read_file(b_path)
     bad = []
     if sorted(a) != sorted(b):
         bad.append(f"variables differ: {sorted(a)} vs {sorted(b)}")
