@@ -346,7 +346,6 @@ static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
   return elem * (size_t)(w->n[t] ? w->n[t] : 1);
 }
 
-/* Offsets of every column in one arena, 256-byte aligned; returns its size. */
 /* Offsets of every column in one arena, 256-byte aligned: the columns that
  * travel (all but packet storage) first, contiguous, so that they move in a
  * few large copies; *moved receives their span. Returns the arena's size. */
