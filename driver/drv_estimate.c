@@ -7,20 +7,6 @@
 
 #include "driver/drv_kind.h"
 
-/* Packet transmissions, roughly: every flow's data packets over its path's
- * links, and as many ACKs back as ack_every lets. */
-static double est_hops(const topo_t *t, const tg_t *g, const eng_params_t *p) {
-  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
-  uint64_t mtu = p->mtu > 0 ? (uint64_t)p->mtu : 1;
-  for (int32_t i = 0; i < g->n; i++) {
-    const tg_task_t *f = &g->t[i];
-    if (f->kind != TG_FLOW) continue;
-    int d = topo_distance(t, f->host, f->dst);
-    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
-  }
-  return hops;
-}
-
 /* A host's first link: its rate (bit/s) and delay (ps). */
 static void host_link(const topo_t *t, int32_t host, double *rate, double *delay) {
   *rate = 1e11;
@@ -182,7 +168,7 @@ void drv_exp_features(const eng_exp_desc_t *d, shd_feat_t *f) {
   memset(f, 0, sizeof *f);
   if (!d->topo || !d->tasks || !d->params) return;
   const topo_t *t = d->topo;
-  f->x[SHD_F_HOPS] = est_hops(t, d->tasks, d->params);
+  f->x[SHD_F_HOPS] = eng_exp_hops(d);
   f->x[SHD_F_WINDOWS] = est_windows(t, d->tasks);
   f->x[SHD_F_NODE_WINDOWS] = f->x[SHD_F_WINDOWS] * t->n_nodes;
   f->x[SHD_F_EXP] = 1;

@@ -196,6 +196,12 @@ int eng_task_delivered(const eng_batch_t *b, int32_t e, int32_t task, uint64_t *
 int32_t eng_trace_samples(const eng_batch_t *b, int32_t e);
 double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t series);
 
+/* Packet transmissions of a packet-level experiment, roughly: every flow's
+ * data packets over its path's links, and as many ACKs back as ack_every
+ * lets. The plan's cost feature "hops" and the CUDA backend's weight of an
+ * experiment (eng_shape_work). */
+double eng_exp_hops(const eng_exp_desc_t *x);
+
 /* Work of a flow-level experiment (model flow) in packet-hops of the packet
  * level that take as long on one CPU thread: the planner's cost unit
  * (jobs/presets/batching.json), from its tasks, edges and flows. */

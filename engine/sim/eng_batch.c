@@ -424,6 +424,20 @@ double eng_trace_value(const eng_batch_t *b, int32_t e, int32_t k, int32_t serie
                                      : 0.0;
 }
 
+double eng_exp_hops(const eng_exp_desc_t *x) {
+  const eng_params_t *p = x->params;
+  const tg_t *g = x->tasks;
+  double hops = 0, acks = 1.0 / (p->ack_every > 0 ? p->ack_every : 1);
+  const uint64_t mtu = p->mtu > 0 ? (uint64_t)p->mtu : 1;
+  for (int32_t i = 0; i < g->n; i++) {
+    const tg_task_t *f = &g->t[i];
+    if (f->kind != TG_FLOW) continue;
+    int d = topo_distance(x->topo, f->host, f->dst);
+    hops += (double)((f->bytes + mtu - 1) / mtu) * (d > 0 ? d : 1) * (1 + acks);
+  }
+  return hops;
+}
+
 double eng_flow_work(const eng_exp_desc_t *x) {
   return flw_exp_work(x);
 }

@@ -5,11 +5,7 @@
 #include "sim/eng_shape.h"
 
 double eng_shape_work(const eng_world_t *w, int32_t e) {
-  double s = 1;
-  const int32_t f0 = w->c.exp_flow_off[e], f1 = f0 + w->c.exp_n_flows[e];
-  for (int32_t f = f0; f < f1; f++)
-    s += w->c.flow_npkts[f];
-  return s;
+  return 1 + eng_exp_hops(&w->desc.exps[e]);
 }
 
 /* The workers' finishing times as a binary min-heap h[0..n): restores the

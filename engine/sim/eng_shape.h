@@ -32,8 +32,10 @@ typedef struct eng_shape_t {
   double score;     /* eng_shape_pick: modelled makespan, in work units */
 } eng_shape_t;
 
-/* Work of experiment e, to order and weigh experiments: its flows' packets,
- * plus one (an experiment of tasks alone still takes windows). */
+/* Work of experiment e, to order and weigh experiments: its packet-hops as
+ * the plan estimates them (eng_exp_hops: a packet over a 3-tier fat-tree's six
+ * links weighs three times one between two hosts of a switch), plus one (an
+ * experiment of tasks alone still takes windows). */
 double eng_shape_work(const eng_world_t *w, int32_t e);
 
 /* Makespan of n items of work w[0..n), in descending order, taken in that
