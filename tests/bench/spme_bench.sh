@@ -29,6 +29,10 @@
 #   conc    the one-layer proxy alone in a block of 512, then 132 variants of
 #           it at once (tests/bench/train-proxy-132.json), a block on each SM:
 #           what running beside others costs an experiment
+#   lanes132  the 132 variants of conc with SPME lanes of 1, 2, 4, 8 and 32
+#           (MULTIVERSE_LANES: L experiments a block, a warp stepping the same
+#           node of L of them, on 132 / L SMs): kernel times, results compared
+#           with lanes of 1 (tests/mpi/same_results.py)
 #   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
 #           order: one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
@@ -248,6 +252,21 @@ for part in $parts; do
     k1=$(kern conc-train-proxy-1layer/run.err | awk '{ print $2 }') k132=$(kern conc-train-proxy-132/run.err | awk '{ print $2 }')
     echo "conc: 132 at once over one alone: $(ratio "$k132" "$k1")"
     rows+=("| one-layer proxy alone / 132 at once (blocks of 512) | $(fm "$k1" %.2f) s / $(fm "$k132" %.2f) s kernel | - | $(ratio "$k132" "$k1") slower at once | - |")
+    ;;
+  lanes132)
+    k1=
+    for L in 1 2 4 8 32; do
+      d=lanes132-$L
+      rm -rf "$d" && mkdir -p "$d" && cp "$here/train-proxy-132.json" "$d/"
+      (cd "$d" && env MULTIVERSE_LANES=$L MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
+        "$mv" run train-proxy-132.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      rc=$? k=$(kern "$d/run.err" | awk '{ print $2 }') id=-
+      [ $L = 1 ] && k1=$k
+      [ $L != 1 ] && [ $rc = 0 ] && { /usr/bin/python3 "$here/../mpi/same_results.py" lanes132-1/rd/results.nc \
+        $d/rd/results.nc > $d/same.txt 2>&1 && id=identical || id=DIFFER; }
+      echo "lanes132: lanes of $L: rc $rc, $(kern "$d/run.err"); $id"
+      rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
+    done
     ;;
   gpt3)
     s=$(bench_now)
