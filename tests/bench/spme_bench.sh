@@ -83,6 +83,23 @@ run() {
   K=$(kern "$od.err")
   [ $rc = 0 ] || { echo "  run $od failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$od.err")"; T=-; }
 }
+# proxy_run DIR JOB [VAR=VALUE ...]: `multiverse run` of tests/bench/JOB.json
+# on CUDA in a fresh folder DIR (its results in DIR/rd), with those variables
+# and MULTIVERSE_VERBOSE=1; its exit status.
+proxy_run() {
+  local d=$1 j=$2
+  shift 2
+  rm -rf "$d" && mkdir -p "$d" && cp "$here/$j.json" "$d/"
+  (cd "$d" && env "$@" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
+    "$mv" run "$j.json" --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+}
+# same_rows A B: identical when the results files of run folders A/rd and
+# B/rd agree in every row (tests/mpi/same_results.py; its words in
+# B/same.txt), else DIFFER.
+same_rows() {
+  /usr/bin/python3 "$here/../mpi/same_results.py" "$1/rd/results.nc" "$2/rd/results.nc" > "$2/same.txt" 2>&1 &&
+    echo identical || echo DIFFER
+}
 # same A B N: how many of the first N FCT files differ.
 same() {
   local i bad=0
@@ -214,7 +231,7 @@ for part in $parts; do
     [ $rc = 0 ] || { echo "  $part failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
     id=-
     if [ "$part" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
-      /usr/bin/python3 "$here/../mpi/same_results.py" train/rd/results.nc $part/rd/results.nc > $part/same.txt 2>&1 && id=identical || id=DIFFER
+      id=$(same_rows train "$part")
     fi
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
@@ -227,12 +244,10 @@ for part in $parts; do
       "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=8")
     for i in "${!shapes[@]}"; do
       d=shape$i
-      rm -rf "$d" && mkdir -p "$d" && cp "$here/train-proxy-1layer.json" "$d/"
       # shellcheck disable=SC2086 # the knobs are words
-      (cd "$d" && env ${shapes[$i]} MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
-        "$mv" run train-proxy-1layer.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      proxy_run "$d" train-proxy-1layer ${shapes[$i]} MULTIVERSE_CUDA_LAUNCH=experiment
       rc=$? id=-
-      [ "$i" -gt 0 ] && [ $rc = 0 ] && { /usr/bin/python3 "$here/../mpi/same_results.py" shape0/rd/results.nc $d/rd/results.nc > $d/same.txt 2>&1 && id=identical || id=DIFFER; }
+      [ "$i" -gt 0 ] && [ $rc = 0 ] && id=$(same_rows shape0 "$d")
       echo "shapes: ${shapes[$i]}: rc $rc, $(kern "$d/run.err"); results $id"
       rows+=("| training proxy (1 layer), ${shapes[$i]} | $(kern "$d/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
     done
@@ -244,9 +259,7 @@ for part in $parts; do
     # same work per SM, so the ratio is what running beside 131 others costs.
     for j in train-proxy-1layer train-proxy-132; do
       d=conc-$j
-      rm -rf "$d" && mkdir -p "$d" && cp "$here/$j.json" "$d/"
-      (cd "$d" && env MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=1 MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
-        "$mv" run $j.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      proxy_run "$d" $j MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=1
       echo "conc: $j: rc $?, $(kern "$d/run.err")"
     done
     k1=$(kern conc-train-proxy-1layer/run.err | awk '{ print $2 }') k132=$(kern conc-train-proxy-132/run.err | awk '{ print $2 }')
@@ -257,13 +270,10 @@ for part in $parts; do
     k1=
     for L in 1 2 4 8 32; do
       d=lanes132-$L
-      rm -rf "$d" && mkdir -p "$d" && cp "$here/train-proxy-132.json" "$d/"
-      (cd "$d" && env MULTIVERSE_LANES=$L MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
-        "$mv" run train-proxy-132.json --run-dir rd --backend cuda --costs none > run.out 2> run.err)
+      proxy_run "$d" train-proxy-132 MULTIVERSE_LANES=$L
       rc=$? k=$(kern "$d/run.err" | awk '{ print $2 }') id=-
       [ $L = 1 ] && k1=$k
-      [ $L != 1 ] && [ $rc = 0 ] && { /usr/bin/python3 "$here/../mpi/same_results.py" lanes132-1/rd/results.nc \
-        $d/rd/results.nc > $d/same.txt 2>&1 && id=identical || id=DIFFER; }
+      [ $L != 1 ] && [ $rc = 0 ] && id=$(same_rows lanes132-1 "$d")
       echo "lanes132: lanes of $L: rc $rc, $(kern "$d/run.err"); $id"
       rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
     done

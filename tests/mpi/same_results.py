@@ -116,9 +116,12 @@ def with_xarray():
     return True
 
 
-def read_file(path):
-    """{name: (shape, values)} of the file's data variables, by either reader."""
-    return read_xarray(path) if with_xarray() else read_ctypes(path)
+def read_file(path, use_xarray=None):
+    """{name: (shape, values)} of the file's data variables, by xarray or the
+    C library (None: as with_xarray says)."""
+    if use_xarray is None:
+        use_xarray = with_xarray()
+    return read_xarray(path) if use_xarray else read_ctypes(path)
 
 
 def same(x, y):
@@ -130,7 +133,7 @@ def same(x, y):
 
 def main(a_path, b_path):
     use_xarray = with_xarray()
-    a, b = read_file(a_path), read_file(b_path)
+    a, b = read_file(a_path, use_xarray), read_file(b_path, use_xarray)
     bad = []
     if sorted(a) != sorted(b):
         bad.append(f"variables differ: {sorted(a)} vs {sorted(b)}")
