@@ -234,6 +234,7 @@ for part in $parts; do
       id=$(same_rows train "$part")
     fi
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
+    grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $part: /" # the shape model's pick, if it chose
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
     ;;
   shapes)
