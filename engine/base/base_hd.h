@@ -35,6 +35,15 @@
 #define ENG_OUTLINE static inline
 #endif
 
+/* Before a loop the GPU's compiler should keep rolled: one run a lane group,
+ * or a short tail on every event's path, whose unrolled copies are code each
+ * SM must fetch. Nothing on the CPU. */
+#ifdef __CUDA_ARCH__
+#define ENG_ROLLED _Pragma("unroll 1")
+#else
+#define ENG_ROLLED
+#endif
+
 /* 1 in code compiled for the GPU, else 0: for a computation written in the
  * form that suits each processor (reads issued at once where a GPU thread
  * would wait for each in turn), the same values either way. */

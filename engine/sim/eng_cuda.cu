@@ -264,10 +264,12 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
       if (g_sh < n_groups) { /* rounds for the most rows any lane has, per table */
         int32_t most;
         lanes_sh = 0;
+        ENG_ROLLED
         for (int32_t l = 0; l < L; l++)
           lanes_sh += lane_exp[g_sh * L + l] >= 0;
 #define CU_ROUNDS(ph, tab, fn)                                                                     \
   most = 0;                                                                                        \
+  ENG_ROLLED                                                                                       \
   for (int32_t l = 0; l < L; l++) {                                                                \
     const int32_t e = lane_exp[g_sh * L + l];                                                      \
     if (e >= 0 && eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e) > most)                           \

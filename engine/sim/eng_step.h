@@ -221,6 +221,7 @@ ENG_INLINE int64_t eng_port_key(const eng_ctx_t *k, int32_t lp) {
  * beats, and that key is returned (`best` and *idx unchanged when none is).
  * The plain scan (the CPU's form). */
 ENG_INLINE int64_t eng_keys_min_scan(const int64_t *key, int32_t n, int64_t best, int32_t *idx) {
+  ENG_ROLLED
   for (int32_t i = 0; i < n; i++)
     if (key[i] < best) {
       best = key[i];
@@ -260,6 +261,7 @@ ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
   int32_t p0 = k->p0, np = k->c->node_n_ports[k->x];
+  ENG_ROLLED /* a host's one or two ports, or a switch after a PFC frame */
   for (int32_t lp = 0; lp < np; lp++)
     k->c->port_key[p0 + lp] = eng_port_key(k, lp);
 }
