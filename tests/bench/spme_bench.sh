@@ -23,7 +23,7 @@
 #   trainph the same with port phases and switch warps (after train: its
 #           results compared with train's)
 #   train128, trainc2  the same in blocks of 128 threads (the shape before the
-#           launch-shape model), on clusters of 2 blocks of 512 (after train)
+#           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
 #   shapes  the sweep's heaviest experiment with one layer
 #           (tests/bench/train-proxy-1layer.json) in every launch shape
 #   conc    the one-layer proxy alone in a block of 512, then 132 variants of
@@ -215,13 +215,15 @@ for part in $parts; do
   train | trainph | train128 | trainc2)
     # trainph: the same with port phases and switch warps (a block of 512 per
     # experiment, a warp per switch); train128: blocks of 128 (the shape before
-    # the launch-shape model); trainc2: clusters of 2 blocks of 512. Each one's
+    # the launch-shape model); trainc2: clusters of 2 blocks of 512 with lanes
+    # of 2 (what the two knobs alone gave sessions 7 and 8: a block size asked
+    # for sets the lanes that make 144 groups resident on 132 SMs). Each one's
     # results compared with train's (run train first).
     d=$part knobs=()
     case $part in
     trainph) knobs=(MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1) ;;
     train128) knobs=(MULTIVERSE_CUDA_BLOCK=128) ;;
-    trainc2) knobs=(MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2) ;;
+    trainc2) knobs=(MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2 MULTIVERSE_LANES=2) ;;
     esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
     s=$(bench_now)
