@@ -89,10 +89,43 @@ void drv_seen_key(const eng_params_t *p, drv_seen_key_t *key) {
   key->model = p->model;             /* the flow level is sized by its own rules */
 }
 
-const drv_seen_t *drv_seen_find(const drv_seen_t *seen, int32_t n, const drv_seen_key_t *key) {
-  for (int32_t i = 0; i < n; i++)
-    if (memcmp(&seen[i].key, key, sizeof *key) == 0) return &seen[i];
-  return NULL;
+int drv_seen_init(drv_seen_cache_t *c, size_t kind_bytes) {
+  memset(c, 0, sizeof *c);
+  c->kind_bytes = kind_bytes;
+  return kind_bytes && !(c->kind_keys = calloc(DRV_SEEN, kind_bytes)) ? -1 : 0;
+}
+
+void drv_seen_free(drv_seen_cache_t *c) {
+  free(c->kind_keys);
+  memset(c, 0, sizeof *c);
+}
+
+/* Slot i's kind key (kind_bytes of them). */
+static unsigned char *seen_kind_key(const drv_seen_cache_t *c, int32_t i) {
+  return c->kind_keys + (size_t)i * c->kind_bytes;
+}
+
+int32_t drv_seen_find(const drv_seen_cache_t *c, const void *kind, const drv_seen_key_t *pk) {
+  if (pk->model != ENG_MODEL_PACKET) return -1;
+  for (int32_t i = 0; i < c->n; i++)
+    if (memcmp(&c->seen[i].key, pk, sizeof *pk) == 0 &&
+        (!c->kind_bytes || memcmp(seen_kind_key(c, i), kind, c->kind_bytes) == 0))
+      return i;
+  return -1;
+}
+
+int32_t drv_seen_insert(drv_seen_cache_t *c, const void *kind, const drv_seen_key_t *pk,
+                        const drv_exp_t *x) {
+  if (x->status != ANA_OK || pk->model != ENG_MODEL_PACKET) return -1;
+  int32_t i = c->next;
+  c->n += c->n < DRV_SEEN;
+  c->next = (c->next + 1) % DRV_SEEN;
+  memset(&c->seen[i], 0, sizeof c->seen[i]);
+  memcpy(&c->seen[i].key, pk, sizeof *pk);
+  c->seen[i].size = x->size;
+  c->seen[i].feat = x->feat;
+  if (c->kind_bytes) memcpy(seen_kind_key(c, i), kind, c->kind_bytes); /* padding too */
+  return i;
 }
 
 void drv_exp_seen(const eng_exp_desc_t *d, const drv_seen_t *seen, const char *prefix, drv_exp_t *x,

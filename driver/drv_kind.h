@@ -133,8 +133,32 @@ typedef struct drv_seen_t {
 } drv_seen_t;
 /* The key of parameters p (zeroed, then filled: compare with memcmp). */
 void drv_seen_key(const eng_params_t *p, drv_seen_key_t *key);
-/* The entry of `key` among the n of seen, or NULL. */
-const drv_seen_t *drv_seen_find(const drv_seen_t *seen, int32_t n, const drv_seen_key_t *key);
+
+#define DRV_SEEN 16 /* graphs a cache keeps: the oldest goes first */
+
+/* A kind's cache of what it sized: up to DRV_SEEN entries, each under its
+ * parameters' key and `kind_bytes` of the kind's own key (what the graph is
+ * made of besides: the collective, the set-up and topology; zeroed, then
+ * filled: compared with memcmp). The flow level is never kept: it is sized
+ * by its own rules. A zeroed cache is an empty one with no kind key (and
+ * nothing to free). */
+typedef struct drv_seen_cache_t {
+  drv_seen_t seen[DRV_SEEN];
+  unsigned char *kind_keys; /* (DRV_SEEN, kind_bytes) */
+  size_t kind_bytes;
+  int32_t n, next; /* entries held; the slot the next insert takes */
+} drv_seen_cache_t;
+/* An empty cache whose kind key is kind_bytes long: 0, or -1 (out of memory). */
+int drv_seen_init(drv_seen_cache_t *c, size_t kind_bytes);
+void drv_seen_free(drv_seen_cache_t *c);
+/* The slot of the entry of the kind's key `kind` (NULL where it has none)
+ * and parameters' key pk, or -1: none, or pk is the flow level's. */
+int32_t drv_seen_find(const drv_seen_cache_t *c, const void *kind, const drv_seen_key_t *pk);
+/* Keeps sized experiment x's graph size and features under (kind, pk) in
+ * the next slot (the oldest entry's once all are held) and returns it, or -1
+ * where x is not sized (status not ANA_OK) or pk is the flow level's. */
+int32_t drv_seen_insert(drv_seen_cache_t *c, const void *kind, const drv_seen_key_t *pk,
+                        const drv_exp_t *x);
 /* Sizes the packet-level experiment d (its topology and parameters; no tasks,
  * no trace) whose graph `seen` describes: x's status, message (after
  * `prefix`, NULL: none) and feat and *mem, as building it and drv_exp_size

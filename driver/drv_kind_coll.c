@@ -33,22 +33,14 @@ typedef struct kc_key_t {
   char gpu[COLL_NAME_LEN];
 } kc_key_t;
 
-typedef struct kc_seen_t {
-  kc_key_t key;
-  drv_seen_t seen; /* its graph's size and features, under its parameters' key */
-} kc_seen_t;
-
-#define KC_SEEN 16 /* graphs kept: the oldest goes first */
-
 typedef struct kcoll_t {
   trn_presets_t tp;
   job_presets_t ps;
   char *base_dir;
   job_digests_t *digests;
-  drv_map_t *topos;  /* topology key -> drv_topo_t */
-  drv_map_t *models; /* calibration path ("" none) -> kc_model_t */
-  kc_seen_t seen[KC_SEEN];
-  int32_t n_seen, next_seen;
+  drv_map_t *topos;      /* topology key -> drv_topo_t */
+  drv_map_t *models;     /* calibration path ("" none) -> kc_model_t */
+  drv_seen_cache_t seen; /* graphs' sizes and features, kind key kc_key_t */
 } kcoll_t;
 
 static void model_release(void *p) {
@@ -65,6 +57,7 @@ static void kc_close(void *k) {
   drv_map_free(c->models, model_release);
   job_digests_free(c->digests);
   trn_presets_free(&c->tp);
+  drv_seen_free(&c->seen);
   free(c->base_dir);
   free(c);
 }
@@ -82,7 +75,9 @@ static void *kc_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
   c->digests = job_digests_new();
   c->topos = drv_map_new();
   c->models = drv_map_new();
-  if (c->base_dir && c->digests && c->topos && c->models) return c;
+  if (c->base_dir && c->digests && c->topos && c->models &&
+      drv_seen_init(&c->seen, sizeof(kc_key_t)) == 0)
+    return c;
   kc_close(c);
 oom:
   snprintf(err, errlen, "out of memory");
@@ -236,10 +231,10 @@ static void kc_describe(void *k, const char *canon, uint64_t id, const char *whe
   drv_topo_t *t =
       parsed ? drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir) : NULL;
   kc_model_t *m = parsed ? kc_model(c, x->calibration) : NULL;
-  int keyed = t && m && !t->error && !m->error && x->params.model == ENG_MODEL_PACKET;
+  int keyed = t && m && !t->error && !m->error;
   kc_key_t key;
   drv_seen_key_t pk;
-  const kc_seen_t *e = NULL;
+  int32_t i = -1;
   if (keyed) {
     memset(&key, 0, sizeof key);
     key.topo = t; /* field by field: the padding stays zero */
@@ -258,27 +253,15 @@ static void kc_describe(void *k, const char *canon, uint64_t id, const char *whe
     key.per = x->per;
     snprintf(key.gpu, sizeof key.gpu, "%s", x->gpu);
     drv_seen_key(&x->params, &pk);
-    for (int32_t i = 0; i < c->n_seen && !e; i++)
-      if (memcmp(&c->seen[i].key, &key, sizeof key) == 0 &&
-          memcmp(&c->seen[i].seen.key, &pk, sizeof pk) == 0)
-        e = &c->seen[i];
+    i = drv_seen_find(&c->seen, &key, &pk);
   }
-  if (e) {
+  if (i >= 0) {
     eng_exp_desc_t d = {.topo = &t->t, .params = &x->params};
-    drv_exp_seen(&d, &e->seen, NULL, xo, mem); /* as drv_exp_size words it */
+    drv_exp_seen(&d, &c->seen.seen[i], NULL, xo, mem); /* as drv_exp_size words it */
   } else {
     kc_build(c, canon, id, where, xo);
     drv_exp_size(xo, mem);
-    if (keyed && xo->status == ANA_OK) {
-      kc_seen_t *n = &c->seen[c->next_seen];
-      c->n_seen += c->n_seen < KC_SEEN;
-      c->next_seen = (c->next_seen + 1) % KC_SEEN;
-      memset(n, 0, sizeof *n);
-      memcpy(&n->key, &key, sizeof key); /* padding too */
-      memcpy(&n->seen.key, &pk, sizeof pk);
-      n->seen.size = xo->size;
-      n->seen.feat = xo->feat;
-    }
+    if (keyed) drv_seen_insert(&c->seen, &key, &pk, xo);
     kc_release(c, xo);
     memset(&xo->desc, 0, sizeof xo->desc);
   }

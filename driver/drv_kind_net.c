@@ -21,16 +21,13 @@ typedef struct net_t {
   drv_map_t *works; /* topology key "\n" flows path -> net_work_t */
 } net_t;
 
-#define NET_SEEN 16 /* sizings kept per flow file and topology: the oldest goes first */
-
 /* A flow file read against one topology, or why it cannot be; with what the
  * plan's describe step learnt of it under the parameters it was sized with. */
 typedef struct net_work_t {
   tg_t g;
   int graph; /* a task graph (.cm, JSON), not an ns-3 flow file */
   char *error;
-  drv_seen_t seen[NET_SEEN];
-  int32_t n_seen, next_seen;
+  drv_seen_cache_t seen; /* sizings kept per flow file and topology (no kind key) */
 } net_work_t;
 
 static void work_release(void *p) {
@@ -292,22 +289,13 @@ static void net_sized(net_t *n, net_work_t *w, drv_exp_t *xo, int64_t *mem) {
   drv_net_own_t *own = xo->own;
   drv_seen_key_t pk;
   drv_seen_key(&own->params, &pk);
-  const drv_seen_t *e =
-      pk.model == ENG_MODEL_PACKET ? drv_seen_find(w->seen, w->n_seen, &pk) : NULL;
-  if (e) {
+  int32_t i = drv_seen_find(&w->seen, NULL, &pk);
+  if (i >= 0) {
     eng_exp_desc_t d = {.topo = own->topo, .params = &own->params};
-    drv_exp_seen(&d, e, NULL, xo, mem);
+    drv_exp_seen(&d, &w->seen.seen[i], NULL, xo, mem);
   } else {
     drv_exp_size(xo, mem);
-    if (xo->status == ANA_OK && pk.model == ENG_MODEL_PACKET) {
-      drv_seen_t *s = &w->seen[w->next_seen];
-      w->n_seen += w->n_seen < NET_SEEN;
-      w->next_seen = (w->next_seen + 1) % NET_SEEN;
-      memset(s, 0, sizeof *s);
-      memcpy(&s->key, &pk, sizeof pk);
-      s->size = xo->size;
-      s->feat = xo->feat;
-    }
+    drv_seen_insert(&w->seen, NULL, &pk, xo);
   }
   net_release(n, xo);
   memset(&xo->desc, 0, sizeof xo->desc);

@@ -25,14 +25,6 @@ typedef struct train_key_t {
   int64_t sync;
 } train_key_t;
 
-typedef struct train_seen_t {
-  train_key_t key;
-  drv_seen_t seen; /* its graph's size and features, under its parameters' key */
-  topo_t topo;     /* built from key.topology */
-} train_seen_t;
-
-#define TRAIN_SEEN 16 /* graphs kept (their topologies): the oldest goes first */
-
 typedef struct train_t {
   trn_presets_t tp;
   coll_model_t cm;
@@ -42,8 +34,8 @@ typedef struct train_t {
   job_digests_t *digests;
   drv_train_net_t net; /* network.ns3_config (drv_train_apply) */
   char *base_dir;
-  train_seen_t *seen; /* (TRAIN_SEEN) */
-  int32_t n_seen, next_seen;
+  drv_seen_cache_t seen; /* graphs' sizes and features, kind key train_key_t */
+  topo_t topo[DRV_SEEN]; /* slot i's, built from its key's topology */
 } train_t;
 
 static void train_close(void *k) {
@@ -52,9 +44,9 @@ static void train_close(void *k) {
   trn_presets_free(&t->tp);
   coll_model_free(&t->cm);
   job_digests_free(t->digests);
-  for (int32_t i = 0; i < t->n_seen; i++)
-    topo_free(&t->seen[i].topo);
-  free(t->seen);
+  for (int32_t i = 0; i < t->seen.n; i++)
+    topo_free(&t->topo[i]);
+  drv_seen_free(&t->seen);
   free(t->base_dir);
   free(t);
 }
@@ -63,7 +55,7 @@ static void *train_open(const drv_kind_opts_t *o, char *err, size_t errlen) {
   train_t *t = calloc(1, sizeof *t);
   char def[4096];
   if (!t || !(t->base_dir = strdup(o->base_dir ? o->base_dir : ".")) ||
-      !(t->digests = job_digests_new()) || !(t->seen = calloc(TRAIN_SEEN, sizeof *t->seen))) {
+      !(t->digests = job_digests_new()) || drv_seen_init(&t->seen, sizeof(train_key_t))) {
     snprintf(err, errlen, "out of memory");
     train_close(t);
     return NULL;
@@ -131,10 +123,9 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
 static void train_release(void *k, drv_exp_t *x);
 
 /* The key of spec s (its parameters' in *pk), or 0 when its experiments are
- * described by building them (an imported workload: files; the flow level:
- * sized by its own rules). */
+ * described by building them (an imported workload: files). */
 static int train_key(const trn_exp_spec_t *s, train_key_t *key, drv_seen_key_t *pk) {
-  if (s->imported || s->params.model == ENG_MODEL_FLOW) return 0;
+  if (s->imported) return 0;
   memset(key, 0, sizeof *key);
   key->setup = s->setup;
   key->topology = s->topology;
@@ -145,14 +136,6 @@ static int train_key(const trn_exp_spec_t *s, train_key_t *key, drv_seen_key_t *
   return 1;
 }
 
-static train_seen_t *train_find(train_t *t, const train_key_t *key, const drv_seen_key_t *pk) {
-  for (int32_t i = 0; i < t->n_seen; i++)
-    if (memcmp(&t->seen[i].key, key, sizeof *key) == 0 &&
-        memcmp(&t->seen[i].seen.key, pk, sizeof *pk) == 0)
-      return &t->seen[i];
-  return NULL;
-}
-
 /* Builds the experiment and sizes it (the plan's reference); a built one
  * leaves its topology, graph size and features to the next of its key. */
 static void train_describe_built(train_t *t, const char *canon, uint64_t id, const char *where,
@@ -161,19 +144,10 @@ static void train_describe_built(train_t *t, const char *canon, uint64_t id, con
   train_build(t, canon, id, where, xo);
   drv_exp_size(xo, mem);
   trn_exp_t *x = xo->own;
-  if (key && xo->status == ANA_OK && x && x->status == BASE_OK) {
-    train_seen_t *e = &t->seen[t->next_seen];
-    if (t->n_seen == TRAIN_SEEN)
-      topo_free(&e->topo);
-    else
-      t->n_seen++;
-    t->next_seen = (t->next_seen + 1) % TRAIN_SEEN;
-    memcpy(&e->key, key, sizeof *key); /* padding too: keys compare with memcmp */
-    memset(&e->seen, 0, sizeof e->seen);
-    memcpy(&e->seen.key, pk, sizeof *pk);
-    e->seen.size = xo->size;
-    e->seen.feat = xo->feat;
-    e->topo = x->topo; /* moved: the release frees the graph alone */
+  int32_t i = key && x && x->status == BASE_OK ? drv_seen_insert(&t->seen, key, pk, xo) : -1;
+  if (i >= 0) {
+    topo_free(&t->topo[i]); /* the evicted entry's; an unused slot's is zeroed */
+    t->topo[i] = x->topo;   /* moved: the release frees the graph alone */
     memset(&x->topo, 0, sizeof x->topo);
   }
   train_release(t, xo);
@@ -194,14 +168,14 @@ static void train_describe(void *k, const char *canon, uint64_t id, const char *
   int keyed = obj && s && pr && job_train_parse(&t->jenv, obj, where, s, pr) == 0 &&
               train_key(s, &key, &pk);
   json_decref(obj);
-  const train_seen_t *e = keyed ? train_find(t, &key, &pk) : NULL;
-  if (!e) {
+  int32_t i = keyed ? drv_seen_find(&t->seen, &key, &pk) : -1;
+  if (i < 0) {
     train_describe_built(t, canon, id, where, keyed ? &key : NULL, &pk, xo, mem);
   } else {
     eng_params_t p = s->params;
     p.overlap_q16 = pk.overlap_q16;
-    eng_exp_desc_t d = {.topo = &e->topo, .params = &p};
-    drv_exp_seen(&d, &e->seen, where, xo, mem); /* as trn_exp_build words it */
+    eng_exp_desc_t d = {.topo = &t->topo[i], .params = &p};
+    drv_exp_seen(&d, &t->seen.seen[i], where, xo, mem); /* as trn_exp_build words it */
   }
   free(s);
   free(pr);
