@@ -123,8 +123,9 @@ static kc_model_t *kc_model(kcoll_t *c, const char *calibration) {
   return m;
 }
 
-static void kc_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
-  kcoll_t *c = k;
+/* The experiment of a canonical text read into a new own (its collective
+ * own->c), or NULL with xo's status and message saying why. */
+static drv_coll_own_t *kc_read(kcoll_t *c, const char *canon, const char *where, drv_exp_t *xo) {
   char err[1024];
   json_error_t je;
   json_t *obj = json_loads(canon, 0, &je);
@@ -135,9 +136,17 @@ static void kc_build(void *k, const char *canon, uint64_t id, const char *where,
              obj && own ? err : je.text);
     json_decref(obj);
     free(own);
-    return;
+    return NULL;
   }
   json_decref(obj);
+  return own;
+}
+
+/* Builds the experiment kc_read gave: own is xo's where it is ANA_OK, else
+ * freed. */
+static void kc_build_read(kcoll_t *c, drv_coll_own_t *own, uint64_t id, drv_exp_t *xo) {
+  char err[1024];
+  xo->status = ANA_FAILED;
   const job_coll_t *x = &own->c;
   drv_topo_t *t = drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir);
   kc_model_t *m = kc_model(c, x->calibration);
@@ -203,6 +212,11 @@ fail:
   free(own);
 }
 
+static void kc_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
+  drv_coll_own_t *own = kc_read(k, canon, where, xo);
+  if (own) kc_build_read(k, own, id, xo);
+}
+
 static void kc_release(void *k, drv_exp_t *x) {
   drv_coll_own_t *own = x->own;
   (void)k;
@@ -223,14 +237,10 @@ static void kc_release(void *k, drv_exp_t *x) {
 static void kc_describe(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo,
                         int64_t *mem) {
   kcoll_t *c = k;
-  json_t *obj = json_loads(canon, 0, NULL);
-  job_coll_t *x = calloc(1, sizeof *x);
-  char err[1024];
-  int parsed = obj && x && job_coll_parse(&c->tp, &c->ps, obj, where, x, err, sizeof err) == 0;
-  json_decref(obj);
-  drv_topo_t *t =
-      parsed ? drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir) : NULL;
-  kc_model_t *m = parsed ? kc_model(c, x->calibration) : NULL;
+  drv_coll_own_t *own = kc_read(c, canon, where, xo);
+  const job_coll_t *x = own ? &own->c : NULL;
+  drv_topo_t *t = x ? drv_topo_cached(c->topos, x->topology_file, &x->topology, c->base_dir) : NULL;
+  kc_model_t *m = x ? kc_model(c, x->calibration) : NULL;
   int keyed = t && m && !t->error && !m->error;
   kc_key_t key;
   drv_seen_key_t pk;
@@ -258,15 +268,15 @@ static void kc_describe(void *k, const char *canon, uint64_t id, const char *whe
   if (i >= 0) {
     eng_exp_desc_t d = {.topo = &t->t, .params = &x->params};
     drv_exp_seen(&d, &c->seen.seen[i], NULL, xo, mem); /* as drv_exp_size words it */
-  } else {
-    kc_build(c, canon, id, where, xo);
-    drv_exp_size(xo, mem);
-    if (keyed) drv_seen_insert(&c->seen, &key, &pk, xo);
-    kc_release(c, xo);
-    memset(&xo->desc, 0, sizeof xo->desc);
+    job_coll_free(&own->c);
+    free(own);
+    return;
   }
-  if (parsed) job_coll_free(x);
-  free(x);
+  if (own) kc_build_read(c, own, id, xo); /* own is xo's now, or freed */
+  drv_exp_size(xo, mem);
+  if (keyed) drv_seen_insert(&c->seen, &key, &pk, xo);
+  kc_release(c, xo);
+  memset(&xo->desc, 0, sizeof xo->desc);
 }
 
 static const ana_col_t kc_cols[] = {

@@ -85,22 +85,16 @@ static int train_canon(void *k, const json_t *exp, const char *where, char **can
   return rc;
 }
 
-static void train_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
-  train_t *t = k;
-  json_error_t je;
+/* The experiment of a spec job_train_parse read (s, its problems pr). */
+static void train_built(train_t *t, const trn_exp_spec_t *s, const trn_problems_t *pr,
+                        const char *where, uint64_t id, drv_exp_t *xo) {
   xo->status = ANA_FAILED;
-  json_t *obj = json_loads(canon, 0, &je);
   trn_exp_t *x = calloc(1, sizeof *x);
-  if (!obj || !x) {
-    snprintf(xo->message, sizeof xo->message, "%s",
-             obj ? "out of memory" : "its canonical text does not parse");
-    json_decref(obj);
-    free(x);
+  if (!x) {
+    snprintf(xo->message, sizeof xo->message, "out of memory");
     return;
   }
-  int rc = job_train_build(&t->jenv, &t->env, obj, where, id, x);
-  json_decref(obj);
-  if (rc) {
+  if (job_train_build_spec(&t->env, s, pr, where, id, x)) {
     snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");
     free(x);
     return;
@@ -120,6 +114,26 @@ static void train_build(void *k, const char *canon, uint64_t id, const char *whe
   }
 }
 
+static void train_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
+  train_t *t = k;
+  json_error_t je;
+  xo->status = ANA_FAILED;
+  json_t *obj = json_loads(canon, 0, &je);
+  trn_exp_spec_t *s = malloc(sizeof *s);
+  trn_problems_t *pr = calloc(1, sizeof *pr);
+  if (!obj) {
+    snprintf(xo->message, sizeof xo->message, "its canonical text does not parse");
+  } else if (!s || !pr) {
+    snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");
+  } else {
+    job_train_parse(&t->jenv, obj, where, s, pr);
+    train_built(t, s, pr, where, id, xo);
+  }
+  json_decref(obj);
+  free(s);
+  free(pr);
+}
+
 static void train_release(void *k, drv_exp_t *x);
 
 /* The key of spec s (its parameters' in *pk), or 0 when its experiments are
@@ -136,12 +150,17 @@ static int train_key(const trn_exp_spec_t *s, train_key_t *key, drv_seen_key_t *
   return 1;
 }
 
-/* Builds the experiment and sizes it (the plan's reference); a built one
- * leaves its topology, graph size and features to the next of its key. */
-static void train_describe_built(train_t *t, const char *canon, uint64_t id, const char *where,
+/* Builds the experiment and sizes it (the plan's reference): from s and pr
+ * where its canonical text was read into them, else from the text; a built
+ * one leaves its topology, graph size and features to the next of its key. */
+static void train_describe_built(train_t *t, const char *canon, const trn_exp_spec_t *s,
+                                 const trn_problems_t *pr, uint64_t id, const char *where,
                                  const train_key_t *key, const drv_seen_key_t *pk, drv_exp_t *xo,
                                  int64_t *mem) {
-  train_build(t, canon, id, where, xo);
+  if (s)
+    train_built(t, s, pr, where, id, xo);
+  else
+    train_build(t, canon, id, where, xo);
   drv_exp_size(xo, mem);
   trn_exp_t *x = xo->own;
   int32_t i = key && x && x->status == BASE_OK ? drv_seen_insert(&t->seen, key, pk, xo) : -1;
@@ -156,7 +175,8 @@ static void train_describe_built(train_t *t, const char *canon, uint64_t id, con
 
 /* The plan's describe step: an experiment whose task graph and topology an
  * earlier one had is sized from what that one left (drv_exp_seen: its own
- * parameters checked, its memory counted); any other is built once. */
+ * parameters checked, its memory counted); any other is built once, from
+ * the spec read here. */
 static void train_describe(void *k, const char *canon, uint64_t id, const char *where,
                            drv_exp_t *xo, int64_t *mem) {
   train_t *t = k;
@@ -165,12 +185,14 @@ static void train_describe(void *k, const char *canon, uint64_t id, const char *
   trn_problems_t *pr = calloc(1, sizeof *pr);
   train_key_t key;
   drv_seen_key_t pk;
-  int keyed = obj && s && pr && job_train_parse(&t->jenv, obj, where, s, pr) == 0 &&
-              train_key(s, &key, &pk);
+  int read = obj && s && pr;
+  if (read) job_train_parse(&t->jenv, obj, where, s, pr);
   json_decref(obj);
+  int keyed = read && pr->n == 0 && train_key(s, &key, &pk);
   int32_t i = keyed ? drv_seen_find(&t->seen, &key, &pk) : -1;
   if (i < 0) {
-    train_describe_built(t, canon, id, where, keyed ? &key : NULL, &pk, xo, mem);
+    train_describe_built(t, canon, read ? s : NULL, pr, id, where, keyed ? &key : NULL, &pk, xo,
+                         mem);
   } else {
     eng_params_t p = s->params;
     p.overlap_q16 = pk.overlap_q16;

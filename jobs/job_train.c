@@ -313,15 +313,20 @@ int job_train_build(const job_train_env_t *env, const trn_exp_env_t *tenv, const
   trn_problems_t *pr = calloc(1, sizeof *pr);
   int rc = -1;
   if (s && pr) {
-    memset(x, 0, sizeof *x);
-    if (job_train_parse(env, exp, where, s, pr)) {
-      trn_exp_problems(x, pr);
-      rc = 0;
-    } else {
-      rc = trn_exp_build(tenv, s, where, seed, x);
-    }
+    job_train_parse(env, exp, where, s, pr);
+    rc = job_train_build_spec(tenv, s, pr, where, seed, x);
   }
   free(s);
   free(pr);
   return rc;
+}
+
+int job_train_build_spec(const trn_exp_env_t *tenv, const trn_exp_spec_t *s,
+                         const trn_problems_t *pr, const char *where, uint64_t seed, trn_exp_t *x) {
+  memset(x, 0, sizeof *x);
+  if (pr->n) {
+    trn_exp_problems(x, pr);
+    return 0;
+  }
+  return trn_exp_build(tenv, s, where, seed, x);
 }

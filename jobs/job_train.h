@@ -49,6 +49,11 @@ int job_train_ident(const job_train_env_t *env, const json_t *exp, const char *b
  * with problems is BASE_INVALID naming every one. -1 only when out of memory. */
 int job_train_build(const job_train_env_t *env, const trn_exp_env_t *tenv, const json_t *exp,
                     const char *where, uint64_t seed, trn_exp_t *x);
+/* job_train_build of an experiment job_train_parse read already (s, and pr
+ * the problems it found): trn_exp_build of s, or BASE_INVALID naming every
+ * problem. -1 only when out of memory. */
+int job_train_build_spec(const trn_exp_env_t *tenv, const trn_exp_spec_t *s,
+                         const trn_problems_t *pr, const char *where, uint64_t seed, trn_exp_t *x);
 
 /* network.topology (default {"kind": "rail_optimized"}) sized to cluster c:
  * NIC links at the cluster's rate, switch links at link_gbps (default the NIC
