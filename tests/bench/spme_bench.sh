@@ -24,6 +24,10 @@
 #           results compared with train's)
 #   train128, trainc2  the same in blocks of 128 threads (the shape before the
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
+#   traincpu  a part of the sweep on the CPU backend with every core: one value
+#           of one grid key (BENCH_TRAIN_PART, default network.cc=dcqcn); the
+#           parts of a key summed give the sweep's CPU time, which no device
+#           call is long enough to take whole; rows compared with train's
 #   shapes  the sweep's heaviest experiment with one layer
 #           (tests/bench/train-proxy-1layer.json) in every launch shape
 #   conc    the one-layer proxy alone in a block of 512, then 132 variants of
@@ -235,9 +239,59 @@ for part in $parts; do
     if [ "$part" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
       id=$(same_rows train "$part")
     fi
+    [ "$part" = train ] && train_T=$T
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
     grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $part: /" # the shape model's pick, if it chose
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
+    ;;
+  traincpu)
+    # The training sweep on the CPU backend with every core, a part at a time
+    # (the whole run takes longer than a device call): the experiments of one
+    # value of one grid key, BENCH_TRAIN_PART (default network.cc=dcqcn, 48 of
+    # the 144; training.micro_batch=1 is half). Prints their wall time; the
+    # parts' times of one key summed are the sweep's. Also their share of the
+    # sweep's packet-hops as the plan estimates them and the sweep's time
+    # scaled by it: an estimate (the plan's hops do not see the congestion
+    # control's own cost). Their rows are compared with train's
+    # (same_results.py --common; run train first in the same call).
+    sel=${BENCH_TRAIN_PART:-network.cc=dcqcn}
+    d=traincpu-${sel//[^A-Za-z0-9_.=-]/_}
+    rm -rf "$d" && mkdir -p "$d"
+    /usr/bin/python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+key, _, text = sys.argv[2].partition("=")
+try:
+    value = json.loads(text)
+except ValueError:
+    value = text
+grid = j["sweep"]["grid"]
+if value not in grid.pop(key, []):
+    sys.exit(f"BENCH_TRAIN_PART: {sys.argv[2]} is not a value of the grid")
+node = j["base"]
+for k in key.split(".")[:-1]:
+    node = node.setdefault(k, {})
+node[key.split(".")[-1]] = value
+j["name"] += "-part"
+json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/sub.json" || { echo "  traincpu: no job for $sel"; continue; }
+    # the plan's "to run: N experiments, H packet-hops (estimate)"
+    planned() { "$mv" plan "$1" --run-dir "$d/plan-$2" --backend cpu --threads "$threads" 2>&1 |
+      sed -n 's/^to run: \([0-9]*\) experiments, \([0-9.e+]*\) packet-hops.*/\1 \2/p' | head -1; }
+    n_all= h_all= n_sub= h_sub=
+    read -r n_all h_all < <(planned "$here/train-sweep-144.json" all)
+    read -r n_sub h_sub < <(planned "$d/sub.json" sub)
+    s=$(bench_now)
+    (cd "$d" && timeout "${BENCH_RUN_S:-900}" "$mv" run sub.json --run-dir rd --backend cpu --threads "$threads" > run.out 2> run.err)
+    rc=$?
+    T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+    [ $rc = 0 ] || { echo "  traincpu failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
+    share=$(ratio "$h_sub" "$h_all" %.4f) all=-
+    is_num "$T" && is_num "$share" && all=$(bench_calc 't / s' t="$T" s="$share")
+    id=-
+    if [ "$T" != - ] && [ -s train/rd/results.nc ]; then
+      /usr/bin/python3 "$here/../mpi/same_results.py" --common "$d/rd/results.nc" train/rd/results.nc > "$d/same.txt" 2>&1 && id=identical || id=DIFFER
+    fi
+    echo "traincpu: CPU ($threads threads), the ${n_sub:-?} experiments of $sel: $T s, $share of the sweep's packet-hops (${h_sub:-?} of ${h_all:-?}; the ${n_all:-?} scaled: ~$(fm "$all" %.1f) s); rows against train's: $id"
+    rows+=("| training sweep, CPU on $threads threads: the ${n_sub:-?} of $sel ($share of the hops) | $(is_num "${train_T:--}" && echo "$(fm "$train_T" %.1f) s (train, all)" || echo -) | $(fm "$T" %.1f) s (~$(fm "$all" %.1f) s scaled) | - | $id |")
     ;;
   shapes)
     # The training sweep's heaviest experiment with one layer (45 nodes, 1.27 M

@@ -6,6 +6,11 @@ to NaN). Global attributes (host, date, shards) are not compared. Prints what it
 differences.
 
     same_results.py A.nc B.nc
+    same_results.py --common A.nc B.nc
+
+With --common, A's experiments are looked up in B by experiment_id (B may
+hold more, in any order) and compared over the variables both files have
+(a sweep of a part of B's grid has fewer swept-value variables).
 
 Reads the files with xarray where it is installed, else through the NetCDF C
 library itself (ctypes: libnetcdf.so from MV_LIBNETCDF, LD_LIBRARY_PATH or
@@ -131,6 +136,46 @@ def same(x, y):
     return x == y
 
 
+def rows(var, n):
+    """The per-experiment rows of variable var = (shape, values) of a file of
+    n experiments (its first dimension), or None when it has no such dimension."""
+    shape, values = var
+    if not shape or shape[0] != n:
+        return None
+    width = math.prod(shape[1:])
+    return [values[i * width:(i + 1) * width] for i in range(n)]
+
+
+def main_common(a_path, b_path):
+    """A's experiments found in B by id and equal there (--common)."""
+    use_xarray = with_xarray()
+    a, b = read_file(a_path, use_xarray), read_file(b_path, use_xarray)
+    ids_a, ids_b = a["experiment_id"][1], b["experiment_id"][1]
+    at = {e: i for i, e in enumerate(ids_b)}
+    missing = [e for e in ids_a if e not in at]
+    if missing:
+        print(f"{a_path}: {len(missing)} of {len(ids_a)} experiments are not in {b_path}"
+              f" (first: {missing[0]})")
+        return 1
+    bad, compared = [], []
+    for v in sorted(set(a) & set(b) - {"experiment_index"}):
+        ra, rb = rows(a[v], len(ids_a)), rows(b[v], len(ids_b))
+        if ra is None or rb is None:
+            continue
+        compared.append(v)
+        for i, e in enumerate(ids_a):
+            x, y = ra[i], rb[at[e]]
+            if len(x) != len(y) or not all(same(p, q) for p, q in zip(x, y)):
+                bad.append(f"{v} (experiment {e}): {x[:4]!r} vs {y[:4]!r}")
+                break
+    if bad:
+        print(f"{a_path} and {b_path} differ:\n  " + "\n  ".join(bad[:6]))
+        return 1
+    print(f"{a_path} within {b_path}: {len(ids_a)} experiments, {len(compared)} variables"
+          f"{'' if use_xarray else ' (read by the NetCDF C library)'}")
+    return 0
+
+
 def main(a_path, b_path):
     use_xarray = with_xarray()
     a, b = read_file(a_path, use_xarray), read_file(b_path, use_xarray)
@@ -159,4 +204,6 @@ def main(a_path, b_path):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--common"]:
+        sys.exit(main_common(*sys.argv[2:4]))
     sys.exit(main(*sys.argv[1:3]))
