@@ -176,6 +176,13 @@ d['message'][7] = 'changed'; d.close()"
       fail "$reader: a changed copy read the same"
     [ "$(grep -c '^  packet_hops\[4\] (experiment 4): \|^  message\[7\] (experiment 7): ' changed.out)" = 2 ] ||
       fail "$reader: $(cat changed.out)"
+    # --common: experiments looked up by id (a part of a sweep within it)
+    MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" --common "$ref" workers/results.nc \
+      > common.out || fail "$reader --common: $(cat common.out)"
+    MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" --common "$ref" changed.nc > common.out &&
+      fail "$reader --common: a changed copy read the same"
+    [ "$(grep -c '^  packet_hops (experiment \|^  message (experiment ' common.out)" = 2 ] ||
+      fail "$reader --common: $(cat common.out)"
   done
   check rows workers 35
   log=workers/logs/a0001-r000000.log

@@ -9,8 +9,9 @@ differences.
     same_results.py --common A.nc B.nc
 
 With --common, A's experiments are looked up in B by experiment_id (B may
-hold more, in any order) and compared over the variables both files have
-(a sweep of a part of B's grid has fewer swept-value variables).
+hold more, in any order; the n-th row of an id in A is its n-th in B) and
+compared over the variables both files have (a sweep of a part of B's grid
+has fewer swept-value variables).
 
 Reads the files with xarray where it is installed, else through the NetCDF C
 library itself (ctypes: libnetcdf.so from MV_LIBNETCDF, LD_LIBRARY_PATH or
@@ -151,8 +152,16 @@ def main_common(a_path, b_path):
     use_xarray = with_xarray()
     a, b = read_file(a_path, use_xarray), read_file(b_path, use_xarray)
     ids_a, ids_b = a["experiment_id"][1], b["experiment_id"][1]
-    at = {e: i for i, e in enumerate(ids_b)}
-    missing = [e for e in ids_a if e not in at]
+    rows_b = {}  # an id's rows in B: a job may repeat an experiment, its n-th row to A's n-th
+    for i, e in enumerate(ids_b):
+        rows_b.setdefault(e, []).append(i)
+    at, seen, missing = [], {}, []
+    for e in ids_a:
+        n = seen[e] = seen.get(e, -1) + 1
+        if n < len(rows_b.get(e, [])):
+            at.append(rows_b[e][n])
+        else:
+            missing.append(e)
     if missing:
         print(f"{a_path}: {len(missing)} of {len(ids_a)} experiments are not in {b_path}"
               f" (first: {missing[0]})")
@@ -164,7 +173,7 @@ def main_common(a_path, b_path):
             continue
         compared.append(v)
         for i, e in enumerate(ids_a):
-            x, y = ra[i], rb[at[e]]
+            x, y = ra[i], rb[at[i]]
             if len(x) != len(y) or not all(same(p, q) for p, q in zip(x, y)):
                 bad.append(f"{v} (experiment {e}): {x[:4]!r} vs {y[:4]!r}")
                 break
