@@ -114,22 +114,30 @@ static void train_built(train_t *t, const trn_exp_spec_t *s, const trn_problems_
   }
 }
 
-static void train_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
-  train_t *t = k;
-  json_error_t je;
-  xo->status = ANA_FAILED;
-  json_t *obj = json_loads(canon, 0, &je);
-  trn_exp_spec_t *s = malloc(sizeof *s);
-  trn_problems_t *pr = calloc(1, sizeof *pr);
-  if (!obj) {
-    snprintf(xo->message, sizeof xo->message, "its canonical text does not parse");
-  } else if (!s || !pr) {
-    snprintf(xo->message, sizeof xo->message, "out of memory building the experiment");
+/* Reads a canonical text into *s and its problems into *pr (the caller
+ * frees both, also on failure): 1, or 0 with xo's status and message saying
+ * why. */
+static int train_read(train_t *t, const char *canon, const char *where, trn_exp_spec_t **s,
+                      trn_problems_t **pr, drv_exp_t *xo) {
+  json_t *obj = json_loads(canon, 0, NULL);
+  *s = malloc(sizeof **s);
+  *pr = calloc(1, sizeof **pr);
+  const int ok = obj && *s && *pr;
+  if (ok) {
+    job_train_parse(&t->jenv, obj, where, *s, *pr);
   } else {
-    job_train_parse(&t->jenv, obj, where, s, pr);
-    train_built(t, s, pr, where, id, xo);
+    xo->status = ANA_FAILED;
+    snprintf(xo->message, sizeof xo->message, "%s",
+             obj ? "out of memory building the experiment" : "its canonical text does not parse");
   }
   json_decref(obj);
+  return ok;
+}
+
+static void train_build(void *k, const char *canon, uint64_t id, const char *where, drv_exp_t *xo) {
+  trn_exp_spec_t *s;
+  trn_problems_t *pr;
+  if (train_read(k, canon, where, &s, &pr, xo)) train_built(k, s, pr, where, id, xo);
   free(s);
   free(pr);
 }
@@ -150,17 +158,13 @@ static int train_key(const trn_exp_spec_t *s, train_key_t *key, drv_seen_key_t *
   return 1;
 }
 
-/* Builds the experiment and sizes it (the plan's reference): from s and pr
- * where its canonical text was read into them, else from the text; a built
- * one leaves its topology, graph size and features to the next of its key. */
-static void train_describe_built(train_t *t, const char *canon, const trn_exp_spec_t *s,
-                                 const trn_problems_t *pr, uint64_t id, const char *where,
-                                 const train_key_t *key, const drv_seen_key_t *pk, drv_exp_t *xo,
-                                 int64_t *mem) {
-  if (s)
-    train_built(t, s, pr, where, id, xo);
-  else
-    train_build(t, canon, id, where, xo);
+/* Builds the experiment of spec s (problems pr; NULL where its text did not
+ * read: xo says why) and sizes it (the plan's reference); a built one leaves
+ * its topology, graph size and features to the next of its key. */
+static void train_describe_built(train_t *t, const trn_exp_spec_t *s, const trn_problems_t *pr,
+                                 uint64_t id, const char *where, const train_key_t *key,
+                                 const drv_seen_key_t *pk, drv_exp_t *xo, int64_t *mem) {
+  if (s) train_built(t, s, pr, where, id, xo);
   drv_exp_size(xo, mem);
   trn_exp_t *x = xo->own;
   int32_t i = key && x && x->status == BASE_OK ? drv_seen_insert(&t->seen, key, pk, xo) : -1;
@@ -180,19 +184,15 @@ static void train_describe_built(train_t *t, const char *canon, const trn_exp_sp
 static void train_describe(void *k, const char *canon, uint64_t id, const char *where,
                            drv_exp_t *xo, int64_t *mem) {
   train_t *t = k;
-  json_t *obj = json_loads(canon, 0, NULL);
-  trn_exp_spec_t *s = malloc(sizeof *s);
-  trn_problems_t *pr = calloc(1, sizeof *pr);
+  trn_exp_spec_t *s;
+  trn_problems_t *pr;
   train_key_t key;
   drv_seen_key_t pk;
-  int read = obj && s && pr;
-  if (read) job_train_parse(&t->jenv, obj, where, s, pr);
-  json_decref(obj);
-  int keyed = read && pr->n == 0 && train_key(s, &key, &pk);
+  const int read = train_read(t, canon, where, &s, &pr, xo);
+  const int keyed = read && pr->n == 0 && train_key(s, &key, &pk);
   int32_t i = keyed ? drv_seen_find(&t->seen, &key, &pk) : -1;
   if (i < 0) {
-    train_describe_built(t, canon, read ? s : NULL, pr, id, where, keyed ? &key : NULL, &pk, xo,
-                         mem);
+    train_describe_built(t, read ? s : NULL, pr, id, where, keyed ? &key : NULL, &pk, xo, mem);
   } else {
     eng_params_t p = s->params;
     p.overlap_q16 = pk.overlap_q16;
