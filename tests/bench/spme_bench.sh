@@ -97,12 +97,21 @@ proxy_run() {
   (cd "$d" && env "$@" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" \
     "$mv" run "$j.json" --run-dir rd --backend cuda --costs none > run.out 2> run.err)
 }
-# same_rows A B: identical when the results files of run folders A/rd and
-# B/rd agree in every row (tests/mpi/same_results.py; its words in
+# same_rows A B [--common]: identical when the results files of run folders
+# A/rd and B/rd agree in every row (--common: B's experiments, a part of A's,
+# agree with A's of the same ids; tests/mpi/same_results.py; its words in
 # B/same.txt), else DIFFER.
 same_rows() {
-  /usr/bin/python3 "$here/../mpi/same_results.py" "$1/rd/results.nc" "$2/rd/results.nc" > "$2/same.txt" 2>&1 &&
+  local files=("$1/rd/results.nc" "$2/rd/results.nc")
+  [ "${3:-}" = --common ] && files=(--common "$2/rd/results.nc" "$1/rd/results.nc")
+  /usr/bin/python3 "$here/../mpi/same_results.py" "${files[@]}" > "$2/same.txt" 2>&1 &&
     echo identical || echo DIFFER
+}
+# planned JOB RUNDIR: "N H", the experiments and packet-hops (estimate) the
+# plan of JOB on the CPU would run ("to run: N experiments, H packet-hops").
+planned() {
+  "$mv" plan "$1" --run-dir "$2" --backend cpu --threads "$threads" 2>&1 |
+    sed -n 's/^to run: \([0-9]*\) experiments, \([0-9.e+]*\) packet-hops.*/\1 \2/p' | head -1
 }
 # same A B N: how many of the first N FCT files differ.
 same() {
@@ -273,12 +282,9 @@ for k in key.split(".")[:-1]:
 node[key.split(".")[-1]] = value
 j["name"] += "-part"
 json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/sub.json" || { echo "  traincpu: no job for $sel"; continue; }
-    # the plan's "to run: N experiments, H packet-hops (estimate)"
-    planned() { "$mv" plan "$1" --run-dir "$d/plan-$2" --backend cpu --threads "$threads" 2>&1 |
-      sed -n 's/^to run: \([0-9]*\) experiments, \([0-9.e+]*\) packet-hops.*/\1 \2/p' | head -1; }
     n_all= h_all= n_sub= h_sub=
-    read -r n_all h_all < <(planned "$here/train-sweep-144.json" all)
-    read -r n_sub h_sub < <(planned "$d/sub.json" sub)
+    read -r n_all h_all < <(planned "$here/train-sweep-144.json" "$d/plan-all")
+    read -r n_sub h_sub < <(planned "$d/sub.json" "$d/plan-sub")
     s=$(bench_now)
     (cd "$d" && timeout "${BENCH_RUN_S:-900}" "$mv" run sub.json --run-dir rd --backend cpu --threads "$threads" > run.out 2> run.err)
     rc=$?
@@ -287,9 +293,7 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
     share=$(ratio "$h_sub" "$h_all" %.4f) all=-
     is_num "$T" && is_num "$share" && all=$(bench_calc 't / s' t="$T" s="$share")
     id=-
-    if [ "$T" != - ] && [ -s train/rd/results.nc ]; then
-      /usr/bin/python3 "$here/../mpi/same_results.py" --common "$d/rd/results.nc" train/rd/results.nc > "$d/same.txt" 2>&1 && id=identical || id=DIFFER
-    fi
+    [ "$T" != - ] && [ -s train/rd/results.nc ] && id=$(same_rows train "$d" --common)
     echo "traincpu: CPU ($threads threads), the ${n_sub:-?} experiments of $sel: $T s, $share of the sweep's packet-hops (${h_sub:-?} of ${h_all:-?}; the ${n_all:-?} scaled: ~$(fm "$all" %.1f) s); rows against train's: $id"
     rows+=("| training sweep, CPU on $threads threads: the ${n_sub:-?} of $sel ($share of the hops) | $(is_num "${train_T:--}" && echo "$(fm "$train_T" %.1f) s (train, all)" || echo -) | $(fm "$T" %.1f) s (~$(fm "$all" %.1f) s scaled) | - | $id |")
     ;;
