@@ -171,14 +171,31 @@ workers)
   cp workers/results.nc changed.nc
   $PY -c "import netCDF4; d = netCDF4.Dataset('changed.nc', 'a'); d['packet_hops'][4] += 1
 d['message'][7] = 'changed'; d.close()"
+  part_n=$($PY -c "import netCDF4, sys
+src, dst = netCDF4.Dataset(sys.argv[1]), netCDF4.Dataset('part.nc', 'w')
+src.set_auto_mask(False)
+ids = list(src['experiment_id'][:])
+rows = [i for i in reversed(range(len(ids))) if ids.count(ids[i]) == 1]
+for d, dim in src.dimensions.items():
+    dst.createDimension(d, len(rows) if d == 'experiment' else len(dim))
+for v, var in src.variables.items():
+    out = dst.createVariable(v, var.datatype, var.dimensions,
+                             fill_value=getattr(var, '_FillValue', False))
+    out[:] = var[:][rows] if var.dimensions[:1] == ('experiment',) else var[:]
+dst.close()
+print(len(rows))" "$ref") || fail "part.nc"
+  [ "$part_n" -gt 2 ] || fail "part.nc: $part_n experiments"
   for reader in xarray ctypes; do
     MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" "$ref" changed.nc > changed.out &&
       fail "$reader: a changed copy read the same"
     [ "$(grep -c '^  packet_hops\[4\] (experiment 4): \|^  message\[7\] (experiment 7): ' changed.out)" = 2 ] ||
       fail "$reader: $(cat changed.out)"
-    # --common: experiments looked up by id (a part of a sweep within it)
-    MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" --common "$ref" workers/results.nc \
+    # --common: experiments looked up by id: the reference's rows of ids it
+    # holds once, in reverse order, within the workers' file
+    MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" --common part.nc workers/results.nc \
       > common.out || fail "$reader --common: $(cat common.out)"
+    grep -q "part.nc within workers/results.nc: $part_n experiments" common.out ||
+      fail "$reader --common: $(cat common.out)"
     MV_SAME_RESULTS_READER=$reader $PY "$here/same_results.py" --common "$ref" changed.nc > common.out &&
       fail "$reader --common: a changed copy read the same"
     [ "$(grep -c '^  packet_hops (experiment \|^  message (experiment ' common.out)" = 2 ] ||
