@@ -33,13 +33,44 @@ static __device__ __forceinline__ int64_t cu_warp_min64(int64_t v) {
   return v;
 }
 
+static __device__ __forceinline__ int64_t cu_warp_sum64(int64_t v) {
+  for (int d = 16; d > 0; d >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+/* eng_phase_ok by the 32 threads of switch k->x's warp, each over every 32nd
+ * port (eng_phase_port_in, then eng_phase_port_room where PFC or headroom is
+ * in play), the arrivals' counts and bytes summed by shuffles: the same
+ * verdict, in every thread, for at most CU_PH_PORTS ports and CU_PH_MAX
+ * arrivals. One thread alone read every port of a rail switch at every
+ * window. */
+static __device__ int cu_phase_ok(const eng_ctx_t *k) {
+  const unsigned all = 0xffffffffu;
+  const int32_t lane = (int32_t)(threadIdx.x & 31), np = k->c->node_n_ports[k->x];
+  const int64_t t_end = k->c->exp_t_end[k->e];
+  if (np > CU_PH_PORTS || !eng_phase_node_ok(k)) return 0;
+  int64_t n = 0, bytes = 0;
+  int ok = 1;
+  for (int32_t lp = lane; ok && lp < np; lp += 32)
+    ok = eng_phase_port_in(k, lp, t_end, &n, &bytes);
+  if (!__all_sync(all, ok)) return 0;
+  n = cu_warp_sum64(n);
+  bytes = cu_warp_sum64(bytes);
+  const int r = eng_phase_room(k, n, bytes, CU_PH_MAX);
+  if (r != 2) return r;
+  for (int32_t lp = lane; ok && lp < np; lp += 32)
+    ok = eng_phase_port_room(k, lp, t_end, bytes);
+  return __all_sync(all, ok);
+}
+
 /* An arrival's order at its egress: time, then ingress, then place. */
 static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t a, int64_t b) {
   const int64_t ta = c->ring_pkt[(int32_t)(a >> 32)].t, tb = c->ring_pkt[(int32_t)(b >> 32)].t;
   return ta != tb ? ta < tb : (uint32_t)a < (uint32_t)b;
 }
 
-/* The window of switch k.x, certified by eng_phase_ok, by one warp, a thread
+/* The window of switch k.x, certified by cu_phase_ok, by one warp, a thread
  * per port (sc: the warp's scratch). S1: each thread routes its ingresses'
  * arrivals and counts them per egress; the arrivals are dealt to their
  * egresses' stretches of the scratch, each stretch sorted in the serial
@@ -78,11 +109,24 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *sc) {
     if (n > most_in) most_in = n;
   }
   __syncwarp(all);
-  if (lane == 0) /* where each egress's stretch begins (its end once dealt) */
-    for (int32_t o = 0, s = 0; o < np; o++) {
-      end[o] = s;
+  { /* where each egress's stretch begins (its end once dealt): each thread
+     * sums a run of CU_PH_PORTS / 32 egresses, a scan of shuffles adds the
+     * runs before it */
+    const int32_t run = CU_PH_PORTS / 32, o0 = lane * run;
+    int32_t s = 0;
+    for (int32_t o = o0; o < o0 + run && o < np; o++)
       s += cnt[o];
+    int32_t before = s;
+    for (int d = 1; d < 32; d <<= 1) {
+      const int32_t v = __shfl_up_sync(all, before, d);
+      if (lane >= d) before += v;
     }
+    before -= s;
+    for (int32_t o = o0; o < o0 + run && o < np; o++) {
+      end[o] = before;
+      before += cnt[o];
+    }
+  }
   __syncwarp(all);
   for (int32_t lp = lane; lp < np; lp += 32) {
     const int32_t in = c->port_peer[p0 + lp];

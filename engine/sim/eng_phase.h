@@ -57,56 +57,93 @@ ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t
  * window's arrivals can make it), also counting a packet's own bytes (the
  * headroom admission's test), and no headroom in use (a packet leaving takes
  * its bytes from headroom first: an order between egresses). At most max_n
- * arrivals. */
-ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
+ * arrivals. The verdict is the AND of the parts below, each a pure read of
+ * the state: the node's (eng_phase_node_ok), each port's arrivals
+ * (eng_phase_port_in), the switch's room for their sum (eng_phase_room) and,
+ * where PFC or headroom is in play, each port's room (eng_phase_port_room).
+ * The CPU takes the ports one after the other (eng_phase_ok); the GPU's warp
+ * a thread per port (cu_phase_ok). */
+ENG_INLINE int eng_phase_node_ok(const eng_ctx_t *k) {
   const eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node_n_ports[x];
-  if (!c->exp_phases[e] || c->node_heap_n[x] || c->exp_lb[e] == ENG_LB_ADAPTIVE) return 0;
-  const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
+  return c->exp_phases[k->e] && !c->node_heap_n[k->x] && c->exp_lb[k->e] != ENG_LB_ADAPTIVE &&
+         c->exp_n_cls[k->e] <= ENG_PHASE_CLS;
+}
+
+/* Port lp's part: no PFC frame due at its ingress and no PAUSE sent by its
+ * classes; its window's arrivals added to *n and their in-class bytes to
+ * *bytes. */
+ENG_INLINE int eng_phase_port_in(const eng_ctx_t *k, int32_t lp, int64_t t_end, int64_t *n,
+                                 int64_t *bytes) {
+  const eng_cols_t *c = k->c;
+  const int32_t e = k->e, p = k->p0 + lp, in = c->port_peer[p];
   const int32_t ncl = c->exp_n_cls[e];
-  if (ncl > ENG_PHASE_CLS) return 0;
-  int64_t n = 0, bytes = 0;
-  for (int32_t lp = 0; lp < np; lp++) {
-    int32_t p = p0 + lp, in = c->port_peer[p];
-    uint32_t h = c->port_pfc_head[in];
-    if (h != c->port_pfc_pub[in] &&
-        c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])] < t_end)
-      return 0;
-    for (int32_t q = c->port_cls_off[p]; pfc && q < c->port_cls_off[p] + ncl; q++)
-      if (c->cls_pause_sent[q]) return 0;
-    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
-      const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-      n++;
-      if (eng_in_class(c, e, pk->type)) bytes += pk->wire;
-    }
+  uint32_t h = c->port_pfc_head[in];
+  if (h != c->port_pfc_pub[in] &&
+      c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])] < t_end)
+    return 0;
+  for (int32_t q = c->port_cls_off[p]; c->exp_pfc[e] && q < c->port_cls_off[p] + ncl; q++)
+    if (c->cls_pause_sent[q]) return 0;
+  for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+    const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+    (*n)++;
+    if (eng_in_class(c, e, pk->type)) *bytes += pk->wire;
   }
+  return 1;
+}
+
+/* The switch's part, from its window's n arrivals of `bytes` in-class bytes:
+ * 0 (not certified), 1 (certified), 2 (certified if every port's room is,
+ * eng_phase_port_room: PFC or headroom in play). */
+ENG_INLINE int eng_phase_room(const eng_ctx_t *k, int64_t n, int64_t bytes, int64_t max_n) {
+  const eng_cols_t *c = k->c;
+  const int32_t x = k->x, e = k->e;
+  const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
   if (n == 0) return 0; /* nothing arrives: the serial step is as short */
   if (n > c->node_sw_free[x] || n > max_n) return 0;
   if (!hdrm && c->node_buf_used[x] + bytes > c->exp_buffer[e]) return 0;
-  if (!hdrm && !pfc) return 1;
-  for (int32_t lp = 0; hdrm && lp < np; lp++)
-    for (int32_t q = c->port_cls_off[p0 + lp]; q < c->port_cls_off[p0 + lp] + ncl; q++)
-      if (c->cls_hdrm[q]) return 0;
+  return !hdrm && !pfc ? 1 : 2;
+}
+
+/* Port lp's room, where eng_phase_room says 2: no headroom in use by its
+ * classes, and each class's arrivals at this ingress stay below its
+ * threshold at its lowest. */
+ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end, int64_t bytes) {
+  const eng_cols_t *c = k->c;
+  const int32_t x = k->x, e = k->e, ip = k->p0 + lp, in = c->port_peer[ip];
+  const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
+  const int32_t ncl = c->exp_n_cls[e];
+  for (int32_t q = c->port_cls_off[ip]; hdrm && q < c->port_cls_off[ip] + ncl; q++)
+    if (c->cls_hdrm[q]) return 0;
   const int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - (c->node_shared[x] + bytes);
-  for (int32_t lp = 0; lp < np; lp++) {
-    int32_t ip = p0 + lp, in = c->port_peer[ip];
-    int64_t b[ENG_PHASE_CLS] = {0};
-    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
-      const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-      if (eng_in_class(c, e, pk->type)) b[c->flow_cls[pk->flow]] += pk->wire;
-    }
-    const int64_t xoff = c->exp_pfc_xoff[e] > 0 ? c->exp_pfc_xoff[e]
-                         : free_b > 0           ? (free_b * c->port_pfc_a16[ip]) >> 16
-                                                : 0;
-    for (int32_t cl = 0; cl < ncl; cl++) {
-      if (!b[cl]) continue;
-      int32_t q = eng_cls(c, ip, cl);
-      if (pfc && c->cls_hdrm[q] > 0) return 0;
-      int64_t over = c->cls_in_bytes[q] + b[cl] - c->exp_pfc_reserve[e];
-      if ((over > b[cl] ? over : b[cl]) >= xoff) return 0;
-    }
+  int64_t b[ENG_PHASE_CLS] = {0};
+  for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+    const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+    if (eng_in_class(c, e, pk->type)) b[c->flow_cls[pk->flow]] += pk->wire;
+  }
+  const int64_t xoff = c->exp_pfc_xoff[e] > 0 ? c->exp_pfc_xoff[e]
+                       : free_b > 0           ? (free_b * c->port_pfc_a16[ip]) >> 16
+                                              : 0;
+  for (int32_t cl = 0; cl < ncl; cl++) {
+    if (!b[cl]) continue;
+    int32_t q = eng_cls(c, ip, cl);
+    if (pfc && c->cls_hdrm[q] > 0) return 0;
+    int64_t over = c->cls_in_bytes[q] + b[cl] - c->exp_pfc_reserve[e];
+    if ((over > b[cl] ? over : b[cl]) >= xoff) return 0;
   }
   return 1;
+}
+
+/* The certificate on one thread: the parts above, port after port. */
+ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
+  const int32_t np = k->c->node_n_ports[k->x];
+  if (!eng_phase_node_ok(k)) return 0;
+  int64_t n = 0, bytes = 0;
+  for (int32_t lp = 0; lp < np; lp++)
+    if (!eng_phase_port_in(k, lp, t_end, &n, &bytes)) return 0;
+  int r = eng_phase_room(k, n, bytes, max_n);
+  for (int32_t lp = 0; r == 2 && lp < np; lp++)
+    r = eng_phase_port_room(k, lp, t_end, bytes) ? 2 : 0;
+  return r != 0;
 }
 
 /* The window of switch k->x (certified by eng_phase_ok) in two phases. S1:
