@@ -563,7 +563,9 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_port_off[e] = b->port;
   c->exp_n_ports[e] = 2 * t->n_links;
   c->exp_n_cls[e] = eng_build_n_cls(p);
-  c->exp_phases[e] = (uint8_t)eng_env_flag("MULTIVERSE_PHASES"); /* eng_phase.h */
+  long long phases; /* eng_phase.h; the driver checked the value when it started */
+  if (eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &phases)) phases = ENG_PHASES_AUTO;
+  c->exp_phases[e] = (uint8_t)phases;
   build_params(c, e, p);
 
   if (topo_tiers(t, &c->node_tier[b->node])) {

@@ -92,7 +92,7 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   }
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = k.p0, np = c->node_n_ports[x];
-  if (c->exp_phases[e] && cu_ph) {
+  if (c->exp_phases[e] != ENG_PHASES_OFF && cu_ph) {
     __syncwarp(all); /* lane 0's writes above are seen */
     if (cu_phase_ok(&k)) {
       cu_phase_step(k, cu_ph + (size_t)CU_PH_WORDS * ((blockIdx.x * blockDim.x + threadIdx.x) >> 5));

@@ -204,7 +204,7 @@ static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char 
   int any = 0;
   *buf = NULL;
   for (int32_t e = 0; e < w->n_exps; e++)
-    any |= w->c.exp_phases[e] != 0;
+    any |= w->c.exp_phases[e] != ENG_PHASES_OFF;
   if (any) {
     const size_t bytes = sizeof(int32_t) * CU_PH_WORDS * (size_t)warps;
     cudaError_t ae = cudaMalloc((void **)buf, bytes);

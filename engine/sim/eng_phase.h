@@ -18,9 +18,11 @@
  * the serial step leaves, up to which descriptor rows hold which packets (a
  * row's identity never reaches a result). Each port's work in a phase is
  * independent of the others': a backend may give ports threads of their own.
- * MULTIVERSE_PHASES=1 turns the phases on (exp_phases); the results are the
- * same either way (tests/cli/net_equiv.sh phases). The CPU backend runs the
- * phases here, port after port; the CUDA backend (cu_phase_step) runs them
+ * exp_phases says whether to (MULTIVERSE_PHASES: 1 on, 0 off, unset: each
+ * backend's default, ENG_PHASES_AUTO); the results are the same either way
+ * (tests/cli/net_equiv.sh phases). The CPU backend runs the phases here, port
+ * after port, only when asked (ENG_PHASES_ON: the ports' work adds up on one
+ * thread); the CUDA backend (cu_phase_step) runs them unless told not to
  * with a warp per switch, a thread per port, where a switch steps in a warp
  * of its own: there the buffer's sums and counts change by atomics and the
  * descriptor pool under a lock (eng_ctx_t.lock), whose rows then go to

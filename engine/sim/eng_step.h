@@ -392,7 +392,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   const int32_t p0 = k.p0, np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
-  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] &&
+  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] == ENG_PHASES_ON &&
       eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
     c->node_c_phased[x]++;

@@ -18,6 +18,13 @@
 
 #define ENG_INF INT64_MAX
 
+/* exp_phases (sim/eng_phase.h): MULTIVERSE_PHASES=0, =1, or unset, each
+ * backend's default: the CPU's key order, the GPU's port phases wherever a
+ * warp steps a switch alone. */
+#define ENG_PHASES_OFF 0
+#define ENG_PHASES_ON 1
+#define ENG_PHASES_AUTO 2
+
 /* A packet record: in a link ring (in flight) or a node's descriptor pool
  * (queued). 32 bytes. */
 typedef struct eng_pkt_t {
@@ -98,7 +105,7 @@ enum {
   X(exp, int32_t, n_ports)                                                                         \
   X(exp, int64_t, windows) /* windows stepped */                                                   \
   X(exp, int32_t, n_cls)   /* class queues per port: 8 with `classes`, else 1 */                   \
-  X(exp, uint8_t, phases)  /* switches may step in certified port phases (MULTIVERSE_PHASES) */    \
+  X(exp, uint8_t, phases)  /* ENG_PHASES_*: switches in port phases (MULTIVERSE_PHASES) */         \
   /* parameters: exp_<field> of every COL line of ENG_PARAMS (eng_params.h) */                     \
   ENG_PARAMS(ENG_PARAM_COLUMN, X)                                                                  \
   /* node table (hosts and switches) */                                                            \

@@ -37,8 +37,8 @@
 #           (MULTIVERSE_LANES: L experiments a block, a warp stepping the same
 #           node of L of them, on 132 / L SMs): kernel times, results compared
 #           with lanes of 1 (tests/mpi/same_results.py)
-#   phases  switches in port phases (MULTIVERSE_PHASES=1) on the GPU against key
-#           order: one WebSearch experiment, 64 variants with switch warps and
+#   phases  switches in port phases (the GPU's default) against key order
+#           (MULTIVERSE_PHASES=0): one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
 #   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train), CUDA
 # Each run stops after BENCH_RUN_S seconds (default 900). Prints one line per
@@ -181,10 +181,11 @@ for part in $parts; do
     rows+=("| one WebSearch experiment (GPU over one core) | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s (1 thread) | $(ratio "$tg" "$T" "%.2fx of one core") | $id |")
     ;;
   phases)
-    # Switches in port phases on the GPU (MULTIVERSE_PHASES=1: a warp per
-    # switch, a thread per port) against key order: one WebSearch experiment
+    # Switches in port phases on the GPU (a warp per switch, a thread per
+    # port; the GPU's default) against key order (MULTIVERSE_PHASES=0): one WebSearch experiment
     # (the persistent mode), and 64 variants with switch warps (experiment
     # mode, a block per experiment) and in the persistent mode.
+    export MULTIVERSE_PHASES=0
     run gpu ph1-off "${ws[@]}" --set cc=dcqcn --backend cuda
     t0=$T k0=$K
     export MULTIVERSE_PHASES=1

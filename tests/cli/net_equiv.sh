@@ -98,7 +98,7 @@ for b in a b c d e; do
       # cuts the batch in several (3 MiB, as before the one pipeline, made
       # every experiment of batches c and e an 'oom' row).
       MULTIVERSE_CUDA_LAUNCH=experiment "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o exm-$b > /dev/null
-      MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o per-$b > /dev/null
+      MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o per-$b > /dev/null
       MULTIVERSE_CUDA_LAUNCH=systems "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sys-$b > /dev/null
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_BYTES=$((16 << 20)) "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} \
         --backend cuda -o split-$b > /dev/null 2> split-$b.err
@@ -110,7 +110,7 @@ for b in a b c d e; do
           "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null
       done
       # One experiment per block, each switch stepped by a warp (cu_switch_step).
-      MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
+      MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
       # An experiment per cluster of 2 or 4 blocks on as many SMs, with and
       # without switch warps.
@@ -120,7 +120,8 @@ for b in a b c d e; do
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
       # Switches in port phases on the GPU (a warp per switch, a thread per
-      # port: the persistent mode and switch warps) where certified.
+      # port: the persistent mode and switch warps) where certified: the GPU's
+      # default there (cl4 above; per and swarp in key order).
       MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} \
         --backend cuda -o php-$b > /dev/null
       MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \

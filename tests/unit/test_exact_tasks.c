@@ -95,10 +95,12 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
 }
 
 /* The CUDA backend in each launch mode against the CPU backend; the
- * experiment mode also with lane groups of 8 and 32 (SPME lanes). With
- * MULTIVERSE_PHASES=1 (gpu_tasks_phases) both backends step switches in port
- * phases where certified, the GPU wherever a warp steps a switch alone (the
- * persistent mode, switch warps): there it must have done so. */
+ * experiment mode also with lane groups of 8 and 32 (SPME lanes). The GPU
+ * steps switches in port phases where certified wherever a warp steps a
+ * switch alone (the persistent mode, switch warps), unless MULTIVERSE_PHASES=0
+ * (gpu_tasks_keys): there it must have done so, and nowhere else; the CPU
+ * only with MULTIVERSE_PHASES=1 (gpu_tasks_phases), else in key order
+ * (gpu_tasks: the GPU's phases against the CPU's key order). */
 static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   if (!eng_cuda_available()) {
     printf("skipped: no CUDA device\n");
@@ -128,7 +130,11 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
            "differ from the CPU; %lld switch steps in port phases\n",
            modes[m], lanes[m], swarps[m], clusters[m], differ, n, (long long)phased);
     CHECK_EQ_I64(differ, 0);
-    if (eng_env_flag("MULTIVERSE_PHASES") && (m == 1 || swarps[m][0] == '1')) CHECK(phased > 100);
+    const char *ph = getenv("MULTIVERSE_PHASES");
+    if ((!ph || strcmp(ph, "0") != 0) && (m == 1 || swarps[m][0] == '1'))
+      CHECK(phased > 100);
+    else
+      CHECK_EQ_I64(phased, 0);
     eng_batch_destroy(gpu);
   }
   unsetenv("MULTIVERSE_CUDA_LAUNCH");
