@@ -21,8 +21,9 @@
  * exp_phases says whether to (MULTIVERSE_PHASES: 1 on, 0 off, unset: each
  * backend's default, ENG_PHASES_AUTO); the results are the same either way
  * (tests/cli/net_equiv.sh phases). The CPU backend runs the phases here, port
- * after port, only when asked (ENG_PHASES_ON: the ports' work adds up on one
- * thread); the CUDA backend (cu_phase_step) runs them unless told not to
+ * after port, by default on switches that keep no tree (eng_step.h: the
+ * phases visit every port, the tree only the busy ones); the CUDA backend
+ * (cu_phase_step) runs them unless told not to
  * with a warp per switch, a thread per port, where a switch steps in a warp
  * of its own: there the buffer's sums and counts change by atomics and the
  * descriptor pool under a lock (eng_ctx_t.lock), whose rows then go to
@@ -31,6 +32,9 @@
 #define ENG_PHASE_H
 
 #define ENG_PHASE_CLS 8 /* class queues per port at most (eng_build_n_cls) */
+/* Arrivals in a window at most for the CPU's phases (eng_phase_step deals
+ * them on its stack, 20 KB); a busier window steps in key order. */
+#define ENG_PHASE_CPU_MAX 2048
 
 /* Whether this backend steps in phases: the CPU's (the CUDA kernels compile
  * the call away). */
@@ -148,26 +152,35 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   return r != 0;
 }
 
-/* The window of switch k->x (certified by eng_phase_ok) in two phases. S1:
- * each ingress routes its arrivals, writing the egress into the ring slot's
- * `next` (a consumed slot: only this step reads it again); a packet with no
- * route fails its experiment as eng_relay would. S3: each egress merges the
- * arrivals routed to it, by time and then ingress, with its transmissions
- * (eng_tx at max(busy, now)), its read positions in the ingresses' rings in
- * port_ph_cur. k->now ends at the last event's time. Returns its critical
- * path: the busiest ingress's and the busiest egress's events. */
+/* The window of switch k->x (certified by eng_phase_ok with at most
+ * ENG_PHASE_CPU_MAX arrivals) in two phases. S1: each ingress routes its
+ * arrivals, writing the egress into the ring slot's `next` (a consumed slot:
+ * only this step reads it again), and the arrivals are dealt to their egresses
+ * in ingress order, then ring order (a counting sort: port_ph_cur counts, then
+ * ends each egress's stretch); a packet with no route fails its experiment as
+ * eng_relay would. S3: each egress merges its stretch, by time and then
+ * ingress, with its transmissions (eng_tx at max(busy, now)). k->now ends at
+ * the last event's time. Returns its critical path: the busiest ingress's and
+ * the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node_n_ports[x];
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;
+  int32_t slot[ENG_PHASE_CPU_MAX]; /* the arrivals, grouped by egress */
+  uint16_t from[ENG_PHASE_CPU_MAX]; /* each one's ingress */
+  int16_t cur[ENG_PHASE_CPU_MAX], end[ENG_PHASE_CPU_MAX]; /* an egress's runs of one ingress */
+  for (int32_t o = 0; o < np; o++)
+    c->port_ph_cur[p0 + o] = 0;
   for (int32_t lp = 0; lp < np; lp++) { /* S1 */
     int32_t in = c->port_peer[p0 + lp], n = 0;
     for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++, n++) {
       eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
       pk->next = eng_route_relay(c, x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
-      if (pk->next < 0) {
+      if (pk->next >= 0) {
+        c->port_ph_cur[p0 + pk->next]++;
+      } else {
         eng_fail(k, ENG_FAIL_ROUTE);
         if (pk->t > last) last = pk->t;
       }
@@ -175,31 +188,44 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
     k->events += n;
     if (n > most_in) most_in = n;
   }
+  for (int32_t o = 0, sum = 0; o < np; o++) { /* each egress's stretch starts */
+    int32_t m = c->port_ph_cur[p0 + o];
+    c->port_ph_cur[p0 + o] = sum;
+    sum += m;
+  }
+  for (int32_t lp = 0; lp < np; lp++) { /* deal, in ingress then ring order */
+    int32_t in = c->port_peer[p0 + lp];
+    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+      int32_t s = eng_phase_slot(c, in, j), o = c->ring_pkt[s].next;
+      if (o < 0) continue;
+      int32_t i = c->port_ph_cur[p0 + o]++; /* now the stretch's end */
+      slot[i] = s;
+      from[i] = (uint16_t)lp;
+    }
+  }
   for (int32_t o = 0; o < np; o++) { /* S3 */
-    int32_t n = 0;
-    for (int32_t lp = 0; lp < np; lp++)
-      c->port_ph_cur[p0 + lp] = c->port_ring_head[c->port_peer[p0 + lp]];
+    const int32_t a = o ? c->port_ph_cur[p0 + o - 1] : 0, b = c->port_ph_cur[p0 + o];
+    int32_t n = 0, r = 0;
+    for (int32_t i = a; i < b; i++)
+      if (i == a || from[i] != from[i - 1]) {
+        if (r) end[r - 1] = (int16_t)i;
+        cur[r++] = (int16_t)i;
+      }
+    if (r) end[r - 1] = (int16_t)b;
     k->now = now0;
     for (;;) {
-      int32_t bi = -1;
+      int32_t bq = -1;
       int64_t bt = ENG_INF;
-      for (int32_t lp = 0; lp < np; lp++) {
-        int32_t in = c->port_peer[p0 + lp];
-        uint32_t j = c->port_ph_cur[p0 + lp];
-        while (eng_phase_due(c, in, j, t_end) && c->ring_pkt[eng_phase_slot(c, in, j)].next != o)
-          j++;
-        c->port_ph_cur[p0 + lp] = j;
-        if (eng_phase_due(c, in, j, t_end) && c->ring_pkt[eng_phase_slot(c, in, j)].t < bt) {
-          bt = c->ring_pkt[eng_phase_slot(c, in, j)].t; /* ties: the lower ingress */
-          bi = lp;
+      for (int32_t q = 0; q < r; q++) /* ties: the lower ingress, the run before */
+        if (cur[q] < end[q] && c->ring_pkt[slot[cur[q]]].t < bt) {
+          bt = c->ring_pkt[slot[cur[q]]].t;
+          bq = q;
         }
-      }
       int64_t tx = eng_tx_time(k, o);
-      if (bi >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
-        int32_t in = c->port_peer[p0 + bi];
-        int32_t slot = eng_phase_slot(c, in, c->port_ph_cur[p0 + bi]++);
+      if (bq >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
+        int32_t s = slot[cur[bq]];
         k->now = bt;
-        eng_relay(k, bi, c->ring_pkt[slot], eng_int(c, e, c->rint_v, slot));
+        eng_relay(k, from[cur[bq]++], c->ring_pkt[s], eng_int(c, e, c->rint_v, s));
       } else if (tx < t_end) {
         k->now = tx;
         eng_tx(k, o);

@@ -392,8 +392,10 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   const int32_t p0 = k.p0, np = c->node_n_ports[x];
   const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
-  if (ENG_PHASE_BACKEND && !is_host && c->exp_phases[e] == ENG_PHASES_ON &&
-      eng_phase_ok(&k, c->exp_t_end[e], INT64_MAX)) {
+  /* Port phases where asked, and by default on a switch that keeps no tree:
+   * a larger one's tree touches only its busy ports, the phases every port. */
+  const int phases = c->exp_phases[e] == ENG_PHASES_ON || (c->exp_phases[e] == ENG_PHASES_AUTO && !tree);
+  if (ENG_PHASE_BACKEND && !is_host && phases && eng_phase_ok(&k, c->exp_t_end[e], ENG_PHASE_CPU_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
     c->node_c_phased[x]++;
     c->node_c_offpath[x] += k.events - span;
