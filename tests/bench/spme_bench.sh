@@ -40,7 +40,13 @@
 #   phases  switches in port phases (the GPU's default) against key order
 #           (MULTIVERSE_PHASES=0): one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
-#   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train), CUDA
+#   proxysw the one-layer proxy with switch warps (a warp per switch, port
+#           phases: the GPU's default there) alone and on clusters of 4 and 8,
+#           against its default shape (clusters of 8, a thread per switch);
+#           results compared with the default's
+#   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train) with
+#           64000-byte packets (issue 17's row 7): CUDA, and one CPU thread of
+#           this machine side by side; their output lines compared but wall_s
 # Each run stops after BENCH_RUN_S seconds (default 900). Prints one line per
 # measurement (CUDA: every device run of it summed: kernel, copies) and a
 # markdown table at the end.
@@ -340,12 +346,40 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
     done
     ;;
+  proxysw)
+    for v in "cl8 MULTIVERSE_CUDA_CLUSTER=8" "sw1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=1" \
+      "sw4 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4" \
+      "sw8 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=8"; do
+      read -r name knobs <<< "$v"
+      # shellcheck disable=SC2086 # the knobs are words
+      proxy_run "proxy-$name" train-proxy-1layer $knobs MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_CUDA_BLOCK=512
+      rc=$? id=-
+      [ "$name" != cl8 ] && [ $rc = 0 ] && id=$(same_rows proxy-cl8 "proxy-$name")
+      echo "proxysw: $name ($knobs): rc $rc, $(kern "proxy-$name/run.err"); results $id"
+      rows+=("| training proxy (1 layer), $knobs | $(kern "proxy-$name/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
+    done
+    ;;
   gpt3)
+    sed 's/"link_gbps": 200}/"link_gbps": 200, "mtu": 64000}/' "$here/../../examples/train/gpt3_175b_1024.json" > gpt3_64k.json
+    grep -q '"mtu": 64000' gpt3_64k.json || { echo "  gpt3: the example's network changed: set its mtu here"; continue; }
+    rm -f gpt3-cpu.time
+    (s=$(bench_now)
+      timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cpu --threads 1 --json > gpt3-cpu.jsonl 2> gpt3-cpu.err
+      echo "$? $(bench_calc 'b - a' a="$s" b="$(bench_now)")" > gpt3-cpu.time) &
     s=$(bench_now)
-    "$mv" train "$here/../../examples/train/gpt3_175b_1024.json" --backend cuda --json > gpt3.jsonl 2> gpt3.err
+    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cuda --json > gpt3.jsonl 2> gpt3.err
+    rc=$?
     T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
-    echo "gpt3: CUDA $T s"
-    rows+=("| GPT-3 175B, 1,024 GPUs, one iteration | $(fm "$T" %.1f) s | - | - | - |")
+    [ $rc = 0 ] || T=-
+    wait
+    read -r rc_cpu tc < gpt3-cpu.time
+    [ "$rc_cpu" = 0 ] || tc=-
+    id=-
+    [ "$T" != - ] && [ "$tc" != - ] && id=$(/usr/bin/python3 -c 'import json, sys
+a, b = (json.loads(open(f).readline()) for f in sys.argv[1:3])
+print("identical" if {k: v for k, v in a.items() if k != "wall_s"} == {k: v for k, v in b.items() if k != "wall_s"} else "DIFFER")' gpt3.jsonl gpt3-cpu.jsonl)
+    echo "gpt3 (64000-byte packets): CUDA $T s (rc $rc, $(kern gpt3.err)); one CPU thread $tc s (rc $rc_cpu, run beside it); $id"
+    rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets (GPU over one core) | $(fm "$T" %.1f) s | $(fm "$tc" %.1f) s (1 thread) | $(ratio "$T" "$tc" "%.2fx of one core") | $id |")
     ;;
   esac
 done
