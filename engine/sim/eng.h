@@ -100,6 +100,14 @@ typedef struct eng_tier_stats_t {
   double max_util;
 } eng_tier_stats_t;
 
+/* MULTIVERSE_PHASES (sim/eng_phase.h; exp_phases): 0, 1, or unset, each
+ * backend's default: the CPU's port phases on switches of fewer than
+ * ENG_TREE_PORTS ports (eng_step.h), the GPU's wherever a warp steps a switch
+ * alone. eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &v) reads it. */
+#define ENG_PHASES_OFF 0
+#define ENG_PHASES_ON 1
+#define ENG_PHASES_AUTO 2
+
 /* Per-experiment outcome. */
 typedef struct eng_result_t {
   eng_status_t status;
@@ -108,7 +116,7 @@ typedef struct eng_result_t {
   int64_t drops, pfc_pauses, ecn_marks, packet_hops, retransmits, timeouts, cnps;
   int64_t retx_bytes; /* payload bytes sent again */
   int64_t events;     /* events the nodes stepped (their work, whatever the backend) */
-  int64_t phased;     /* switch steps taken in port phases (MULTIVERSE_PHASES; CPU backend) */
+  int64_t phased;     /* switch steps taken in port phases (MULTIVERSE_PHASES) */
   int64_t paused_ps;  /* summed over ports: time spent paused by PFC */
   int64_t windows;
   int64_t end_ps;      /* last task end, ps */

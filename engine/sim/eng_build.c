@@ -564,7 +564,7 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_n_ports[e] = 2 * t->n_links;
   c->exp_n_cls[e] = eng_build_n_cls(p);
   long long phases; /* eng_phase.h; the driver checked the value when it started */
-  if (eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &phases)) phases = ENG_PHASES_AUTO;
+  eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &phases);
   c->exp_phases[e] = (uint8_t)phases;
   build_params(c, e, p);
 

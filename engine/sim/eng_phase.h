@@ -71,7 +71,7 @@ ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t
  * a thread per port (cu_phase_ok). */
 ENG_INLINE int eng_phase_node_ok(const eng_ctx_t *k) {
   const eng_cols_t *c = k->c;
-  return c->exp_phases[k->e] && !c->node_heap_n[k->x] && c->exp_lb[k->e] != ENG_LB_ADAPTIVE &&
+  return !c->node_heap_n[k->x] && c->exp_lb[k->e] != ENG_LB_ADAPTIVE &&
          c->exp_n_cls[k->e] <= ENG_PHASE_CLS;
 }
 

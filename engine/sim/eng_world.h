@@ -18,14 +18,6 @@
 
 #define ENG_INF INT64_MAX
 
-/* exp_phases (sim/eng_phase.h): MULTIVERSE_PHASES=0, =1, or unset, each
- * backend's default: the CPU's port phases on switches of fewer than
- * ENG_TREE_PORTS ports (eng_step.h), the GPU's wherever a warp steps a switch
- * alone. */
-#define ENG_PHASES_OFF 0
-#define ENG_PHASES_ON 1
-#define ENG_PHASES_AUTO 2
-
 /* A packet record: in a link ring (in flight) or a node's descriptor pool
  * (queued). 32 bytes. */
 typedef struct eng_pkt_t {

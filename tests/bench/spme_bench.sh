@@ -304,19 +304,24 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
     echo "traincpu: CPU ($threads threads), the ${n_sub:-?} experiments of $sel: $T s, $share of the sweep's packet-hops (${h_sub:-?} of ${h_all:-?}; the ${n_all:-?} scaled: ~$(fm "$all" %.1f) s); rows against train's: $id"
     rows+=("| training sweep, CPU on $threads threads: the ${n_sub:-?} of $sel ($share of the hops) | $(is_num "${train_T:--}" && echo "$(fm "$train_T" %.1f) s (train, all)" || echo -) | $(fm "$T" %.1f) s (~$(fm "$all" %.1f) s scaled) | - | $id |")
     ;;
-  shapes)
+  shapes | proxysw)
     # The training sweep's heaviest experiment with one layer (45 nodes, 1.27 M
-    # critical-path events) in every launch shape, each compared with the first.
+    # critical-path events) in every launch shape (proxysw: its default shape,
+    # then switch warps with port phases alone and on clusters), each compared
+    # with the first.
     shapes=("MULTIVERSE_CUDA_BLOCK=128" "MULTIVERSE_CUDA_BLOCK=256" "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=1"
       "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2" "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=4"
       "MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=8")
+    sw="MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1"
+    [ "$part" = proxysw ] && shapes=("MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=8"
+      "$sw MULTIVERSE_CUDA_CLUSTER=1" "$sw MULTIVERSE_CUDA_CLUSTER=4" "$sw MULTIVERSE_CUDA_CLUSTER=8")
     for i in "${!shapes[@]}"; do
-      d=shape$i
+      d=$part$i
       # shellcheck disable=SC2086 # the knobs are words
       proxy_run "$d" train-proxy-1layer ${shapes[$i]} MULTIVERSE_CUDA_LAUNCH=experiment
       rc=$? id=-
-      [ "$i" -gt 0 ] && [ $rc = 0 ] && id=$(same_rows shape0 "$d")
-      echo "shapes: ${shapes[$i]}: rc $rc, $(kern "$d/run.err"); results $id"
+      [ "$i" -gt 0 ] && [ $rc = 0 ] && id=$(same_rows "${part}0" "$d")
+      echo "$part: ${shapes[$i]}: rc $rc, $(kern "$d/run.err"); results $id"
       rows+=("| training proxy (1 layer), ${shapes[$i]} | $(kern "$d/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
     done
     ;;
@@ -344,19 +349,6 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       [ $L != 1 ] && [ $rc = 0 ] && id=$(same_rows lanes132-1 "$d")
       echo "lanes132: lanes of $L: rc $rc, $(kern "$d/run.err"); $id"
       rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
-    done
-    ;;
-  proxysw)
-    for v in "cl8 MULTIVERSE_CUDA_CLUSTER=8" "sw1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=1" \
-      "sw4 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4" \
-      "sw8 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=8"; do
-      read -r name knobs <<< "$v"
-      # shellcheck disable=SC2086 # the knobs are words
-      proxy_run "proxy-$name" train-proxy-1layer $knobs MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_CUDA_BLOCK=512
-      rc=$? id=-
-      [ "$name" != cl8 ] && [ $rc = 0 ] && id=$(same_rows proxy-cl8 "proxy-$name")
-      echo "proxysw: $name ($knobs): rc $rc, $(kern "proxy-$name/run.err"); results $id"
-      rows+=("| training proxy (1 layer), $knobs | $(kern "proxy-$name/run.err" | awk '{ print $2 " s kernel" }' | grep . || echo "- (rc $rc)") | - | - | $id |")
     done
     ;;
   gpt3)

@@ -99,9 +99,8 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
  * steps switches in port phases where certified wherever a warp steps a
  * switch alone (the persistent mode, switch warps), unless MULTIVERSE_PHASES=0
  * (gpu_tasks_keys): there it must have done so, and nowhere else. The CPU
- * steps in phases by its own rule (eng_step.h: every switch with
- * MULTIVERSE_PHASES=1, gpu_tasks_phases; none with 0; else those of fewer
- * than 32 ports). */
+ * steps in phases by its own rule (eng_step.h: none with 0; else those of
+ * fewer than 32 ports, all of these). */
 static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   if (!eng_cuda_available()) {
     printf("skipped: no CUDA device\n");
@@ -112,6 +111,8 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   static const char *const lanes[] = {"1", "1", "1", "8", "32", "1", "1", "1"};
   static const char *const swarps[] = {"0", "0", "0", "0", "0", "1", "0", "1"};
   static const char *const clusters[] = {"1", "1", "1", "1", "1", "1", "2", "8"};
+  long long ph;
+  eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &ph);
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
   for (int m = 0; m < 8; m++) {
     setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
@@ -131,8 +132,7 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
            "differ from the CPU; %lld switch steps in port phases\n",
            modes[m], lanes[m], swarps[m], clusters[m], differ, n, (long long)phased);
     CHECK_EQ_I64(differ, 0);
-    const char *ph = getenv("MULTIVERSE_PHASES");
-    if ((!ph || strcmp(ph, "0") != 0) && (m == 1 || swarps[m][0] == '1'))
+    if (ph != ENG_PHASES_OFF && (m == 1 || swarps[m][0] == '1'))
       CHECK(phased > 100);
     else
       CHECK_EQ_I64(phased, 0);
@@ -229,12 +229,13 @@ int main(int argc, char **argv) {
   CHECK(by_status[REF_TIMED_OUT] > 0);
   printf("%lld compute tasks slowed by communication\n", (long long)slowed);
   CHECK(slowed > 0);
-  /* Port phases where certified by default (switches of fewer than 32 ports)
-   * and in exact_tasks_phases (MULTIVERSE_PHASES=1); exact_tasks_keys (0):
-   * key order. */
-  const char *ph = getenv("MULTIVERSE_PHASES");
+  /* Port phases where certified by default (switches of fewer than 32 ports,
+   * all of these: MULTIVERSE_PHASES=1 would step the same); exact_tasks_keys
+   * (0): key order. */
+  long long ph;
+  eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &ph);
   printf("switch steps in port phases: %lld\n", (long long)phased);
-  if (ph && strcmp(ph, "0") == 0)
+  if (ph == ENG_PHASES_OFF)
     CHECK_EQ_I64(phased, 0);
   else
     CHECK(phased > 1000);
