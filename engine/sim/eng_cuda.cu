@@ -95,7 +95,9 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   if (c->exp_phases[e] != ENG_PHASES_OFF && cu_ph) {
     __syncwarp(all); /* lane 0's writes above are seen */
     if (cu_phase_ok(&k)) {
-      cu_phase_step(k, cu_ph + (size_t)CU_PH_WORDS * ((blockIdx.x * blockDim.x + threadIdx.x) >> 5));
+      extern __shared__ int32_t cu_ph_head[];
+      cu_phase_step(k, cu_ph_head + CU_PH_HEAD * (threadIdx.x >> 5),
+                    cu_ph + (size_t)CU_PH_WORDS * ((blockIdx.x * blockDim.x + threadIdx.x) >> 5));
       return;
     }
   }
@@ -537,7 +539,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     return -1;
   }
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, 0));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, CU_PH_HEAD_BYTES(T)));
   slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots);
   if (!slots) {
     snprintf(err, errlen, "out of memory for the node slots of %d nodes", n.node);
@@ -559,11 +561,13 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     if ((int64_t)grid * T > most + T) grid = (int)((most + T - 1) / T);
     if (grid < 1) grid = 1;
     if (cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen)) goto fail;
+    if (eng_env_flag("MULTIVERSE_VERBOSE"))
+      fprintf(stderr, "cuda: a cooperative grid of %d blocks of %d threads\n", grid, T);
     for (;;) {
       BASE_CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
       void *args[] = {&n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
-      BASE_CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, 0, 0));
+      BASE_CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, CU_PH_HEAD_BYTES(T), 0));
       BASE_CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
       *windows += done;
       if (done < chunk) break;
@@ -639,7 +643,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   BASE_CUDA_TRY(cudaGetDevice(&dev));
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, 0));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, sw_warps ? CU_PH_HEAD_BYTES(T) : 0));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
@@ -647,9 +651,10 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
     cfg.stream = run;
+    cfg.dynamicSmemBytes = sw_warps ? CU_PH_HEAD_BYTES(T) : 0;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
-      const int clusters = cu_clusters_fit(kern, T, C, n_groups);
+      const int clusters = cu_clusters_fit(kern, T, C, sw_warps, n_groups);
       if (clusters < 1) {
         snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU (MULTIVERSE_CUDA_CLUSTER)%s%s",
                  C, T, clusters < 0 ? ": " : "", clusters < 0 ? cudaGetErrorString(cudaGetLastError()) : "");

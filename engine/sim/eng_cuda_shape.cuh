@@ -105,13 +105,15 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
   return cfg;
 }
 
-/* How many clusters of C blocks of T threads of kernel kern are resident at
- * once (clusters sit within a GPC, so fewer fit than SMs / C: 15 of 8 blocks
- * of 512 and 30 of 4 on an H200); -1 on a CUDA error. */
-static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int32_t n_groups) {
+/* How many clusters of C blocks of T threads of kernel kern (with switch
+ * warps: sw) are resident at once (clusters sit within a GPC, so fewer fit
+ * than SMs / C: 15 of 8 blocks of 512 and 30 of 4 on an H200); -1 on a CUDA
+ * error. */
+static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int sw, int32_t n_groups) {
   cudaLaunchAttribute at;
   cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
   cfg.gridDim = dim3((unsigned)(C * n_groups));
+  cfg.dynamicSmemBytes = sw ? CU_PH_HEAD_BYTES(T) : 0;
   cfg.numAttrs = 1; /* the occupancy of clusters, also of 1 */
   int clusters = 0;
   return cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg) == cudaSuccess ? clusters : -1;
@@ -123,7 +125,7 @@ static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int32_t n_g
  * clusters of 8 (two waves). */
 static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size_t errlen) {
   for (*C = 8; *C > 1; *C /= 2) {
-    int clusters = cu_clusters_fit(cu_exp_kernel(512, 1, sw, *C), 512, *C, n_groups);
+    int clusters = cu_clusters_fit(cu_exp_kernel(512, 1, sw, *C), 512, *C, sw, n_groups);
     if (clusters < 0) {
       snprintf(err, errlen, "cannot size clusters of %d blocks: %s", *C, cudaGetErrorString(cudaGetLastError()));
       return -1;
@@ -139,7 +141,7 @@ static int32_t cu_resident(int32_t T, int32_t C, int sms, int32_t n_groups) {
   cu_exp_kern_t kern = cu_exp_kernel(T, cu_blocks_per_sm(T), 0, C);
   int got = 0;
   if (C > 1) {
-    got = cu_clusters_fit(kern, T, C, n_groups);
+    got = cu_clusters_fit(kern, T, C, 0, n_groups);
   } else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kern, T, 0) == cudaSuccess) {
     got *= sms;
   } else {
