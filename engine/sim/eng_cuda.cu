@@ -30,7 +30,6 @@ extern "C" {
 
 namespace cg = cooperative_groups;
 
-
 /* Rows per table, as the kernels need them. */
 typedef struct cu_rows_t {
 #define CU_N(ph, tab, fn) int32_t tab;
@@ -53,7 +52,7 @@ static __constant__ eng_cols_t cu_c;
 
 /* Systems mode: one kernel per system. */
 #define CU_KERNEL(ph, tab, fn)                                                                     \
-  static __global__ void k_##fn(int32_t n, int *running) {                           \
+  static __global__ void k_##fn(int32_t n, int *running) {                                         \
     (void)running;                                                                                 \
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);                                  \
     if (i < n) CU_CALL_##tab(fn, i);                                                               \
@@ -70,22 +69,24 @@ ENG_SYSTEMS(CU_KERNEL)
  * every 32nd port, by a butterfly of shuffles. A thread alone spent the step
  * walking its ports: keys and tournament tree at every step, a path of the
  * tree at every event. The next port is the same: the smallest key, on a tie
- * the lowest port. A window certified for port phases goes to cu_phase_step. */
-static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
+ * the lowest port. A window certified for port phases goes to cu_phase_step.
+ * With G warps (a switch alone in a block, cu_node_slots) the group steps the
+ * phases, and the first warp alone the key order. */
+template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   const unsigned all = 0xffffffffu;
-  const int32_t lane = (int32_t)(threadIdx.x & 31);
+  const int32_t lane = (int32_t)(threadIdx.x & 31), r0 = cu_grank<G>();
   const int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
   const int idle = eng_node_idle(c, x, e), keys_ok = c->node_keys_ok[x];
-  __syncwarp(all); /* every thread has read the flags its first clears */
+  cu_gsync<G>(); /* every thread has read the flags its first clears */
   if (idle) {
-    if (lane == 0 && c->node_next[x] < ENG_INF)
+    if (r0 == 0 && c->node_next[x] < ENG_INF)
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
   eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL,
                  c->node_port_off[x]};
-  if (lane == 0) {
+  if (r0 == 0) {
     c->node_woken[x] = 0;
     c->node_keys_ok[x] = 1;
     eng_node_schedule(&k);
@@ -93,14 +94,15 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = k.p0, np = c->node_n_ports[x];
   if (c->exp_phases[e] != ENG_PHASES_OFF && cu_ph) {
-    __syncwarp(all); /* lane 0's writes above are seen */
-    if (cu_phase_ok(&k)) {
-      extern __shared__ int32_t cu_ph_head[];
-      cu_phase_step(k, cu_ph_head + CU_PH_HEAD * (threadIdx.x >> 5),
-                    cu_ph + (size_t)CU_PH_WORDS * ((blockIdx.x * blockDim.x + threadIdx.x) >> 5));
+    cu_gsync<G>(); /* the first thread's writes above are seen */
+    if (cu_phase_ok<G>(&k)) {
+      const int32_t w0 = (int32_t)(threadIdx.x >> 5) & ~(G - 1); /* the group's first warp */
+      cu_phase_step<G>(k, cu_ph_head + CU_PH_HEAD * w0,
+                       cu_ph + (size_t)CU_PH_WORDS * ((blockIdx.x * blockDim.x >> 5) + w0));
       return;
     }
   }
+  if (r0 >= 32) return; /* key order: the group's first warp */
   for (int32_t lp = lane; lp < np; lp += 32)
     if (keys_ok)
       eng_port_key_input(&k, lp);
@@ -148,6 +150,16 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   if (lane == 0) eng_node_end(&k, best);
 }
 
+/* A switch's slot in the persistent mode (cu_node_slots): its row, with
+ * CU_SLOT_BLOCK where the whole block of 32 * CU_GROUP threads steps it. */
+#define CU_SLOT_BLOCK (1 << 29)
+static __device__ __forceinline__ void cu_switch_slot(eng_cols_t *c, int32_t r) {
+  if (r & CU_SLOT_BLOCK)
+    cu_switch_step<CU_GROUP>(c, r & ~CU_SLOT_BLOCK);
+  else
+    cu_switch_step<1>(c, r);
+}
+
 /* Persistent mode: up to `windows` windows of every phase, grid-stride over
  * rows (node rows through the slot table `slots` of n.node slots:
  * cu_node_slots), a grid barrier after each phase. flags[w & 1] collects "some
@@ -157,11 +169,11 @@ static __device__ void cu_switch_step(eng_cols_t *c, int32_t x) {
   if (slots[i] >= 0)                                                                               \
     fn(CU_C, slots[i]);                                                                            \
   else if (slots[i] < -1)                                                                          \
-  cu_switch_step(CU_C, -2 - slots[i])
+  cu_switch_slot(CU_C, -2 - slots[i])
 #define CU_PCALL_port CU_CALL_port
 #define CU_PCALL_exp CU_CALL_exp
-static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const int32_t *slots,
-                                    int32_t windows, int *flags, int32_t *done) {
+static __global__ void __launch_bounds__(128, 4)
+    k_persistent(cu_rows_t n, const int32_t *slots, int32_t windows, int *flags, int32_t *done) {
   cg::grid_group g = cg::this_grid();
   const int32_t tid = (int32_t)g.thread_rank(), stride = (int32_t)g.size();
   for (int32_t w = 0; w < windows; w++) {
@@ -191,7 +203,7 @@ static __global__ void __launch_bounds__(128, 4) k_persistent(cu_rows_t n, const
 #define CU_FIRST_node                                                                              \
   if (SW)                                                                                          \
     for (int32_t q = sw_off[e] + w; q < sw_off[e + 1]; q += W)                                     \
-  cu_switch_step(CU_C, sw_rows[q])
+  cu_switch_step<1>(CU_C, sw_rows[q])
 #define CU_FIRST_port
 #define CU_FIRST_exp
 #define CU_LCALL_node(fn, i)                                                                       \
@@ -238,9 +250,9 @@ template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
 }
 
 template <bool SW, bool CL>
-static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp,
-                                                const int32_t *sw_rows, const int32_t *sw_off,
-                                                int32_t *next, int32_t *finished) {
+static __device__ __forceinline__ void
+cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
+         const int32_t *sw_off, int32_t *next, int32_t *finished) {
   __shared__ int32_t g_sh, lanes_sh;
 #define CU_K_SH(ph, tab, fn) __shared__ int32_t rounds_##tab;
   ENG_SYSTEMS(CU_K_SH)
@@ -272,7 +284,7 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
   ENG_ROLLED                                                                                       \
   for (int32_t l = 0; l < L; l++) {                                                                \
     const int32_t e = lane_exp[g_sh * L + l];                                                      \
-    if (e >= 0 && eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e) > most)                           \
+    if (e >= 0 && eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e) > most)                            \
       most = eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e);                                        \
   }                                                                                                \
   rounds_##tab = (most + S * W - 1) / (S * W);
@@ -297,7 +309,7 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
   if (ph == phase && e >= 0) {                                                                     \
     const int32_t k_ = rk_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);         \
     CU_FIRST_##tab;                                                                                \
-    for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                 \
+    for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                  \
       CU_LCALL_##tab(fn, i);                                                                       \
   }
         ENG_SYSTEMS(CU_EXP)
@@ -318,7 +330,7 @@ static __device__ __forceinline__ void cu_lanes(int32_t n_groups, int32_t lg, co
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
       int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,               \
       const int32_t *sw_off, int32_t *next, int32_t *finished) {                                   \
-    cu_lanes<false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);                      \
+    cu_lanes<false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);               \
   }
 CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
@@ -456,9 +468,9 @@ static int cu_run_systems(eng_cols_t d, const cu_rows_t *n, int *d_flag, int64_t
     BASE_CUDA_TRY(cudaMemcpy(&running, d_flag, sizeof(int), cudaMemcpyDeviceToHost));
     if (running && eng_progress_due(&pg)) {
       BASE_CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n->exp,
-                          cudaMemcpyDeviceToHost));
+                               cudaMemcpyDeviceToHost));
       BASE_CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n->exp,
-                          cudaMemcpyDeviceToHost));
+                               cudaMemcpyDeviceToHost));
       eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n->exp);
     }
     if (chunk < 256) chunk *= 2;
@@ -487,11 +499,19 @@ static int cu_sw_cmp(const void *a, const void *b) {
  * fit in `budget` threads; the other rows follow, one per thread in row order.
  * Before, the 8 rail switches of a rail-optimized fabric (rows after the
  * hosts) shared one thread each of one warp. MULTIVERSE_CUDA_SPREAD=0 gives
- * every row one thread (the ablation). NULL if out of memory. */
-static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots) {
+ * every row one thread (the ablation). With MULTIVERSE_CUDA_SWITCH_BLOCK=1
+ * each switch alone gets a whole block of 32 * CU_GROUP slots instead (they
+ * come first, so each fills one block of the launch: CU_SLOT_BLOCK): its
+ * port phases run a thread per port up to 128 ports. *blocks receives the
+ * switches alone in a block, *warps those in a warp. NULL if out of memory. */
+static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots,
+                              int32_t *blocks, int32_t *warps) {
   const int32_t n = (int32_t)w->n[ENG_T_node];
-  long long spread;
+  long long spread, in_block;
   eng_env_int("MULTIVERSE_CUDA_SPREAD", 0, 1, 1, &spread);
+  eng_env_int("MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, 0, &in_block);
+  if (n >= CU_SLOT_BLOCK) in_block = 0;                /* its flag would not fit a row */
+  const int32_t width = in_block ? 32 * CU_GROUP : 32; /* slots of a switch alone */
   int32_t n_sw = 0, alone = 0, s = 0;
   cu_sw_t *sw = (cu_sw_t *)malloc(sizeof(cu_sw_t) * (size_t)(n ? n : 1));
   uint8_t *taken = (uint8_t *)calloc((size_t)(n ? n : 1), 1);
@@ -501,15 +521,17 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
     if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
   qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
   if (spread)
-    while (alone < n_sw && 32 * (int64_t)(alone + 1) + (n - alone - 1) <= budget)
+    while (alone < n_sw && width * (int64_t)(alone + 1) + (n - alone - 1) <= budget)
       alone++;
-  *n_slots = 32 * alone + n - alone;
+  *n_slots = width * alone + n - alone;
+  *blocks = in_block ? alone : 0;
+  *warps = in_block ? 0 : alone;
   slots = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_slots ? *n_slots : 1));
   if (!slots) goto done;
   for (int32_t a = 0; a < alone; a++) {
     taken[sw[a].row] = 1;
-    for (int32_t l = 0; l < 32; l++)
-      slots[s++] = -2 - sw[a].row;
+    for (int32_t l = 0; l < width; l++)
+      slots[s++] = -2 - (sw[a].row | (in_block ? CU_SLOT_BLOCK : 0));
   }
   for (int32_t x = 0; x < n; x++)
     if (!taken[x]) slots[s++] = x;
@@ -525,8 +547,9 @@ done:
 static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *windows,
                              eng_world_t *w, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0, coop = 0;
-  const int T = 128;
-  int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64, n_slots = 0;
+  const int T = 32 * CU_GROUP; /* a switch alone in a block: the whole block */
+  int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64, n_slots = 0, in_block = 0,
+          in_warp = 0;
   int32_t *slots = NULL, *d_slots = NULL, *d_ph = NULL;
   eng_progress_t pg;
   eng_progress_begin(&pg);
@@ -539,17 +562,19 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     return -1;
   }
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, CU_PH_HEAD_BYTES(T)));
-  slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots);
+  BASE_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, CU_PH_HEAD_BYTES(T)));
+  slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots, &in_block, &in_warp);
   if (!slots) {
     snprintf(err, errlen, "out of memory for the node slots of %d nodes", n.node);
     return -1;
   }
   BASE_CUDA_TRY(cudaMalloc((void **)&d_slots, sizeof(int32_t) * (size_t)(n_slots ? n_slots : 1)));
-  BASE_CUDA_TRY(cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
+  BASE_CUDA_TRY(
+      cudaMemcpy(d_slots, slots, sizeof(int32_t) * (size_t)n_slots, cudaMemcpyHostToDevice));
   if (eng_env_flag("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "cuda: %d node rows in %d slots (%d switches alone in a warp)\n", n.node,
-            n_slots, (n_slots - n.node) / 31);
+    fprintf(stderr, "cuda: %d node rows in %d slots (%d switches alone in a warp, %d in a block)\n",
+            n.node, n_slots, in_warp, in_block);
   n.node = n_slots;
   {
     int64_t most = 0; /* no more threads than the largest table has rows */
@@ -567,7 +592,8 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
       BASE_CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
       void *args[] = {&n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
-      BASE_CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, CU_PH_HEAD_BYTES(T), 0));
+      BASE_CUDA_TRY(
+          cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, CU_PH_HEAD_BYTES(T), 0));
       BASE_CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
       *windows += done;
       if (done < chunk) break;
@@ -576,9 +602,9 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
       if (dt < 0.05 && chunk < (1 << 20)) chunk *= 2;
       if (eng_progress_due(&pg)) {
         BASE_CUDA_TRY(cudaMemcpy(w->c.exp_status, d.exp_status, sizeof(int32_t) * (size_t)n.exp,
-                            cudaMemcpyDeviceToHost));
+                                 cudaMemcpyDeviceToHost));
         BASE_CUDA_TRY(cudaMemcpy(w->c.exp_t, d.exp_t, sizeof(int64_t) * (size_t)n.exp,
-                            cudaMemcpyDeviceToHost));
+                                 cudaMemcpyDeviceToHost));
         eng_progress_report(&pg, w->c.exp_status, w->c.exp_t, n.exp);
       }
     }
@@ -603,7 +629,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
                               int32_t lg, int32_t C, int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
-  int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL, *d_ph = NULL;
+  int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL,
+          *d_ph = NULL;
   cu_exp_kern_t kern;
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
@@ -616,7 +643,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   BASE_CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
-                      cudaMemcpyHostToDevice));
+                           cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
   kern = cu_exp_kernel(T, cu_blocks_per_sm(T), sw_warps, C);
@@ -636,14 +663,16 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
         if (w->c.node_is_switch[x]) sw[n.exp + 1 + q++] = x;
     }
     sw[n.exp] = q;
-    BASE_CUDA_TRY(cudaMalloc((void **)&d_sw_off, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw)));
+    BASE_CUDA_TRY(
+        cudaMalloc((void **)&d_sw_off, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw)));
     BASE_CUDA_TRY(cudaMemcpy(d_sw_off, sw, sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw),
-                        cudaMemcpyHostToDevice));
+                             cudaMemcpyHostToDevice));
     d_sw = d_sw_off + n.exp + 1;
   }
   BASE_CUDA_TRY(cudaGetDevice(&dev));
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, sw_warps ? CU_PH_HEAD_BYTES(T) : 0));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T,
+                                                              sw_warps ? CU_PH_HEAD_BYTES(T) : 0));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
@@ -656,8 +685,10 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
       const int clusters = cu_clusters_fit(kern, T, C, sw_warps, n_groups);
       if (clusters < 1) {
-        snprintf(err, errlen, "no cluster of %d blocks of %d threads fits the GPU (MULTIVERSE_CUDA_CLUSTER)%s%s",
-                 C, T, clusters < 0 ? ": " : "", clusters < 0 ? cudaGetErrorString(cudaGetLastError()) : "");
+        snprintf(err, errlen,
+                 "no cluster of %d blocks of %d threads fits the GPU (MULTIVERSE_CUDA_CLUSTER)%s%s",
+                 C, T, clusters < 0 ? ": " : "",
+                 clusters < 0 ? cudaGetErrorString(cudaGetLastError()) : "");
         goto fail;
       }
       grid = C * clusters;
@@ -671,7 +702,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
               "clusters of %d%s\n",
               n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "");
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
-                                (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next, d_fin));
+                                     (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
+                                     d_fin));
     BASE_CUDA_TRY(cudaGetLastError());
     for (;;) {
       cudaError_t q = cudaStreamQuery(run);
@@ -756,9 +788,16 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   if (mode == CU_EXPERIMENTS) /* each experiment ran its own windows: report the most */
     for (int32_t e = 0; e < w->n_exps; e++)
       if (w->c.exp_windows[e] > windows) windows = w->c.exp_windows[e];
-  if (eng_env_flag("MULTIVERSE_VERBOSE"))
-    fprintf(stderr, "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s\n",
-            bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2);
+  if (eng_env_flag("MULTIVERSE_VERBOSE")) {
+    long long phased = 0;
+    for (int32_t x = 0; x < n.node; x++)
+      phased += w->c.node_c_phased[x];
+    fprintf(
+        stderr,
+        "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s; %lld switch "
+        "steps in port phases\n",
+        bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2, phased);
+  }
   rc = 0;
 fail:
   free(work);

@@ -19,53 +19,101 @@
 #define CU_PH_HEAD (2 * CU_PH_PORTS + 8)
 #define CU_PH_WORDS (2 * CU_PH_MAX)
 #define CU_PH_HEAD_BYTES(threads) (sizeof(int32_t) * CU_PH_HEAD * (size_t)((threads) / 32))
+#define CU_PH_TMP (2 * CU_PH_PORTS + 2) /* a warp's int64 for the group's reductions */
 static __device__ int32_t *cu_ph;
+extern __shared__ int32_t cu_ph_head[];
 
-static __device__ __forceinline__ int64_t cu_warp_max64(int64_t v) {
-  for (int d = 16; d > 0; d >>= 1) {
-    int64_t o = __shfl_xor_sync(0xffffffffu, v, d);
-    if (o > v) v = o;
-  }
-  return v;
+/* A switch is stepped by a group of G warps of one block: a warp (G = 1), or
+ * with MULTIVERSE_CUDA_SWITCH_BLOCK=1 in the persistent mode the whole block
+ * of 32 * CU_GROUP threads. The helpers below are the group's rank, barrier,
+ * vote, reductions and scan; across warps they meet in each warp's CU_PH_TMP
+ * word of cu_ph_head. */
+#define CU_GROUP 4
+enum { CU_SUM, CU_MIN, CU_MAX };
+
+template <int G> static __device__ __forceinline__ int32_t cu_grank() {
+  return (int32_t)(threadIdx.x & (32 * G - 1));
 }
 
-static __device__ __forceinline__ int64_t cu_warp_min64(int64_t v) {
-  for (int d = 16; d > 0; d >>= 1) {
-    int64_t o = __shfl_xor_sync(0xffffffffu, v, d);
-    if (o < v) v = o;
-  }
-  return v;
+template <int G> static __device__ __forceinline__ void cu_gsync() {
+  if constexpr (G == 1)
+    __syncwarp(0xffffffffu);
+  else
+    __syncthreads();
 }
 
-static __device__ __forceinline__ int64_t cu_warp_sum64(int64_t v) {
+template <int G> static __device__ __forceinline__ int cu_gall(int ok) {
+  if constexpr (G == 1)
+    return __all_sync(0xffffffffu, ok);
+  else
+    return __syncthreads_and(ok);
+}
+
+static __device__ __forceinline__ int64_t *cu_gtmp(int32_t warp) {
+  return (int64_t *)(cu_ph_head + CU_PH_HEAD * warp + CU_PH_TMP);
+}
+
+template <int OP> static __device__ __forceinline__ int64_t cu_op(int64_t a, int64_t b) {
+  return OP == CU_SUM ? a + b : OP == CU_MIN ? (b < a ? b : a) : (b > a ? b : a);
+}
+
+/* v summed (or its least, or its most) over the group, in every thread. */
+template <int G, int OP> static __device__ __forceinline__ int64_t cu_greduce(int64_t v) {
   for (int d = 16; d > 0; d >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, d);
+    v = cu_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, d));
+  if constexpr (G > 1) {
+    const int32_t w = (int32_t)(threadIdx.x >> 5), w0 = w & ~(G - 1);
+    if ((threadIdx.x & 31) == 0) *cu_gtmp(w) = v;
+    __syncthreads();
+    v = *cu_gtmp(w0);
+    for (int32_t u = w0 + 1; u < w0 + G; u++)
+      v = cu_op<OP>(v, *cu_gtmp(u));
+    __syncthreads(); /* read by all before the next reduction writes */
+  }
   return v;
 }
 
-/* eng_phase_ok by the 32 threads of switch k->x's warp, each over every 32nd
- * port (eng_phase_port_in, then eng_phase_port_room where PFC or headroom is
- * in play), the arrivals' counts and bytes summed by shuffles: the same
- * verdict, in every thread, for at most CU_PH_PORTS ports and CU_PH_MAX
+/* The sum of s over the group's threads of lower rank. */
+template <int G> static __device__ __forceinline__ int32_t cu_gscan(int32_t s) {
+  const int32_t lane = (int32_t)(threadIdx.x & 31);
+  int32_t in = s;
+  for (int d = 1; d < 32; d <<= 1) {
+    const int32_t v = __shfl_up_sync(0xffffffffu, in, d);
+    if (lane >= d) in += v;
+  }
+  if constexpr (G > 1) {
+    const int32_t w = (int32_t)(threadIdx.x >> 5), w0 = w & ~(G - 1);
+    if (lane == 31) *cu_gtmp(w) = in;
+    __syncthreads();
+    for (int32_t u = w0; u < w; u++)
+      in += (int32_t)*cu_gtmp(u);
+    __syncthreads();
+  }
+  return in - s;
+}
+
+/* eng_phase_ok by the group of switch k->x (G warps), each thread over every
+ * (32 G)th port (eng_phase_port_in, then eng_phase_port_room where PFC or
+ * headroom is in play), the arrivals' counts and bytes summed by shuffles: the
+ * same verdict, in every thread, for at most CU_PH_PORTS ports and CU_PH_MAX
  * arrivals. One thread alone read every port of a rail switch at every
  * window. */
-static __device__ int cu_phase_ok(const eng_ctx_t *k) {
-  const unsigned all = 0xffffffffu;
-  const int32_t lane = (int32_t)(threadIdx.x & 31), np = k->c->node_n_ports[k->x];
+template <int G> static __device__ int cu_phase_ok(const eng_ctx_t *k) {
+  const int32_t r0 = cu_grank<G>(), np = k->c->node_n_ports[k->x];
   const int64_t t_end = k->c->exp_t_end[k->e];
   if (np > CU_PH_PORTS || !eng_phase_node_ok(k)) return 0;
   int64_t n = 0, bytes = 0;
   int ok = 1;
-  for (int32_t lp = lane; ok && lp < np; lp += 32)
+  for (int32_t lp = r0; ok && lp < np; lp += 32 * G)
     ok = eng_phase_port_in(k, lp, t_end, &n, &bytes);
-  if (!__all_sync(all, ok)) return 0;
-  n = cu_warp_sum64(n);
-  bytes = cu_warp_sum64(bytes);
+  if (!cu_gall<G>(ok)) return 0;
+  n = cu_greduce<G, CU_SUM>(n);
+  bytes = cu_greduce<G, CU_SUM>(bytes);
   const int r = eng_phase_room(k, n, bytes, CU_PH_MAX);
   if (r != 2) return r;
-  for (int32_t lp = lane; ok && lp < np; lp += 32)
+  for (int32_t lp = r0; ok && lp < np; lp += 32 * G)
     ok = eng_phase_port_room(k, lp, t_end, bytes);
-  return __all_sync(all, ok);
+  return cu_gall<G>(ok);
 }
 
 /* An arrival's order at its egress: time, then ingress, then place. */
@@ -74,17 +122,17 @@ static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t 
   return ta != tb ? ta < tb : (uint32_t)a < (uint32_t)b;
 }
 
-/* The window of switch k.x, certified by cu_phase_ok, by one warp, a thread
- * per port (head: the warp's shared words, sc: its scratch). S1: each thread routes its ingresses'
- * arrivals and counts them per egress; the arrivals are dealt to their
- * egresses' stretches of the scratch, each stretch sorted in the serial
- * step's order (time, then ingress). S3: each thread merges its egresses'
- * arrivals with their transmissions, as eng_phase_step does, the pool under
- * the warp's lock and the buffer's sums and the node's counts by atomics
- * (k.lock). Then the node's end as eng_node_step's phased branch. */
-static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
-  const unsigned all = 0xffffffffu;
-  const int32_t lane = (int32_t)(threadIdx.x & 31);
+/* The window of switch k.x, certified by cu_phase_ok, by its group of G
+ * warps, a thread per port (head: the group's shared words, sc: its
+ * scratch). S1: each thread routes its ingresses' arrivals and counts them
+ * per egress; the arrivals are dealt to their egresses' stretches of the
+ * scratch, each stretch sorted in the serial step's order (time, then
+ * ingress). S3: each thread merges its egresses' arrivals with their
+ * transmissions, as eng_phase_step does, the pool under the group's lock and
+ * the buffer's sums and the node's counts by atomics (k.lock). Then the
+ * node's end as eng_node_step's phased branch. */
+template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
+  const int32_t r0 = cu_grank<G>(), P = 32 * G;
   eng_cols_t *c = k.c;
   const int32_t x = k.x, e = k.e, p0 = k.p0, np = c->node_n_ports[x];
   const int64_t t_end = c->exp_t_end[e], now0 = k.now;
@@ -92,11 +140,11 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
   int64_t *ent = (int64_t *)sc;
   int64_t last = now0;
   int32_t events = 0, most_in = 0, most_out = 0;
-  for (int32_t lp = lane; lp < np; lp += 32)
+  for (int32_t lp = r0; lp < np; lp += P)
     cnt[lp] = 0;
-  if (lane == 0) head[2 * CU_PH_PORTS] = 0; /* the lock */
-  __syncwarp(all);
-  for (int32_t lp = lane; lp < np; lp += 32) { /* S1 */
+  if (r0 == 0) head[2 * CU_PH_PORTS] = 0; /* the lock */
+  cu_gsync<G>();
+  for (int32_t lp = r0; lp < np; lp += P) { /* S1 */
     const int32_t in = c->port_peer[p0 + lp];
     int32_t n = 0;
     for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++, n++) {
@@ -112,27 +160,21 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
     events += n;
     if (n > most_in) most_in = n;
   }
-  __syncwarp(all);
+  cu_gsync<G>();
   { /* where each egress's stretch begins (its end once dealt): each thread
-     * sums a run of CU_PH_PORTS / 32 egresses, a scan of shuffles adds the
-     * runs before it */
-    const int32_t run = CU_PH_PORTS / 32, o0 = lane * run;
+     * sums a run of CU_PH_PORTS / P egresses, a scan adds the runs before it */
+    const int32_t run = CU_PH_PORTS / P, o0 = r0 * run;
     int32_t s = 0;
     for (int32_t o = o0; o < o0 + run && o < np; o++)
       s += cnt[o];
-    int32_t before = s;
-    for (int d = 1; d < 32; d <<= 1) {
-      const int32_t v = __shfl_up_sync(all, before, d);
-      if (lane >= d) before += v;
-    }
-    before -= s;
+    int32_t before = cu_gscan<G>(s);
     for (int32_t o = o0; o < o0 + run && o < np; o++) {
       end[o] = before;
       before += cnt[o];
     }
   }
-  __syncwarp(all);
-  for (int32_t lp = lane; lp < np; lp += 32) {
+  cu_gsync<G>();
+  for (int32_t lp = r0; lp < np; lp += P) {
     const int32_t in = c->port_peer[p0 + lp];
     const uint32_t h = c->port_ring_head[in];
     for (uint32_t j = h; eng_phase_due(c, in, j, t_end); j++) {
@@ -140,9 +182,9 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
       if (o >= 0) ent[atomicAdd(&end[o], 1)] = (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
     }
   }
-  __syncwarp(all);
+  cu_gsync<G>();
   k.lock = head + 2 * CU_PH_PORTS;
-  for (int32_t o = lane; o < np; o += 32) { /* S3 */
+  for (int32_t o = r0; o < np; o += P) { /* S3 */
     const int32_t lo = end[o] - cnt[o], hi = end[o];
     for (int32_t i = lo + 1; i < hi; i++) {
       const int64_t v = ent[i];
@@ -174,26 +216,26 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
     if (n > most_out) most_out = n;
   }
   k.lock = NULL;
-  __syncwarp(all);
-  for (int32_t lp = lane; lp < np; lp += 32) { /* every arrival of the window is consumed */
+  cu_gsync<G>();
+  for (int32_t lp = r0; lp < np; lp += P) { /* every arrival of the window is consumed */
     const int32_t in = c->port_peer[p0 + lp];
     uint32_t j = c->port_ring_head[in];
     while (eng_phase_due(c, in, j, t_end))
       j++;
     c->port_ring_head[in] = j;
   }
-  events = __reduce_add_sync(all, events);
-  const int32_t span = __reduce_max_sync(all, (unsigned)most_in) + __reduce_max_sync(all, (unsigned)most_out);
-  k.now = cu_warp_max64(last);
-  k.emit_min = cu_warp_min64(k.emit_min);
-  __syncwarp(all); /* the ring heads and the ports' state every thread wrote are seen */
+  events = (int32_t)cu_greduce<G, CU_SUM>(events);
+  const int32_t span = (int32_t)(cu_greduce<G, CU_MAX>(most_in) + cu_greduce<G, CU_MAX>(most_out));
+  k.now = cu_greduce<G, CU_MAX>(last);
+  k.emit_min = cu_greduce<G, CU_MIN>(k.emit_min);
+  cu_gsync<G>(); /* the ring heads and the ports' state every thread wrote are seen */
   int64_t best = ENG_INF;
-  for (int32_t lp = lane; lp < np; lp += 32) { /* what the serial step would have cached */
+  for (int32_t lp = r0; lp < np; lp += P) { /* what the serial step would have cached */
     c->port_key[p0 + lp] = eng_port_key(&k, lp);
     if (c->port_key[p0 + lp] < best) best = c->port_key[p0 + lp];
   }
-  best = cu_warp_min64(best);
-  if (lane == 0) {
+  best = cu_greduce<G, CU_MIN>(best);
+  if (r0 == 0) {
     c->node_c_phased[x]++;
     c->node_c_offpath[x] += events - span;
     k.events = events;
@@ -204,7 +246,8 @@ static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
 /* The port phases' scratch (cu_ph) for a launch of `warps` warps, when an
  * experiment of w asks for phases (exp_phases); *buf receives it, NULL when
  * none does. */
-static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char *err, size_t errlen) {
+static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char *err,
+                       size_t errlen) {
   int any = 0;
   *buf = NULL;
   for (int32_t e = 0; e < w->n_exps; e++)

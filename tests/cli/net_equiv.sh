@@ -126,6 +126,10 @@ for b in a b c d e; do
         --backend cuda -o php-$b > /dev/null
       MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o phw-$b > /dev/null
+      # Each switch stepped by a block of 128 threads (the persistent mode), as
+      # many as fit: the others a thread each.
+      MULTIVERSE_CUDA_SWITCH_BLOCK=1 MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" \
+        ${sets[$b]} --backend cuda -o phb-$b > /dev/null
       # Compact rings (an overflow runs again after the batch) and worst-case
       # rings for every experiment (MULTIVERSE_RINGS; auto picks per experiment).
       # The worst-case world is the larger ("world: BYTES bytes, ...": the variable was honoured).
@@ -133,7 +137,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
@@ -148,6 +152,37 @@ for b in a b c d e; do
       diff <(strip cpu-$b/summary.jsonl) <(strip gpu-$b/summary.jsonl) ;;
   esac
 done
+if [ "$mode" = cuda ]; then
+  # A star of 100 hosts: its switch's port phases by a warp (a thread every
+  # 32nd port) and by a block of 128 threads (MULTIVERSE_CUDA_SWITCH_BLOCK=1: a
+  # thread per port, the egresses' scan across 4 warps), its key order by the
+  # block's first warp, against the CPU (key order on a switch of 32 ports or
+  # more); the block's phases ran.
+  h=100
+  { echo "$((h + 1)) 1 $h"; echo $h; for i in $(seq 0 $((h - 1))); do echo "$i $h 100Gbps 1000ns 0"; done; } > star.txt
+  st=()
+  for i in 0 1 2 3; do
+    case $i in
+      0) "$gen" permutation $h 7 1 200000 0 ;;
+      1) "$gen" incast $h 8 60 30000 0 5 ;;
+      2) "$gen" random $h 9 400 20000 50000 ;;
+      3) "$gen" random $h 10 150 100000 20000 ;;
+    esac > star-$i.txt
+    st+=(--flows star-$i.txt)
+  done
+  s=(--topology star.txt "${st[@]}" --set cc=dcqcn --set buffer_mb=4)
+  "$mv" net "${s[@]}" --backend cpu -o star-cpu > /dev/null
+  MULTIVERSE_VERBOSE=1 "$mv" net "${s[@]}" --backend cuda -o star-warp > /dev/null 2> star-warp.err
+  MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_SWITCH_BLOCK=1 "$mv" net "${s[@]}" --backend cuda -o star-block > /dev/null 2> star-block.err
+  MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_SWITCH_BLOCK=1 "$mv" net "${s[@]}" --backend cuda -o star-bkeys > /dev/null
+  grep -q "(0 switches alone in a warp, 4 in a block)" star-block.err
+  for f in star-warp.err star-block.err; do
+    [ "$(sed -n 's/.* \([0-9]*\) switch steps in port phases$/\1/p' $f | head -1)" -gt 100 ]
+  done
+  for i in 0 1 2 3; do for o in warp block bkeys; do cmp star-cpu/fct-$i.txt star-$o/fct-$i.txt; done; done
+  strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
+  diff <(strip star-cpu/summary.jsonl) <(strip star-block/summary.jsonl)
+fi
 # Every experiment finished and the files are not trivially empty.
 for f in out-a/fct-*.txt t1-a/fct-*.txt cpu-a/fct-*.txt; do [ -e "$f" ] || continue; [ -s "$f" ]; done
 echo "$mode: identical"
