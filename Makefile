@@ -25,12 +25,12 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	examples/demo.sh $(BUILD)
 
-# The whole suite, the unit tests again under the sanitizers, then 30 s of each
+# The whole suite, the unit tests again under the sanitizers, then 20 s of each
 # fuzz target.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE 'bench|validation'
 	$(MAKE) --no-print-directory asan
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
 # The validations that take minutes (label validation): Korthikanti et al.'s
 # Table 5 with all four models (make test checks the 22B and 175B rows).
