@@ -47,6 +47,8 @@
 #   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train) with
 #           64000-byte packets (issue 17's row 7): CUDA, and one CPU thread of
 #           this machine side by side; their output lines compared but wall_s
+#   gpt3blk the same with each switch stepped by a block of 128 threads
+#           (MULTIVERSE_CUDA_SWITCH_BLOCK=1) in place of a warp
 # Each run stops after BENCH_RUN_S seconds (default 900). Prints one line per
 # measurement (CUDA: every device run of it summed: kernel, copies) and a
 # markdown table at the end.
@@ -351,7 +353,9 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
     done
     ;;
-  gpt3)
+  gpt3 | gpt3blk)
+    knob=()
+    [ "$part" = gpt3blk ] && knob=(MULTIVERSE_CUDA_SWITCH_BLOCK=1)
     sed 's/"link_gbps": 200}/"link_gbps": 200, "mtu": 64000}/' "$here/../../examples/train/gpt3_175b_1024.json" > gpt3_64k.json
     grep -q '"mtu": 64000' gpt3_64k.json || { echo "  gpt3: the example's network changed: set its mtu here"; continue; }
     rm -f gpt3-cpu.time
@@ -359,7 +363,7 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cpu --threads 1 --json > gpt3-cpu.jsonl 2> gpt3-cpu.err
       echo "$? $(bench_calc 'b - a' a="$s" b="$(bench_now)")" > gpt3-cpu.time) &
     s=$(bench_now)
-    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cuda --json > gpt3.jsonl 2> gpt3.err
+    env "${knob[@]}" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cuda --json > gpt3.jsonl 2> gpt3.err
     rc=$?
     T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
     [ $rc = 0 ] || T=-
@@ -370,8 +374,8 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
     [ "$T" != - ] && [ "$tc" != - ] && id=$(/usr/bin/python3 -c 'import json, sys
 a, b = (json.loads(open(f).readline()) for f in sys.argv[1:3])
 print("identical" if {k: v for k, v in a.items() if k != "wall_s"} == {k: v for k, v in b.items() if k != "wall_s"} else "DIFFER")' gpt3.jsonl gpt3-cpu.jsonl)
-    echo "gpt3 (64000-byte packets): CUDA $T s (rc $rc, $(kern gpt3.err)); one CPU thread $tc s (rc $rc_cpu, run beside it); $id"
-    rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets (GPU over one core) | $(fm "$T" %.1f) s | $(fm "$tc" %.1f) s (1 thread) | $(ratio "$T" "$tc" "%.2fx of one core") | $id |")
+    echo "$part (64000-byte packets${knob[*]:+, ${knob[*]}}): CUDA $T s (rc $rc, $(kern gpt3.err)); one CPU thread $tc s (rc $rc_cpu, run beside it); $id"
+    rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets${knob[*]:+, ${knob[*]}} (GPU over one core) | $(fm "$T" %.1f) s | $(fm "$tc" %.1f) s (1 thread) | $(ratio "$T" "$tc" "%.2fx of one core") | $id |")
     ;;
   esac
 done
