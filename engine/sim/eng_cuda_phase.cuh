@@ -1,12 +1,12 @@
 /* The CUDA backend's port phases (engine/sim/eng_phase.h, docs/engine.md):
- * a switch's certified window by one warp, a thread per port, and the
- * warps' scratch. Included once, by eng_cuda.cu, after its column pointers
+ * a switch's certified window by its group of warps, a thread per port, and
+ * the warps' scratch. Included once, by eng_cuda.cu, after its column pointers
  * (cu_c). */
 #ifndef ENG_CUDA_PHASE_CUH
 #define ENG_CUDA_PHASE_CUH
 
-/* Port phases on the GPU (eng_phase.h): a switch alone in a warp, with at
- * most CU_PH_PORTS ports and CU_PH_MAX arrivals in its window, steps a
+/* Port phases on the GPU (eng_phase.h): a switch alone in a warp (or a
+ * block), with at most CU_PH_PORTS ports and CU_PH_MAX arrivals in its window, steps a
  * certified window a thread per port. Each warp has CU_PH_HEAD words of
  * dynamic shared memory (cu_ph_head: per egress its arrivals' count and the
  * end of its stretch, then the pool's lock) and CU_PH_WORDS of scratch in
