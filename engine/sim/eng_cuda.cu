@@ -548,6 +548,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
                              eng_world_t *w, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0, coop = 0;
   const int T = 32 * CU_GROUP; /* a switch alone in a block: the whole block */
+  const size_t smem = CU_PH_HEAD_BYTES(T); /* each warp's port phases' words */
   int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64, n_slots = 0, in_block = 0,
           in_warp = 0;
   int32_t *slots = NULL, *d_slots = NULL, *d_ph = NULL;
@@ -562,8 +563,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     return -1;
   }
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, CU_PH_HEAD_BYTES(T)));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, smem));
   slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots, &in_block, &in_warp);
   if (!slots) {
     snprintf(err, errlen, "out of memory for the node slots of %d nodes", n.node);
@@ -592,8 +592,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
       BASE_CUDA_TRY(cudaMemset(d_flags, 0, 2 * sizeof(int)));
       void *args[] = {&n, &d_slots, &chunk, &d_flags, &d_done};
       double t0 = now_s();
-      BASE_CUDA_TRY(
-          cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, CU_PH_HEAD_BYTES(T), 0));
+      BASE_CUDA_TRY(cudaLaunchCooperativeKernel((void *)k_persistent, grid, T, args, smem, 0));
       BASE_CUDA_TRY(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
       *windows += done;
       if (done < chunk) break;
@@ -632,6 +631,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL,
           *d_ph = NULL;
   cu_exp_kern_t kern;
+  size_t smem = 0; /* dynamic shared memory a block: cu_sw_smem */
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   eng_progress_t pg;
@@ -645,6 +645,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
+  smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
   kern = cu_exp_kernel(T, cu_blocks_per_sm(T), sw_warps, C);
   if (sw_warps) {
@@ -671,8 +672,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   BASE_CUDA_TRY(cudaGetDevice(&dev));
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T,
-                                                              sw_warps ? CU_PH_HEAD_BYTES(T) : 0));
+  BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, smem));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaMemsetAsync(d_flags, 0, 2 * sizeof(int32_t), run));
@@ -680,7 +680,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     cudaLaunchAttribute at;
     cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
     cfg.stream = run;
-    cfg.dynamicSmemBytes = sw_warps ? CU_PH_HEAD_BYTES(T) : 0;
+    cfg.dynamicSmemBytes = smem;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
       const int clusters = cu_clusters_fit(kern, T, C, sw_warps, n_groups);
@@ -790,8 +790,11 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
       if (w->c.exp_windows[e] > windows) windows = w->c.exp_windows[e];
   if (eng_env_flag("MULTIVERSE_VERBOSE")) {
     long long phased = 0;
-    for (int32_t x = 0; x < n.node; x++)
-      phased += w->c.node_c_phased[x];
+    for (int32_t e = 0; e < w->n_exps; e++) {
+      eng_result_t r;
+      eng_world_result(w, e, &r);
+      phased += r.phased;
+    }
     fprintf(
         stderr,
         "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s; %lld switch "

@@ -57,10 +57,8 @@ template <int OP> static __device__ __forceinline__ int64_t cu_op(int64_t a, int
   return OP == CU_SUM ? a + b : OP == CU_MIN ? (b < a ? b : a) : (b > a ? b : a);
 }
 
-/* v summed (or its least, or its most) over the group, in every thread. */
-template <int G, int OP> static __device__ __forceinline__ int64_t cu_greduce(int64_t v) {
-  for (int d = 16; d > 0; d >>= 1)
-    v = cu_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, d));
+/* v, already reduced over each warp, reduced over the group's warps. */
+template <int G, int OP> static __device__ __forceinline__ int64_t cu_gwarps(int64_t v) {
   if constexpr (G > 1) {
     const int32_t w = (int32_t)(threadIdx.x >> 5), w0 = w & ~(G - 1);
     if ((threadIdx.x & 31) == 0) *cu_gtmp(w) = v;
@@ -71,6 +69,21 @@ template <int G, int OP> static __device__ __forceinline__ int64_t cu_greduce(in
     __syncthreads(); /* read by all before the next reduction writes */
   }
   return v;
+}
+
+/* v summed (or its least, or its most) over the group, in every thread. */
+template <int G, int OP> static __device__ __forceinline__ int64_t cu_greduce(int64_t v) {
+  for (int d = 16; d > 0; d >>= 1)
+    v = cu_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, d));
+  return cu_gwarps<G, OP>(v);
+}
+
+/* The same for a count (0 or more, 32 bits): one warp instruction each. */
+template <int G, int OP> static __device__ __forceinline__ int32_t cu_greduce32(int32_t v) {
+  static_assert(OP == CU_SUM || OP == CU_MAX, "a count's sum or most");
+  const unsigned u = OP == CU_SUM ? __reduce_add_sync(0xffffffffu, (unsigned)v)
+                                  : __reduce_max_sync(0xffffffffu, (unsigned)v);
+  return (int32_t)cu_gwarps<G, OP>((int64_t)u);
 }
 
 /* The sum of s over the group's threads of lower rank. */
@@ -224,8 +237,8 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
       j++;
     c->port_ring_head[in] = j;
   }
-  events = (int32_t)cu_greduce<G, CU_SUM>(events);
-  const int32_t span = (int32_t)(cu_greduce<G, CU_MAX>(most_in) + cu_greduce<G, CU_MAX>(most_out));
+  events = cu_greduce32<G, CU_SUM>(events);
+  const int32_t span = cu_greduce32<G, CU_MAX>(most_in) + cu_greduce32<G, CU_MAX>(most_out);
   k.now = cu_greduce<G, CU_MAX>(last);
   k.emit_min = cu_greduce<G, CU_MIN>(k.emit_min);
   cu_gsync<G>(); /* the ring heads and the ports' state every thread wrote are seen */

@@ -105,6 +105,12 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
   return cfg;
 }
 
+/* Dynamic shared memory of a block of T threads of the experiment kernel:
+ * with switch warps (sw), each warp's port phases' words (cu_ph_head). */
+static size_t cu_sw_smem(int32_t T, int sw) {
+  return sw ? CU_PH_HEAD_BYTES(T) : 0;
+}
+
 /* How many clusters of C blocks of T threads of kernel kern (with switch
  * warps: sw) are resident at once (clusters sit within a GPC, so fewer fit
  * than SMs / C: 15 of 8 blocks of 512 and 30 of 4 on an H200); -1 on a CUDA
@@ -113,7 +119,7 @@ static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int sw, int
   cudaLaunchAttribute at;
   cudaLaunchConfig_t cfg = cu_cluster_config(T, C, &at);
   cfg.gridDim = dim3((unsigned)(C * n_groups));
-  cfg.dynamicSmemBytes = sw ? CU_PH_HEAD_BYTES(T) : 0;
+  cfg.dynamicSmemBytes = cu_sw_smem(T, sw);
   cfg.numAttrs = 1; /* the occupancy of clusters, also of 1 */
   int clusters = 0;
   return cudaOccupancyMaxActiveClusters(&clusters, (void *)kern, &cfg) == cudaSuccess ? clusters : -1;
