@@ -1,7 +1,7 @@
 /* driver: one batch of a run: its experiments built through their kind, run
  * by the engine as one batch (halved while the device runs out of memory),
- * their rows, and what the command's sink writes of each; on a thread of its own, so that the rank's main thread
- * keeps serving MPI, progress and signals meanwhile. */
+ * their rows, and what the command's sink writes of each; on a thread of its own, so that the
+ * rank's main thread keeps serving MPI, progress and signals meanwhile. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <signal.h>
@@ -70,10 +70,12 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
     d[e] = xs[which[e]].desc;
   eng_batch_t *b = NULL;
   double t0 = 0, wall = 0; /* s: the batch's run */
+  const double tc = omp_get_wtime();
   int rc = eng_batch_create(&(eng_batch_desc_t){n, d}, &b, err, sizeof err);
-  if (!rc && eng_env_flag("MULTIVERSE_VERBOSE")) /* the benchmarks read it */
-    fprintf(stderr, "world: %lld bytes, %.0f per experiment\n", (long long)eng_batch_bytes(b),
-            (double)eng_batch_bytes(b) / n);
+  const int verbose = eng_env_flag("MULTIVERSE_VERBOSE"); /* the benchmarks read it */
+  if (!rc && verbose)
+    fprintf(stderr, "world: %lld bytes, %.0f per experiment, built in %.3f s\n",
+            (long long)eng_batch_bytes(b), (double)eng_batch_bytes(b) / n, omp_get_wtime() - tc);
   if (!rc) {
     t0 = omp_get_wtime();
     rc = eng_batch_run(b, &w->run, err, sizeof err);
@@ -105,7 +107,13 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
     w->kind->results(w->k, &xs[k], b, e, vals);
     work_row(w, xs, k, st, msg, vals, b, e, wall);
   }
+  const double td = omp_get_wtime();
   eng_batch_destroy(b);
+  if (!rc && verbose)
+    fprintf(stderr,
+            "batch: %d experiments ran in %.3f s; their results took %.3f s, freeing "
+            "the world %.3f s\n",
+            n, wall, td - t0 - wall, omp_get_wtime() - td);
 }
 
 void drv_work_run(drv_work_t *w) {
@@ -127,6 +135,8 @@ void drv_work_run(drv_work_t *w) {
       work_row(w, xs, k, xs[k].status, xs[k].message, NULL, NULL, -1, 0);
     }
   }
+  if (eng_env_flag("MULTIVERSE_VERBOSE"))
+    fprintf(stderr, "batch: %d experiments described in %.3f s\n", w->n, omp_get_wtime() - t0);
   if (m) work_group(w, xs, which, m, vals);
   for (int32_t k = 0; k < w->n; k++)
     drv_exp_release(w->kind, w->k, &xs[k]);

@@ -126,7 +126,7 @@ bench_net() {
   R_UP=$(bench_cuda_sum 's/^cuda: .*upload \([0-9.]*\) s.*/\1/p' "$out.err")
   R_RUN=$(bench_cuda_sum 's/^cuda: .* windows[^,]* \([0-9.]*\) s, download.*/\1/p' "$out.err")
   R_DOWN=$(bench_cuda_sum 's/^cuda: .* download \([0-9.]*\) s.*/\1/p' "$out.err")
-  R_ERR=$(grep -v -e '^world:' -e '^cuda:' "$out.err" | tail -1 | cut -c1-200) || true
+  R_ERR=$(grep -v -e '^world:' -e '^cuda:' -e '^batch:' "$out.err" | tail -1 | cut -c1-200) || true
   [ "$R_RC" != 124 ] || R_ERR="killed: out of time"
   return 0
 }
