@@ -84,8 +84,8 @@ template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x)
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c, x, e, c->node_id[x], c->exp_seed[e], c->node_now[x], ENG_INF, 0, 0, NULL,
-                 c->node_port_off[x]};
+  eng_ctx_t k = {c,       x, e, c->node_id[x], c->exp_seed[e],     c->node_now[x],
+                 ENG_INF, 0, 0, NULL,          c->node_port_off[x]};
   if (r0 == 0) {
     c->node_woken[x] = 0;
     c->node_keys_ok[x] = 1;
@@ -153,6 +153,9 @@ template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x)
 /* A switch's slot in the persistent mode (cu_node_slots): its row, with
  * CU_SLOT_BLOCK where the whole block of 32 * CU_GROUP threads steps it. */
 #define CU_SLOT_BLOCK (1 << 29)
+/* Ports above which a switch alone gets a block rather than a warp (more than
+ * a warp has threads). */
+#define CU_BLOCK_PORTS 32
 static __device__ __forceinline__ void cu_switch_slot(eng_cols_t *c, int32_t r) {
   if (r & CU_SLOT_BLOCK)
     cu_switch_step<CU_GROUP>(c, r & ~CU_SLOT_BLOCK);
@@ -499,20 +502,21 @@ static int cu_sw_cmp(const void *a, const void *b) {
  * fit in `budget` threads; the other rows follow, one per thread in row order.
  * Before, the 8 rail switches of a rail-optimized fabric (rows after the
  * hosts) shared one thread each of one warp. MULTIVERSE_CUDA_SPREAD=0 gives
- * every row one thread (the ablation). With MULTIVERSE_CUDA_SWITCH_BLOCK=1
- * each switch alone gets a whole block of 32 * CU_GROUP slots instead (they
- * come first, so each fills one block of the launch: CU_SLOT_BLOCK): its
- * port phases run a thread per port up to 128 ports. *blocks receives the
+ * every row one thread (the ablation). A switch of more than CU_BLOCK_PORTS
+ * ports (MULTIVERSE_CUDA_SWITCH_BLOCK=1: every switch; 0: none) gets a whole
+ * block of 32 * CU_GROUP slots instead, so that its port phases run a thread
+ * per port up to 128 ports; being the largest, these come first, so each
+ * fills one block of the launch (CU_SLOT_BLOCK). *blocks receives the
  * switches alone in a block, *warps those in a warp. NULL if out of memory. */
 static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_slots,
                               int32_t *blocks, int32_t *warps) {
   const int32_t n = (int32_t)w->n[ENG_T_node];
   long long spread, in_block;
   eng_env_int("MULTIVERSE_CUDA_SPREAD", 0, 1, 1, &spread);
-  eng_env_int("MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, 0, &in_block);
-  if (n >= CU_SLOT_BLOCK) in_block = 0;                /* its flag would not fit a row */
-  const int32_t width = in_block ? 32 * CU_GROUP : 32; /* slots of a switch alone */
+  eng_env_int("MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, -1, &in_block); /* -1: by its ports */
+  if (n >= CU_SLOT_BLOCK) in_block = 0; /* its flag would not fit a row */
   int32_t n_sw = 0, alone = 0, s = 0;
+  int64_t used = 0; /* slots of the switches alone */
   cu_sw_t *sw = (cu_sw_t *)malloc(sizeof(cu_sw_t) * (size_t)(n ? n : 1));
   uint8_t *taken = (uint8_t *)calloc((size_t)(n ? n : 1), 1);
   int32_t *slots = NULL;
@@ -520,18 +524,25 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
   for (int32_t x = 0; x < n; x++)
     if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
   qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
+  *blocks = 0;
   if (spread)
-    while (alone < n_sw && width * (int64_t)(alone + 1) + (n - alone - 1) <= budget)
-      alone++;
-  *n_slots = width * alone + n - alone;
-  *blocks = in_block ? alone : 0;
-  *warps = in_block ? 0 : alone;
+    for (; alone < n_sw; alone++) {
+      const int block = in_block == 1 || (in_block < 0 && sw[alone].ports > CU_BLOCK_PORTS);
+      const int32_t width = block ? 32 * CU_GROUP : 32;
+      if (used + width + (n - alone - 1) > budget) break;
+      used += width;
+      *blocks += block;
+      sw[alone].ports = block ? -1 : sw[alone].ports; /* marks it (the order is made) */
+    }
+  *n_slots = (int32_t)used + n - alone;
+  *warps = alone - *blocks;
   slots = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_slots ? *n_slots : 1));
   if (!slots) goto done;
-  for (int32_t a = 0; a < alone; a++) {
+  for (int32_t a = 0; a < alone; a++) { /* the blocks first (the largest): each fills one */
+    const int block = sw[a].ports < 0;
     taken[sw[a].row] = 1;
-    for (int32_t l = 0; l < width; l++)
-      slots[s++] = -2 - (sw[a].row | (in_block ? CU_SLOT_BLOCK : 0));
+    for (int32_t l = 0; l < (block ? 32 * CU_GROUP : 32); l++)
+      slots[s++] = -2 - (sw[a].row | (block ? CU_SLOT_BLOCK : 0));
   }
   for (int32_t x = 0; x < n; x++)
     if (!taken[x]) slots[s++] = x;
@@ -547,7 +558,7 @@ done:
 static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *windows,
                              eng_world_t *w, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0, coop = 0;
-  const int T = 32 * CU_GROUP; /* a switch alone in a block: the whole block */
+  const int T = 32 * CU_GROUP;             /* a switch alone in a block: the whole block */
   const size_t smem = CU_PH_HEAD_BYTES(T); /* each warp's port phases' words */
   int32_t *d_done = (int32_t *)(d_flags + 2), done = 0, chunk = 64, n_slots = 0, in_block = 0,
           in_warp = 0;

@@ -47,8 +47,9 @@
 #   gpt3    one GPT-3 175B iteration on 1,024 GPUs (examples/train) with
 #           64000-byte packets (issue 17's row 7): CUDA, and one CPU thread of
 #           this machine side by side; their output lines compared but wall_s
-#   gpt3blk the same with each switch stepped by a block of 128 threads
-#           (MULTIVERSE_CUDA_SWITCH_BLOCK=1) in place of a warp
+#   gpt3warp the same with each switch stepped by a warp
+#           (MULTIVERSE_CUDA_SWITCH_BLOCK=0) in place of a block of 128 threads
+#   gpt3cpu the same on the CPU backend alone, on all the machine's cores
 # Each run stops after BENCH_RUN_S seconds (default 900). Prints one line per
 # measurement (CUDA: every device run of it summed: kernel, copies) and a
 # markdown table at the end.
@@ -353,11 +354,21 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       rows+=("| 132 proxy variants, lanes of $L | $(fm "$k" %.2f) s kernel | - | $(ratio "$k1" "$k") of lanes of 1 | $id |")
     done
     ;;
-  gpt3 | gpt3blk)
+  gpt3 | gpt3warp | gpt3cpu)
     knob=()
-    [ "$part" = gpt3blk ] && knob=(MULTIVERSE_CUDA_SWITCH_BLOCK=1)
+    [ "$part" = gpt3warp ] && knob=(MULTIVERSE_CUDA_SWITCH_BLOCK=0)
     sed 's/"link_gbps": 200}/"link_gbps": 200, "mtu": 64000}/' "$here/../../examples/train/gpt3_175b_1024.json" > gpt3_64k.json
     grep -q '"mtu": 64000' gpt3_64k.json || { echo "  gpt3: the example's network changed: set its mtu here"; continue; }
+    if [ $part = gpt3cpu ]; then
+      s=$(bench_now)
+      timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cpu --threads "$threads" --json > gpt3-cpun.jsonl 2> gpt3-cpun.err
+      rc=$?
+      T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+      [ $rc = 0 ] || T=-
+      echo "gpt3cpu (64000-byte packets): the CPU backend on $threads threads $T s (rc $rc)"
+      rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets, CPU alone | - | $(fm "$T" %.1f) s ($threads threads) | - | - |")
+      continue
+    fi
     rm -f gpt3-cpu.time
     (s=$(bench_now)
       timeout "${BENCH_RUN_S:-900}" "$mv" train gpt3_64k.json --backend cpu --threads 1 --json > gpt3-cpu.jsonl 2> gpt3-cpu.err

@@ -153,11 +153,12 @@ for b in a b c d e; do
   esac
 done
 if [ "$mode" = cuda ]; then
-  # A star of 100 hosts: its switch's port phases by a warp (a thread every
-  # 32nd port) and by a block of 128 threads (MULTIVERSE_CUDA_SWITCH_BLOCK=1: a
-  # thread per port, the egresses' scan across 4 warps), its key order by the
-  # block's first warp, against the CPU (key order on a switch of 32 ports or
-  # more); the block's phases ran.
+  # A star of 100 hosts: its switch's port phases by a warp
+  # (MULTIVERSE_CUDA_SWITCH_BLOCK=0: a thread every 32nd port) and by a block
+  # of 128 threads (the default for a switch of more than 32 ports: a thread
+  # per port, the egresses' scan across 4 warps), its key order by the block's
+  # first warp, against the CPU (key order on a switch of 32 ports or more);
+  # the phases ran.
   h=100
   { echo "$((h + 1)) 1 $h"; echo $h; for i in $(seq 0 $((h - 1))); do echo "$i $h 100Gbps 1000ns 0"; done; } > star.txt
   st=()
@@ -172,9 +173,10 @@ if [ "$mode" = cuda ]; then
   done
   s=(--topology star.txt "${st[@]}" --set cc=dcqcn --set buffer_mb=4)
   "$mv" net "${s[@]}" --backend cpu -o star-cpu > /dev/null
-  MULTIVERSE_VERBOSE=1 "$mv" net "${s[@]}" --backend cuda -o star-warp > /dev/null 2> star-warp.err
-  MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_SWITCH_BLOCK=1 "$mv" net "${s[@]}" --backend cuda -o star-block > /dev/null 2> star-block.err
-  MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_SWITCH_BLOCK=1 "$mv" net "${s[@]}" --backend cuda -o star-bkeys > /dev/null
+  MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_SWITCH_BLOCK=0 "$mv" net "${s[@]}" --backend cuda -o star-warp > /dev/null 2> star-warp.err
+  MULTIVERSE_VERBOSE=1 "$mv" net "${s[@]}" --backend cuda -o star-block > /dev/null 2> star-block.err
+  MULTIVERSE_PHASES=0 "$mv" net "${s[@]}" --backend cuda -o star-bkeys > /dev/null
+  grep -q "(4 switches alone in a warp, 0 in a block)" star-warp.err
   grep -q "(0 switches alone in a warp, 4 in a block)" star-block.err
   for f in star-warp.err star-block.err; do
     [ "$(sed -n 's/.* \([0-9]*\) switch steps in port phases$/\1/p' $f | head -1)" -gt 100 ]
