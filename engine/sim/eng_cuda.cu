@@ -102,7 +102,8 @@ template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x)
       return;
     }
   }
-  if (r0 >= 32) return; /* key order: the group's first warp */
+  if constexpr (G > 1)
+    if (r0 >= 32) return; /* key order: the group's first warp */
   for (int32_t lp = lane; lp < np; lp += 32)
     if (keys_ok)
       eng_port_key_input(&k, lp);
@@ -524,7 +525,7 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
   for (int32_t x = 0; x < n; x++)
     if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
   qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
-  *blocks = 0;
+  *blocks = 0; /* the largest come first and the rule grows with the ports: a prefix */
   if (spread)
     for (; alone < n_sw; alone++) {
       const int block = in_block == 1 || (in_block < 0 && sw[alone].ports > CU_BLOCK_PORTS);
@@ -532,14 +533,13 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
       if (used + width + (n - alone - 1) > budget) break;
       used += width;
       *blocks += block;
-      sw[alone].ports = block ? -1 : sw[alone].ports; /* marks it (the order is made) */
     }
   *n_slots = (int32_t)used + n - alone;
   *warps = alone - *blocks;
   slots = (int32_t *)malloc(sizeof(int32_t) * (size_t)(*n_slots ? *n_slots : 1));
   if (!slots) goto done;
-  for (int32_t a = 0; a < alone; a++) { /* the blocks first (the largest): each fills one */
-    const int block = sw[a].ports < 0;
+  for (int32_t a = 0; a < alone; a++) { /* the blocks, the largest, first: each fills one */
+    const int block = a < *blocks;
     taken[sw[a].row] = 1;
     for (int32_t l = 0; l < (block ? 32 * CU_GROUP : 32); l++)
       slots[s++] = -2 - (sw[a].row | (block ? CU_SLOT_BLOCK : 0));
@@ -800,6 +800,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     for (int32_t e = 0; e < w->n_exps; e++)
       if (w->c.exp_windows[e] > windows) windows = w->c.exp_windows[e];
   if (eng_env_flag("MULTIVERSE_VERBOSE")) {
+    const double t3 = now_s();
     long long phased = 0;
     for (int32_t e = 0; e < w->n_exps; e++) {
       eng_result_t r;
@@ -810,7 +811,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
         stderr,
         "cuda: %zu bytes, upload %.3f s, %lld windows (%s) %.3f s, download %.3f s; %lld switch "
         "steps in port phases\n",
-        bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, now_s() - t2, phased);
+        bytes, t1 - t0, (long long)windows, mode_name[mode], t2 - t1, t3 - t2, phased);
   }
   rc = 0;
 fail:

@@ -24,10 +24,10 @@ static __device__ int32_t *cu_ph;
 extern __shared__ int32_t cu_ph_head[];
 
 /* A switch is stepped by a group of G warps of one block: a warp (G = 1), or
- * with MULTIVERSE_CUDA_SWITCH_BLOCK=1 in the persistent mode the whole block
- * of 32 * CU_GROUP threads. The helpers below are the group's rank, barrier,
- * vote, reductions and scan; across warps they meet in each warp's CU_PH_TMP
- * word of cu_ph_head. */
+ * in the persistent mode, for a switch of more than CU_BLOCK_PORTS ports
+ * (MULTIVERSE_CUDA_SWITCH_BLOCK), the whole block of 32 * CU_GROUP threads.
+ * The helpers below are the group's rank, barrier, vote, reductions and
+ * scan; across warps they meet in each warp's CU_PH_TMP word of cu_ph_head. */
 #define CU_GROUP 4
 enum { CU_SUM, CU_MIN, CU_MAX };
 

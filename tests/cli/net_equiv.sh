@@ -153,14 +153,17 @@ for b in a b c d e; do
   esac
 done
 if [ "$mode" = cuda ]; then
-  # A star of 100 hosts: its switch's port phases by a warp
+  # A star of 100 hosts (switch A, 101 ports) and a leaf of 4 hosts on it
+  # (switch B, 5 ports). A's port phases by a warp
   # (MULTIVERSE_CUDA_SWITCH_BLOCK=0: a thread every 32nd port) and by a block
   # of 128 threads (the default for a switch of more than 32 ports: a thread
-  # per port, the egresses' scan across 4 warps), its key order by the block's
-  # first warp, against the CPU (key order on a switch of 32 ports or more);
-  # the phases ran.
-  h=100
-  { echo "$((h + 1)) 1 $h"; echo $h; for i in $(seq 0 $((h - 1))); do echo "$i $h 100Gbps 1000ns 0"; done; } > star.txt
+  # per port, the egresses' scan across 4 warps), then B's warps in the same
+  # slot table; A's key order by the block's first warp; against the CPU (key
+  # order on a switch of 32 ports or more); the phases ran.
+  h=104
+  { echo "$((h + 2)) 2 $((h + 1))"; echo "$h $((h + 1))"
+    for i in $(seq 0 $((h - 1))); do echo "$i $((h + (i >= 100))) 100Gbps 1000ns 0"; done
+    echo "$h $((h + 1)) 100Gbps 1000ns 0"; } > star.txt
   st=()
   for i in 0 1 2 3; do
     case $i in
@@ -176,8 +179,8 @@ if [ "$mode" = cuda ]; then
   MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_SWITCH_BLOCK=0 "$mv" net "${s[@]}" --backend cuda -o star-warp > /dev/null 2> star-warp.err
   MULTIVERSE_VERBOSE=1 "$mv" net "${s[@]}" --backend cuda -o star-block > /dev/null 2> star-block.err
   MULTIVERSE_PHASES=0 "$mv" net "${s[@]}" --backend cuda -o star-bkeys > /dev/null
-  grep -q "(4 switches alone in a warp, 0 in a block)" star-warp.err
-  grep -q "(0 switches alone in a warp, 4 in a block)" star-block.err
+  grep -q "(8 switches alone in a warp, 0 in a block)" star-warp.err
+  grep -q "(4 switches alone in a warp, 4 in a block)" star-block.err
   for f in star-warp.err star-block.err; do
     [ "$(sed -n 's/.* \([0-9]*\) switch steps in port phases$/\1/p' $f | head -1)" -gt 100 ]
   done
