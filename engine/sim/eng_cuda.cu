@@ -229,10 +229,11 @@ static __global__ void __launch_bounds__(128, 4)
  *
  * Which rows a thread takes: a warp holds S = 32 / L row positions of its L
  * lanes; position j of warp w takes, in K rounds (K * S * W >= the group's
- * most rows, W warps), row j * K * W + k * W + w in round k. So the S rows a
- * warp steps at once lie far apart (a table's heavy rows, switches, sit
- * together at its end: now at most one of them per warp and round), and
- * consecutive rows go to consecutive warps (heavy rows dealt round robin). */
+ * most rows, W warps), row eng_deal_row(deal, j, w, k, K, W, S) in round k:
+ * by default far apart (the S rows a warp steps at once lie far apart, at
+ * most one switch of a table's end among them), or interleaved
+ * (MULTIVERSE_CUDA_DEAL=1: neighbours, of one role, and each position's rows
+ * spread over the table). */
 /* A barrier of the threads that step a lane group: the block's, or the
  * cluster's (CL: a group stepped by a cluster of blocks on as many SMs). The
  * cluster barrier orders the cluster's memory operations (release, acquire),
@@ -252,6 +253,10 @@ template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
   else
     return p;
 }
+
+/* How a lane group's rows are dealt to its threads (eng_deal_row:
+ * MULTIVERSE_CUDA_DEAL), set before each experiment-mode launch. */
+static __constant__ int32_t cu_deal;
 
 template <bool SW, bool CL>
 static __device__ __forceinline__ void
@@ -313,8 +318,11 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   if (ph == phase && e >= 0) {                                                                     \
     const int32_t k_ = rk_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);         \
     CU_FIRST_##tab;                                                                                \
-    for (int32_t r = 0, i = lo_ + j * k_ * W + w; r < k_ && i < hi_; r++, i += W)                  \
+    for (int32_t r = 0; r < k_; r++) {                                                             \
+      const int32_t i = lo_ + eng_deal_row(cu_deal, j, w, r, k_, W, S);                            \
+      if (i >= hi_) break;                                                                         \
       CU_LCALL_##tab(fn, i);                                                                       \
+    }                                                                                              \
   }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
@@ -638,6 +646,7 @@ fail:
 static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_t n, int32_t T,
                               int32_t lg, int32_t C, int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
+  int32_t deal = ENG_DEAL_FAR;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL,
           *d_ph = NULL;
@@ -656,6 +665,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
+  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_NEAR, ENG_DEAL_FAR);
+  BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
   kern = cu_exp_kernel(T, cu_blocks_per_sm(T), sw_warps, C);
@@ -710,8 +721,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     if (eng_env_flag("MULTIVERSE_VERBOSE"))
       fprintf(stderr,
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads, "
-              "clusters of %d%s\n",
-              n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "");
+              "clusters of %d%s, rows %s\n",
+              n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "",
+              deal == ENG_DEAL_NEAR ? "interleaved" : "far apart");
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                      (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
                                      d_fin));

@@ -53,6 +53,28 @@ int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int
  * index first), in order[0..n). 0, or -1 when out of memory. */
 int eng_shape_order(const double *work, int32_t n, int32_t *order);
 
+/* Which row of a lane group's table a thread takes in the CUDA experiment
+ * mode (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes),
+ * W warps step the group, and K rounds cover its most rows (K * S * W >= the
+ * rows). Position j of warp w takes in round k, far apart (ENG_DEAL_FAR, the
+ * default), row j * K * W + k * W + w: the S rows a warp steps at once lie
+ * K * W apart, so that a table's heavy rows at its end (switches) fall at
+ * most one to a warp and round, but one position may take all of them (the
+ * last). Interleaved (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1), row
+ * (k * W + w) * S + j: the S rows are neighbours, of one role (the threads of
+ * a warp take one branch), and each position's rows spread over the whole
+ * table (a k = 8 fat tree in lanes of 16 on 16 warps: at most 3 of its 80
+ * switches to a position, against 5). Either way each row of [0, K * S * W)
+ * is taken once, and a position's rows grow with k. Every experiment computes
+ * the same bits in any deal (a window's nodes are independent). */
+#define ENG_DEAL_FAR 0
+#define ENG_DEAL_NEAR 1
+
+ENG_INLINE int32_t eng_deal_row(int32_t deal, int32_t j, int32_t w, int32_t k, int32_t K, int32_t W,
+                                int32_t S) {
+  return deal == ENG_DEAL_NEAR ? (k * W + w) * S + j : j * K * W + k * W + w;
+}
+
 #ifdef __cplusplus
 }
 #endif
