@@ -130,6 +130,13 @@ same() {
   for ((i = 0; i < $3; i++)); do cmp -s "$1/fct-$i.txt" "$2/fct-$i.txt" || bad=$((bad + 1)); done
   [ $bad = 0 ] && echo identical || echo "$bad of $3 DIFFER"
 }
+# perm_list: row 5's batch in k8.json and perm/ (2,048 permutations of 2 MB
+# per host on a k=8 fat tree), made once for the parts that use it.
+perm_list() {
+  [ -s perm/list.txt ] && return
+  gen_fat_tree 8 > k8.json
+  mkdir -p perm && gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
+}
 seqc() { seq -s, "$1" "$2"; }
 # fm X FORMAT: X printed with FORMAT, or as it is when it is not a number.
 fm() {
@@ -174,8 +181,7 @@ for part in $parts; do
     rows+=("| WebSearch dcqcn, 1,024 variants | $(fm "$T" %.1f) s | $(fm "$tc" %.1f) s (ws's rate) | $(ratio "$tc" "$T") | - |")
     ;;
   perm)
-    gen_fat_tree 8 > k8.json
-    mkdir -p perm && gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
+    perm_list
     run gpu perm-gpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda
     tg=$T kg=$K
     run cpu perm-cpu --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cpu --threads "$threads"
@@ -222,7 +228,7 @@ for part in $parts; do
     done
     ;;
   ablate)
-    [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; mkdir -p perm; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }
+    perm_list
     gen_flows_prefix "$data/websearch30.txt" 300 > ws300.txt
     for w in perm ws300; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000)
@@ -241,7 +247,7 @@ for part in $parts; do
     # Lane groups' rows dealt far apart (the default) against interleaved
     # (MULTIVERSE_CUDA_DEAL=1, eng_deal_row), side by side: the permutations
     # and 256 WebSearch variants (rows 5 and 1), FCT files compared.
-    [ -s perm/list.txt ] || { gen_fat_tree 8 > k8.json; mkdir -p perm; gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt; }
+    perm_list
     for w in perm ws; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048
       else a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256; fi

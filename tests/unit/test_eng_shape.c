@@ -109,38 +109,46 @@ static void work(void) {
   topo_free(&t);
 }
 
-/* The rows of a lane group dealt to its threads (eng_deal_row), both deals:
- * each row of [0, rows) taken exactly once by the threads' loops as cu_lanes
- * runs them (rounds while the row is below `rows`), a position's rows growing
- * with the round; a warp's S rows of one round neighbours when interleaved,
- * K * W apart when far. On a k = 8 fat tree (128 hosts, then 80 switches) in
- * lanes of 16 on 16 warps the most switches one position takes: 5 far apart
- * (the second position of each warp takes all), 3 interleaved. */
-static void deal(void) {
-  static const int32_t rows_[] = {1, 31, 45, 208, 400, 1000};
-  static const int32_t warps_[] = {4, 16, 64};
+/* Whether deal d, with K rounds of S positions on W warps, has the threads'
+ * loops as cu_lanes runs them (each while the row is below the lane's `rows`)
+ * take each row of [0, rows) exactly once, a position's rows growing with the
+ * round, and a warp's S rows of one round neighbours (interleaved) or K * W
+ * apart (far). */
+static int deal_covers(int32_t d, int32_t rows, int32_t K, int32_t W, int32_t S) {
   static int32_t seen[1000];
+  int ok = rows <= 1000;
+  memset(seen, 0, sizeof seen);
+  for (int32_t w = 0; ok && w < W; w++)
+    for (int32_t j = 0; j < S; j++)
+      for (int32_t k = 0, last = -1; k < K; k++) {
+        const int32_t i = eng_deal_row(d, j, w, k, K, W, S);
+        if (i >= rows) break;
+        ok &= i > last;
+        last = i;
+        seen[i]++;
+        if (k == 0 && j > 0) /* the row beside it in the warp */
+          ok &= i - eng_deal_row(d, j - 1, w, 0, K, W, S) == (d == ENG_DEAL_NEAR ? 1 : K * W);
+      }
+  for (int32_t i = 0; ok && i < rows; i++)
+    ok &= seen[i] == 1;
+  return ok;
+}
+
+/* The rows of a lane group dealt to its threads (eng_deal_row), both deals
+ * (deal_covers), K from the group's most rows and a lane of that many or of
+ * half as many. On a k = 8 fat tree (128 hosts, then 80 switches) in lanes of
+ * 16 on 16 warps the most switches one position takes: 5 far apart (the
+ * second position of each warp takes all), 3 interleaved. */
+static void deal(void) {
+  static const int32_t most_[] = {1, 31, 45, 208, 400, 1000};
+  static const int32_t warps_[] = {4, 16, 64};
   for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_NEAR; d++)
     for (int a = 0; a < 6; a++)
       for (int b = 0; b < 3; b++)
         for (int32_t S = 1; S <= 32; S *= 2) {
-          const int32_t rows = rows_[a], W = warps_[b], K = (rows + S * W - 1) / (S * W);
-          int ok = 1;
-          memset(seen, 0, sizeof seen);
-          for (int32_t w = 0; w < W; w++)
-            for (int32_t j = 0; j < S; j++)
-              for (int32_t k = 0, last = -1; k < K; k++) {
-                const int32_t i = eng_deal_row(d, j, w, k, K, W, S);
-                if (i >= rows) break;
-                ok &= i > last;
-                last = i;
-                seen[i]++;
-                if (k == 0 && j > 0) /* the row beside it in the warp */
-                  ok &= i - eng_deal_row(d, j - 1, w, 0, K, W, S) == (d == ENG_DEAL_NEAR ? 1 : K * W);
-              }
-          for (int32_t i = 0; i < rows; i++)
-            ok &= seen[i] == 1;
-          CHECK(ok);
+          const int32_t most = most_[a], W = warps_[b], K = (most + S * W - 1) / (S * W);
+          CHECK(deal_covers(d, most, K, W, S));
+          CHECK(deal_covers(d, (most + 1) / 2, K, W, S));
         }
   for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_NEAR; d++) {
     const int32_t rows = 208, W = 16, S = 2, K = 7;
