@@ -230,10 +230,10 @@ static __global__ void __launch_bounds__(128, 4)
  * Which rows a thread takes: a warp holds S = 32 / L row positions of its L
  * lanes; position j of warp w takes, in K rounds (K * S * W >= the group's
  * most rows, W warps), row eng_deal_row(deal, j, w, k, K, W, S) in round k:
- * by default far apart (the S rows a warp steps at once lie far apart, at
- * most one switch of a table's end among them), or interleaved
- * (MULTIVERSE_CUDA_DEAL=1: neighbours, of one role, and each position's rows
- * spread over the table). */
+ * by default interleaved (neighbours, of one role, and each position's rows
+ * spread over the table), or far apart (MULTIVERSE_CUDA_DEAL=0: the S rows a
+ * warp steps at once lie far apart, at most one switch of a table's end among
+ * them). */
 /* A barrier of the threads that step a lane group: the block's, or the
  * cluster's (CL: a group stepped by a cluster of blocks on as many SMs). The
  * cluster barrier orders the cluster's memory operations (release, acquire),
@@ -646,7 +646,7 @@ fail:
 static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_t n, int32_t T,
                               int32_t lg, int32_t C, int *d_flags, char *err, size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
-  int32_t deal = ENG_DEAL_FAR;
+  int32_t deal = ENG_DEAL_NEAR;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL,
           *d_ph = NULL;
@@ -665,7 +665,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
-  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_NEAR, ENG_DEAL_FAR);
+  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_NEAR, ENG_DEAL_NEAR);
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;

@@ -56,15 +56,18 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order);
 /* Which row of a lane group's table a thread takes in the CUDA experiment
  * mode (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes),
  * W warps step the group, and K rounds cover its most rows (K * S * W >= the
- * rows). Position j of warp w takes in round k, far apart (ENG_DEAL_FAR, the
- * default), row j * K * W + k * W + w: the S rows a warp steps at once lie
- * K * W apart, so that a table's heavy rows at its end (switches) fall at
- * most one to a warp and round, but one position may take all of them (the
- * last). Interleaved (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1), row
- * (k * W + w) * S + j: the S rows are neighbours, of one role (the threads of
- * a warp take one branch), and each position's rows spread over the whole
- * table (a k = 8 fat tree in lanes of 16 on 16 warps: at most 3 of its 80
- * switches to a position, against 5). Either way each row of [0, K * S * W)
+ * rows). Position j of warp w takes in round k, interleaved (ENG_DEAL_NEAR,
+ * the default), row (k * W + w) * S + j: the S rows are neighbours, of one
+ * role (the threads of a warp take one branch), and each position's rows
+ * spread over the whole table (a k = 8 fat tree in lanes of 16 on 16 warps:
+ * at most 3 of its 80 switches to a position). Far apart (ENG_DEAL_FAR,
+ * MULTIVERSE_CUDA_DEAL=0, the default until session 15), row
+ * j * K * W + k * W + w: the S rows a warp steps at once lie K * W apart, so
+ * that a table's heavy rows at its end (switches) fall at most one to a warp
+ * and round, but one position may take all of them (5 each to the last, a
+ * host's beside a switch's in one warp). Interleaved was 1.28x faster on the
+ * k = 8 permutations and 1.20x on 256 WebSearch variants (H200,
+ * tests/bench/RESULTS.md, session 15). Either way each row of [0, K * S * W)
  * is taken once, and a position's rows grow with k. Every experiment computes
  * the same bits in any deal (a window's nodes are independent). */
 #define ENG_DEAL_FAR 0

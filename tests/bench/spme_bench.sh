@@ -18,8 +18,8 @@
 #   one     one WebSearch experiment alone: CUDA against one CPU thread
 #   ablate  SPME lanes off (MULTIVERSE_LANES=1) against the default, on perm
 #           and on 256 WebSearch variants of its first 300 flows
-#   deal    a lane group's rows dealt interleaved (MULTIVERSE_CUDA_DEAL=1)
-#           against far apart (the default), on perm and ws's 256 variants
+#   deal    a lane group's rows dealt interleaved (the default) against far
+#           apart (MULTIVERSE_CUDA_DEAL=0), on perm and ws's 256 variants
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
@@ -244,16 +244,16 @@ for part in $parts; do
     done
     ;;
   deal)
-    # Lane groups' rows dealt far apart (the default) against interleaved
-    # (MULTIVERSE_CUDA_DEAL=1, eng_deal_row), side by side: the permutations
+    # Lane groups' rows dealt far apart (MULTIVERSE_CUDA_DEAL=0) against
+    # interleaved (the default, eng_deal_row), side by side: the permutations
     # and 256 WebSearch variants (rows 5 and 1), FCT files compared.
     perm_list
     for w in perm ws; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048
       else a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256; fi
-      run far dl-$w-far "${a[@]}" --backend cuda
+      MULTIVERSE_CUDA_DEAL=0 run far dl-$w-far "${a[@]}" --backend cuda
       tf=$T kf=$K
-      MULTIVERSE_CUDA_DEAL=1 run near dl-$w-near "${a[@]}" --backend cuda
+      run near dl-$w-near "${a[@]}" --backend cuda
       id=$(same dl-$w-far dl-$w-near $n)
       echo "deal $w: far apart $tf s ($kf), interleaved $T s ($K); $id"
       rows+=("| rows dealt far apart / interleaved, $w | $(fm "$tf" %.2f) s | $(fm "$T" %.2f) s (interleaved) | $(ratio "$tf" "$T") | $id |")

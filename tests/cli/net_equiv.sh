@@ -109,15 +109,16 @@ for b in a b c d e; do
         MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
           "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null
       done
-      # The rows dealt interleaved (MULTIVERSE_CUDA_DEAL=1, eng_deal_row): in
-      # lanes of 8, and on clusters of 2 with switch warps (warps numbered
-      # across the cluster; the switches' rows skipped by the threads).
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o near8-$b > /dev/null 2> near8-$b.err
-      grep -q "rows interleaved" near8-$b.err
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
-        MULTIVERSE_CUDA_SWITCH_WARPS=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o nearcl-$b > /dev/null 2> nearcl-$b.err
-      grep -q "clusters of 2, switch warps, rows interleaved" nearcl-$b.err
+      # The rows dealt far apart (MULTIVERSE_CUDA_DEAL=0, eng_deal_row; the
+      # default deals them interleaved): in lanes of 8, and on clusters of 2
+      # with switch warps (warps numbered across the cluster; the switches'
+      # rows skipped by the threads).
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o far8-$b > /dev/null 2> far8-$b.err
+      grep -q "rows far apart" far8-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
+        MULTIVERSE_CUDA_SWITCH_WARPS=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o farcl-$b > /dev/null 2> farcl-$b.err
+      grep -q "clusters of 2, switch warps, rows far apart" farcl-$b.err
       # One experiment per block, each switch stepped by a warp (cu_switch_step).
       MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
@@ -146,7 +147,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 near8 nearcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 far8 farcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
