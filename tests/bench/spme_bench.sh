@@ -20,6 +20,11 @@
 #           and on 256 WebSearch variants of its first 300 flows
 #   deal    a lane group's rows dealt interleaved (the default) against far
 #           apart (MULTIVERSE_CUDA_DEAL=0), on perm and ws's 256 variants
+#   permshapes  row 5's batch (perm) in the launch shapes of session 15's
+#           sweep: lanes of 16 (the default), 8 at 2 blocks of 512 a SM, 8 in
+#           blocks of 256 at 3 a SM, 32, each dealt interleaved (the default)
+#           and far apart (MULTIVERSE_CUDA_DEAL=0); kernel times, every FCT
+#           file compared with the default's
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
@@ -257,6 +262,30 @@ for part in $parts; do
       id=$(same dl-$w-far dl-$w-near $n)
       echo "deal $w: far apart $tf s ($kf), interleaved $T s ($K); $id"
       rows+=("| rows dealt far apart / interleaved, $w | $(fm "$tf" %.2f) s | $(fm "$T" %.2f) s (interleaved) | $(ratio "$tf" "$T") | $id |")
+    done
+    ;;
+  permshapes)
+    # Row 5 in launch shapes (knobs: docs/cli.md), each dealt interleaved and
+    # far apart; every run's FCT files compared with the default's (the first).
+    perm_list
+    a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda)
+    shapes=("" "MULTIVERSE_LANES=8 MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
+      "MULTIVERSE_LANES=8 MULTIVERSE_CUDA_BLOCK=256 MULTIVERSE_CUDA_BLOCKS_PER_SM=3"
+      "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_BLOCK=512")
+    for i in "${!shapes[@]}"; do
+      for deal in 1 0; do
+        read -ra knobs <<< "${shapes[$i]}"
+        # A subshell keeps the knobs out of the next runs; it prints the row.
+        line=$(
+          for kv in "${knobs[@]}" MULTIVERSE_CUDA_DEAL=$deal; do export "${kv?}"; done
+          run ps "ps-$i-$deal" "${a[@]}" >&2
+          id=-
+          [ "$T" = - ] || [ "$i$deal" = 01 ] || id=$(same ps-0-1 "ps-$i-$deal" 2048)
+          echo "| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 1 ] && echo interleaved || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
+        )
+        echo "permshapes: $line"
+        rows+=("$line")
+      done
     done
     ;;
   train | trainph | train128 | trainc2)
