@@ -1,9 +1,11 @@
 /* base: input files are regular files (base_file.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base_err.h"
 #include "base/base_file.h"
 
 static const char *file_kind(mode_t m) {
@@ -34,4 +36,25 @@ int base_input_regular(const char *path, char *why, size_t len) {
   if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
   snprintf(why, len, "%s", file_kind(st.st_mode));
   return -1;
+}
+
+int base_text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
+                   size_t errlen) {
+  const char *nul = memchr(text, '\0', len);
+  *buf = NULL;
+  if (nul) {
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+      line += *p == '\n';
+    base_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", path, line);
+    return -1;
+  }
+  *buf = malloc(len + 1);
+  if (!*buf) {
+    base_errf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  memcpy(*buf, text, len);
+  (*buf)[len] = '\0';
+  return 0;
 }

@@ -19,6 +19,11 @@ FILE *base_fopen_input(const char *path, const char *mode, char *why, size_t len
  * so), else -1 with the reason in `why` (for readers that open it
  * themselves, such as jansson's). */
 int base_input_regular(const char *path, char *why, size_t len);
+/* *buf: a private, NUL-terminated copy of the text[0..len) read from `path`
+ * (the caller frees it); -1 with "PATH:LINE: a NUL byte: this is not a text
+ * file" (a NUL inside the text) or "PATH: out of memory" in err. */
+int base_text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
+                   size_t errlen);
 
 #ifdef __cplusplus
 }

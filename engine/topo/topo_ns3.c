@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/base_dec.h"
+#include "base/base_file.h"
 #include "topo/topo_int.h"
 
 /* The text in memory (a private, NUL-terminated copy), consumed line by line. */
@@ -20,21 +21,7 @@ typedef struct ns3_file_t {
 
 /* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
 static int load_text(ns3_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
-  const char *nul = memchr(text, '\0', len);
-  if (nul) {
-    int line = 1;
-    for (const char *p = text; p < nul; p++)
-      line += *p == '\n';
-    base_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
-    return -1;
-  }
-  f->buf = malloc(len + 1);
-  if (!f->buf) {
-    base_errf(err, errlen, "%s: out of memory", f->path);
-    return -1;
-  }
-  memcpy(f->buf, text, len);
-  f->buf[len] = '\0';
+  if (base_text_copy(f->path, text, len, &f->buf, err, errlen)) return -1;
   f->len = len;
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base_err.h"
+#include "base/base_file.h"
 #include "traffic/trf.h"
 
 #define TRF_SPORT0 10000 /* ns-3's first source port of a (src, dst) pair */
@@ -169,21 +170,7 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
 
 /* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
 static int load_text(trf_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
-  const char *nul = memchr(text, '\0', len);
-  if (nul) {
-    int line = 1;
-    for (const char *p = text; p < nul; p++)
-      line += *p == '\n';
-    base_errf(err, errlen, "%s:%d: a NUL byte: this is not a text file", f->path, line);
-    return -1;
-  }
-  f->buf = malloc(len + 1);
-  if (!f->buf) {
-    base_errf(err, errlen, "%s: out of memory", f->path);
-    return -1;
-  }
-  memcpy(f->buf, text, len);
-  f->buf[len] = '\0';
+  if (base_text_copy(f->path, text, len, &f->buf, err, errlen)) return -1;
   f->len = len;
   return 0;
 }
