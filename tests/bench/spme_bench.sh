@@ -88,8 +88,9 @@ kern() {
        END { if (n) printf "kernel %.3f s %s in %d runs, upload %.3f s, download %.3f s", k, m, n, u, d }' "$1"
 }
 
-# run LABEL OUTDIR ARGS...: `multiverse net`, its wall time (s) in $T and its
-# device runs (kern) in $K. A run that takes more than BENCH_RUN_S seconds
+# run LABEL OUTDIR ARGS...: `multiverse net` with the variables RUN_ENV
+# (VAR=VALUE words; none unless set), its wall time (s) in $T and its device
+# runs (kern) in $K. A run that takes more than BENCH_RUN_S seconds
 # (default 900) is stopped and counts as failed: a hang costs the budget of
 # one run, not of the call.
 run() {
@@ -97,11 +98,27 @@ run() {
   shift 2
   rm -rf "$od"
   s=$(bench_now)
-  MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" net "$@" -o "$od" > "$od.out" 2> "$od.err"
+  env "${RUN_ENV[@]}" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" net "$@" -o "$od" > "$od.out" 2> "$od.err"
   local rc=$?
   T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
   K=$(kern "$od.err")
   [ $rc = 0 ] || { echo "  run $od failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$od.err")"; T=-; }
+}
+RUN_ENV=()
+# pair DIR_A ENV_A DIR_B ENV_B N ARGS...: run of ARGS on CUDA in DIR_A with the
+# variables ENV_A (VAR=VALUE words, or ""), then in DIR_B with ENV_B, side by
+# side: A's times in $TA and $KA, B's in $T and $K, and in $ID whether their
+# first N FCT files agree (same).
+pair() {
+  local da=$1 ea=$2 db=$3 eb=$4 n=$5
+  shift 5
+  read -ra RUN_ENV <<< "$ea"
+  run a "$da" "$@" --backend cuda
+  TA=$T KA=$K
+  read -ra RUN_ENV <<< "$eb"
+  run b "$db" "$@" --backend cuda
+  RUN_ENV=()
+  ID=$(same "$da" "$db" "$n")
 }
 # proxy_run DIR JOB [VAR=VALUE ...]: `multiverse run` of tests/bench/JOB.json
 # on CUDA in a fresh folder DIR (its results in DIR/rd), with those variables
@@ -239,13 +256,10 @@ for part in $parts; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000)
       else a=(--topology "$data/topology_fat.txt" --flows ws300.txt --set preset=ns3_hpcc --set buffer_mb=32
         --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"); fi
-      run on ab-$w-on "${a[@]}" --backend cuda
-      ton=$T kon=$K
-      MULTIVERSE_LANES=1 run off ab-$w-off "${a[@]}" --backend cuda
       n=$([ $w = perm ] && echo 2048 || echo 256)
-      id=$(same ab-$w-on ab-$w-off $n)
-      echo "ablate $w: lanes on $ton s ($kon), off $T s ($K); $id"
-      rows+=("| lanes ablation, $w: on / off | $(fm "$ton" %.2f) s | $(fm "$T" %.2f) s (lanes off) | $(ratio "$T" "$ton") | $id |")
+      pair ab-$w-on "" ab-$w-off MULTIVERSE_LANES=1 "$n" "${a[@]}"
+      echo "ablate $w: lanes on $TA s ($KA), off $T s ($K); $ID"
+      rows+=("| lanes ablation, $w: on / off | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (lanes off) | $(ratio "$T" "$TA") | $ID |")
     done
     ;;
   deal)
@@ -256,12 +270,9 @@ for part in $parts; do
     for w in perm ws; do
       if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048
       else a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256; fi
-      MULTIVERSE_CUDA_DEAL=0 run far dl-$w-far "${a[@]}" --backend cuda
-      tf=$T kf=$K
-      run near dl-$w-near "${a[@]}" --backend cuda
-      id=$(same dl-$w-far dl-$w-near $n)
-      echo "deal $w: far apart $tf s ($kf), interleaved $T s ($K); $id"
-      rows+=("| rows dealt far apart / interleaved, $w | $(fm "$tf" %.2f) s | $(fm "$T" %.2f) s (interleaved) | $(ratio "$tf" "$T") | $id |")
+      pair dl-$w-far MULTIVERSE_CUDA_DEAL=0 dl-$w-near "" "$n" "${a[@]}"
+      echo "deal $w: far apart $TA s ($KA), interleaved $T s ($K); $ID"
+      rows+=("| rows dealt far apart / interleaved, $w | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (interleaved) | $(ratio "$TA" "$T") | $ID |")
     done
     ;;
   permshapes)
@@ -274,15 +285,12 @@ for part in $parts; do
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_BLOCK=512")
     for i in "${!shapes[@]}"; do
       for deal in 1 0; do
-        read -ra knobs <<< "${shapes[$i]}"
-        # A subshell keeps the knobs out of the next runs; it prints the row.
-        line=$(
-          for kv in "${knobs[@]}" MULTIVERSE_CUDA_DEAL=$deal; do export "${kv?}"; done
-          run ps "ps-$i-$deal" "${a[@]}" >&2
-          id=-
-          [ "$T" = - ] || [ "$i$deal" = 01 ] || id=$(same ps-0-1 "ps-$i-$deal" 2048)
-          echo "| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 1 ] && echo interleaved || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
-        )
+        read -ra RUN_ENV <<< "${shapes[$i]} MULTIVERSE_CUDA_DEAL=$deal"
+        run ps "ps-$i-$deal" "${a[@]}"
+        RUN_ENV=()
+        id=-
+        [ "$T" = - ] || [ "$i$deal" = 01 ] || id=$(same ps-0-1 "ps-$i-$deal" 2048)
+        line="| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 1 ] && echo interleaved || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
         echo "permshapes: $line"
         rows+=("$line")
       done

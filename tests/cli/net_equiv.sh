@@ -104,10 +104,12 @@ for b in a b c d e; do
         --backend cuda -o split-$b > /dev/null 2> split-$b.err
       [ "$(grep -c '^world: ' split-$b.err)" -ge 2 ] # several batches (or halves) ran
       # SPME lanes: a block steps 4, 8 or 32 experiments side by side (a warp
-      # the same node of each), each in its own windows.
+      # the same node of each), each in its own windows, its rows dealt
+      # interleaved (the default).
       for l in 4 8 32; do
-        MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
-          "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null
+        MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
+          "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null 2> lane$l-$b.err
+        grep -q "rows interleaved" lane$l-$b.err
       done
       # The rows dealt far apart (MULTIVERSE_CUDA_DEAL=0, eng_deal_row; the
       # default deals them interleaved): in lanes of 8, and on clusters of 2
