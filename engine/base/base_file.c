@@ -58,3 +58,33 @@ int base_text_copy(const char *path, const char *text, size_t len, char **buf, c
   (*buf)[len] = '\0';
   return 0;
 }
+
+int base_text_open(base_text_t *f, const char *path, const char *text, size_t len, char *err,
+                   size_t errlen) {
+  *f = (base_text_t){.path = path};
+  if (base_text_copy(path, text, len, &f->buf, err, errlen)) return -1;
+  f->len = len;
+  return 0;
+}
+
+int base_text_tokens(base_text_t *f, char **tok, int max) {
+  while (f->pos < f->len) {
+    char *s = f->buf + f->pos, *e = memchr(s, '\n', f->len - f->pos);
+    if (!e) e = f->buf + f->len;
+    *e = '\0';
+    f->pos = (size_t)(e - f->buf) + 1;
+    f->line++;
+    int n = 0;
+    for (char *p = s;;) {
+      while (*p == ' ' || *p == '\t' || *p == '\r')
+        *p++ = '\0';
+      if (!*p) break;
+      if (n < max) tok[n] = p;
+      n++;
+      while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+        p++;
+    }
+    if (n) return n;
+  }
+  return -1;
+}

@@ -25,6 +25,22 @@ int base_input_regular(const char *path, char *why, size_t len);
 int base_text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
                    size_t errlen);
 
+/* A text read line by line, from a private, NUL-terminated copy. */
+typedef struct base_text_t {
+  const char *path;
+  char *buf; /* the caller frees it */
+  size_t len, pos;
+  int line; /* of the line last read, 1-based */
+} base_text_t;
+/* *f: the text[0..len) read from `path`, copied (base_text_copy), at its
+ * start; -1 with base_text_copy's errors. */
+int base_text_open(base_text_t *f, const char *path, const char *text, size_t len, char *err,
+                   size_t errlen);
+/* Splits the next non-blank line into at most max tokens (in place); returns
+ * the number of tokens on it (which may exceed max), or -1 at the end of the
+ * text. */
+int base_text_tokens(base_text_t *f, char **tok, int max);
+
 #ifdef __cplusplus
 }
 #endif

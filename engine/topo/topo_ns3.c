@@ -10,45 +10,18 @@
 #include "base/base_file.h"
 #include "topo/topo_int.h"
 
-/* The text in memory (a private, NUL-terminated copy), consumed line by line. */
+/* The text being read, and whether it is an htsim topology. */
 typedef struct ns3_file_t {
-  const char *path;
-  char *buf;
-  size_t len, pos;
-  int line;  /* of the line last returned, 1-based */
+  base_text_t t;
   int htsim; /* it has htsim's `Tiers` line: an htsim .topo file, not ns-3's */
 } ns3_file_t;
 
-/* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
-static int load_text(ns3_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
-  if (base_text_copy(f->path, text, len, &f->buf, err, errlen)) return -1;
-  f->len = len;
-  return 0;
-}
-
-/* Splits the next non-blank line into at most max tokens (in place); returns the
- * number of tokens on the line (which may exceed max), or -1 at end of file. */
+/* The next non-blank line's tokens (base_text_tokens); at the end of the
+ * text, -1, and messages about a missing line name the line after the last. */
 static int next_tokens(ns3_file_t *f, char **tok, int max) {
-  while (f->pos < f->len) {
-    char *s = f->buf + f->pos, *e = memchr(s, '\n', f->len - f->pos);
-    if (!e) e = f->buf + f->len;
-    *e = '\0';
-    f->pos = (size_t)(e - f->buf) + 1;
-    f->line++;
-    int n = 0;
-    for (char *p = s;;) {
-      while (*p == ' ' || *p == '\t' || *p == '\r')
-        *p++ = '\0';
-      if (!*p) break;
-      if (n < max) tok[n] = p;
-      n++;
-      while (*p && *p != ' ' && *p != '\t' && *p != '\r')
-        p++;
-    }
-    if (n) return n;
-  }
-  f->line++; /* messages about a missing line name the line after the last */
-  return -1;
+  int n = base_text_tokens(&f->t, tok, max);
+  if (n < 0) f->t.line++;
+  return n;
 }
 
 static int parse_int(const char *s, int64_t *v) {
@@ -78,8 +51,8 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
     if (gps < 1 || gps > 1024 || *nvswitches < 0 || *nvswitches > TOPO_MAX_NODES ||
         *switches > TOPO_MAX_NODES) {
       base_errf(err, errlen,
-                "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts", f->path,
-                f->line);
+                "%s:%d: SimAI's gpus_per_server (1..1024) and nvswitch_num must be counts",
+                f->t.path, f->t.line);
       return -1;
     }
     hdr->gpus_per_server = (int32_t)gps;
@@ -90,27 +63,27 @@ static int read_header(ns3_file_t *f, topo_t *hdr, int64_t *nodes, int64_t *swit
     base_errf(err, errlen,
               "%s:%d: an htsim topology (Nodes, Tiers, Podsize, per-tier speeds): not read here; "
               "write the fat tree as {\"kind\": \"fat_tree\", ...} (docs/formats.md)",
-              f->path, f->line);
+              f->t.path, f->t.line);
     return -1;
   } else if (!ns3) {
     base_errf(err, errlen,
               "%s:%d: expected 'nodes switches links' (ns-3) or 'nodes gpus_per_server "
               "nvswitch_num switch_num links gpu_type' (SimAI)",
-              f->path, f->line);
+              f->t.path, f->t.line);
     return -1;
   }
   if (*nodes < 1 || *nodes > TOPO_MAX_NODES) {
-    base_errf(err, errlen, "%s:%d: %lld nodes: a topology has 1 to %d nodes", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld nodes: a topology has 1 to %d nodes", f->t.path, f->t.line,
               (long long)*nodes, TOPO_MAX_NODES);
     return -1;
   }
   if (*switches < 0 || *switches > *nodes) {
-    base_errf(err, errlen, "%s:%d: %lld switches, but there are %lld nodes", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld switches, but there are %lld nodes", f->t.path, f->t.line,
               (long long)*switches, (long long)*nodes);
     return -1;
   }
   if (*links < 0 || *links > TOPO_MAX_LINKS) {
-    base_errf(err, errlen, "%s:%d: %lld links: the limit is 0 to %d", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: %lld links: the limit is 0 to %d", f->t.path, f->t.line,
               (long long)*links, TOPO_MAX_LINKS);
     return -1;
   }
@@ -122,32 +95,33 @@ static int read_switches(ns3_file_t *f, topo_t *t, int64_t switches, int64_t nvs
   if (switches == 0) return 0;
   char **tok = malloc((size_t)switches * sizeof *tok);
   if (!tok) {
-    base_errf(err, errlen, "%s: out of memory", f->path);
+    base_errf(err, errlen, "%s: out of memory", f->t.path);
     return -1;
   }
   int rc = -1, n = next_tokens(f, tok, (int)switches);
   if (n != switches) {
     if (n < 0)
-      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found the end of the file", f->path,
-                f->line, (long long)switches);
+      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found the end of the file",
+                f->t.path, f->t.line, (long long)switches);
     else
-      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found %d", f->path, f->line,
+      base_errf(err, errlen, "%s:%d: expected %lld switch ids, found %d", f->t.path, f->t.line,
                 (long long)switches, n);
     goto out;
   }
   for (int i = 0; i < n; i++) {
     int64_t id;
     if (parse_int(tok[i], &id)) {
-      base_errf(err, errlen, "%s:%d: switch id '%s' is not a number", f->path, f->line, tok[i]);
+      base_errf(err, errlen, "%s:%d: switch id '%s' is not a number", f->t.path, f->t.line, tok[i]);
       goto out;
     }
     if (id < 0 || id >= t->n_nodes) {
-      base_errf(err, errlen, "%s:%d: switch id %lld, but there are only %d nodes (0..%d)", f->path,
-                f->line, (long long)id, t->n_nodes, t->n_nodes - 1);
+      base_errf(err, errlen, "%s:%d: switch id %lld, but there are only %d nodes (0..%d)",
+                f->t.path, f->t.line, (long long)id, t->n_nodes, t->n_nodes - 1);
       goto out;
     }
     if (t->is_switch[id]) {
-      base_errf(err, errlen, "%s:%d: switch id %lld listed twice", f->path, f->line, (long long)id);
+      base_errf(err, errlen, "%s:%d: switch id %lld listed twice", f->t.path, f->t.line,
+                (long long)id);
       goto out;
     }
     t->is_switch[id] = t->forwards[id] = 1;
@@ -163,12 +137,12 @@ static int parse_node(const ns3_file_t *f, const topo_t *t, const char *s, const
                       int32_t *v, char *err, size_t errlen) {
   int64_t x;
   if (parse_int(s, &x)) {
-    base_errf(err, errlen, "%s:%d: node id '%s' is not a number", f->path, f->line, s);
+    base_errf(err, errlen, "%s:%d: node id '%s' is not a number", f->t.path, f->t.line, s);
     return -1;
   }
   if (x < 0 || x >= t->n_nodes) {
-    base_errf(err, errlen, "%s:%d: link %s node %lld, but there are only %d nodes (0..%d)", f->path,
-              f->line, dir, (long long)x, t->n_nodes, t->n_nodes - 1);
+    base_errf(err, errlen, "%s:%d: link %s node %lld, but there are only %d nodes (0..%d)",
+              f->t.path, f->t.line, dir, (long long)x, t->n_nodes, t->n_nodes - 1);
     return -1;
   }
   *v = (int32_t)x;
@@ -181,42 +155,42 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
   const char *why;
   if (n != 5) {
     base_errf(err, errlen, "%s:%d: expected 'src dst rate delay error_rate', found %d fields",
-              f->path, f->line, n);
+              f->t.path, f->t.line, n);
     return -1;
   }
   if (parse_node(f, t, tok[0], "from", &a, err, errlen) < 0 ||
       parse_node(f, t, tok[1], "to", &b, err, errlen) < 0)
     return -1;
   if (a == b) {
-    base_errf(err, errlen, "%s:%d: link from node %d to itself", f->path, f->line, a);
+    base_errf(err, errlen, "%s:%d: link from node %d to itself", f->t.path, f->t.line, a);
     return -1;
   }
   int64_t rate = topo_parse_rate_why(tok[2], &why);
   if (rate < 0) {
-    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->t.path, f->t.line, tok[2], why);
     return -1;
   }
   if (topo_check_rate(rate, &why) < 0) {
-    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->path, f->line, tok[2], why);
+    base_errf(err, errlen, "%s:%d: rate '%s' %s", f->t.path, f->t.line, tok[2], why);
     return -1;
   }
   int64_t delay = topo_parse_delay_why(tok[3], &why);
   if (delay == 0) {
-    base_errf(err, errlen, "%s:%d: delay must be > 0", f->path, f->line);
+    base_errf(err, errlen, "%s:%d: delay must be > 0", f->t.path, f->t.line);
     return -1;
   }
   if (delay < 0 || topo_check_delay(delay, &why) < 0) {
-    base_errf(err, errlen, "%s:%d: delay '%s' %s", f->path, f->line, tok[3], why);
+    base_errf(err, errlen, "%s:%d: delay '%s' %s", f->t.path, f->t.line, tok[3], why);
     return -1;
   }
   double e = base_dec_real(tok[4]);
   if (!(e >= 0 && e < 1)) {
-    base_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->path, f->line,
+    base_errf(err, errlen, "%s:%d: error rate '%s' is not a number in [0, 1)", f->t.path, f->t.line,
               tok[4]);
     return -1;
   }
   if (topo_add_link(t, a, b, rate, delay, e) < 0) {
-    base_errf(err, errlen, "%s:%d: out of memory", f->path, f->line);
+    base_errf(err, errlen, "%s:%d: out of memory", f->t.path, f->t.line);
     return -1;
   }
   return 0;
@@ -224,16 +198,16 @@ static int parse_link(const ns3_file_t *f, topo_t *t, char **tok, int n, char *e
 
 int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, char *err,
                    size_t errlen) {
-  ns3_file_t f = {.path = name};
+  ns3_file_t f = {0};
   int64_t nodes, switches, nvswitches, links;
   char *tok[5];
   int header_line;
   topo_t hdr = {0};
   memset(t, 0, sizeof *t);
-  if (load_text(&f, text, len, err, errlen) < 0) goto fail;
-  f.htsim = strncmp(f.buf, "Tiers", 5) == 0 || strstr(f.buf, "\nTiers ") != NULL;
+  if (base_text_open(&f.t, name, text, len, err, errlen) < 0) goto fail;
+  f.htsim = strncmp(f.t.buf, "Tiers", 5) == 0 || strstr(f.t.buf, "\nTiers ") != NULL;
   if (read_header(&f, &hdr, &nodes, &switches, &nvswitches, &links, err, errlen) < 0) goto fail;
-  header_line = f.line;
+  header_line = f.t.line;
   if (topo_alloc(t, nodes, 0, "file", err, errlen) < 0) goto fail;
   t->gpus_per_server = hdr.gpus_per_server;
   memcpy(t->gpu_type, hdr.gpu_type, sizeof t->gpu_type);
@@ -263,10 +237,10 @@ int topo_parse_ns3(const char *name, const char *text, size_t len, topo_t *t, ch
     base_errf(err, errlen, "%s: %s", name, msg);
     goto fail;
   }
-  free(f.buf);
+  free(f.t.buf);
   return 0;
 fail:
-  free(f.buf);
+  free(f.t.buf);
   topo_free(t);
   return -1;
 }

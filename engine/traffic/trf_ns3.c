@@ -10,38 +10,6 @@
 
 #define TRF_SPORT0 10000 /* ns-3's first source port of a (src, dst) pair */
 
-/* The text being read, line by line (a private, NUL-terminated copy). */
-typedef struct trf_file_t {
-  const char *path;
-  char *buf;
-  size_t len, pos;
-  int line; /* of the line last read, 1-based */
-} trf_file_t;
-
-/* Splits the next non-blank line into at most max tokens (in place); returns the
- * number of tokens on it (may exceed max), or -1 at the end of the text. */
-static int next_tokens(trf_file_t *f, char **tok, int max) {
-  while (f->pos < f->len) {
-    char *s = f->buf + f->pos, *e = memchr(s, '\n', f->len - f->pos);
-    if (!e) e = f->buf + f->len;
-    *e = '\0';
-    f->pos = (size_t)(e - f->buf) + 1;
-    f->line++;
-    int n = 0;
-    for (char *p = s;;) {
-      while (*p == ' ' || *p == '\t' || *p == '\r')
-        *p++ = '\0';
-      if (!*p) break;
-      if (n < max) tok[n] = p;
-      n++;
-      while (*p && *p != ' ' && *p != '\t' && *p != '\r')
-        p++;
-    }
-    if (n) return n;
-  }
-  return -1;
-}
-
 /* A decimal integer of digits only, at most max; -1 if not. */
 static int parse_uint(const char *s, uint64_t max, uint64_t *v) {
   uint64_t x = 0;
@@ -54,17 +22,17 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *v) {
   return 0;
 }
 
-static int parse_endpoint(const trf_file_t *f, const topo_t *t, const char *s, const char *dir,
+static int parse_endpoint(const base_text_t *f, const topo_t *t, const char *s, const char *dir,
                           int32_t *v, char *err, size_t errlen) {
   uint64_t x;
   if (parse_uint(s, INT32_MAX, &x) < 0 || x >= (uint64_t)t->n_nodes) {
-    base_errf(err, errlen, "%s:%d: node '%s' is not in the topology (nodes 0..%d)", f->path, f->line, s,
-         t->n_nodes - 1);
+    base_errf(err, errlen, "%s:%d: node '%s' is not in the topology (nodes 0..%d)", f->path,
+              f->line, s, t->n_nodes - 1);
     return -1;
   }
   if (t->is_switch[x]) {
     base_errf(err, errlen, "%s:%d: flow %s switch %d: flows must start and end at hosts", f->path,
-         f->line, dir, (int)x);
+              f->line, dir, (int)x);
     return -1;
   }
   *v = (int32_t)x;
@@ -72,13 +40,13 @@ static int parse_endpoint(const trf_file_t *f, const topo_t *t, const char *s, c
 }
 
 /* One `src dst priority dport size start_seconds` line. */
-static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, trf_flow_t *fl,
+static int parse_flow(const base_text_t *f, const topo_t *t, char **tok, int n, trf_flow_t *fl,
                       char *err, size_t errlen) {
   uint64_t prio, dport, bytes;
   if (n != 6) {
     base_errf(err, errlen,
-         "%s:%d: expected 'src dst priority dport size start_seconds', found %d fields", f->path,
-         f->line, n);
+              "%s:%d: expected 'src dst priority dport size start_seconds', found %d fields",
+              f->path, f->line, n);
     return -1;
   }
   if (parse_endpoint(f, t, tok[0], "from", &fl->src, err, errlen) < 0 ||
@@ -90,19 +58,19 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
   }
   if (parse_uint(tok[2], UINT32_MAX, &prio) < 0 || prio < TRF_PRIO_MIN || prio > TRF_PRIO_MAX) {
     base_errf(err, errlen,
-         "%s:%d: priority '%s': a data class %d..%d is accepted (ns-3's queue 0 is for "
-         "control packets)",
-         f->path, f->line, tok[2], TRF_PRIO_MIN, TRF_PRIO_MAX);
+              "%s:%d: priority '%s': a data class %d..%d is accepted (ns-3's queue 0 is for "
+              "control packets)",
+              f->path, f->line, tok[2], TRF_PRIO_MIN, TRF_PRIO_MAX);
     return -1;
   }
   if (parse_uint(tok[3], 65535, &dport) < 0) {
     base_errf(err, errlen, "%s:%d: dport '%s' is not a port number (0..65535)", f->path, f->line,
-         tok[3]);
+              tok[3]);
     return -1;
   }
   if (parse_uint(tok[4], UINT64_MAX, &bytes) < 0 || bytes > TRF_MAX_BYTES) {
-    base_errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40 (1 TiB)", f->path,
-         f->line, tok[4]);
+    base_errf(err, errlen, "%s:%d: flow size '%s' is not a number of bytes up to 2^40 (1 TiB)",
+              f->path, f->line, tok[4]);
     return -1;
   }
   if (bytes == 0) {
@@ -111,19 +79,19 @@ static int parse_flow(const trf_file_t *f, const topo_t *t, char **tok, int n, t
   }
   fl->start_ps = trf_parse_seconds(tok[5]);
   if (fl->start_ps == BASE_DEC_TOO_LARGE || fl->start_ps > TRF_MAX_START_PS) {
-    base_errf(err, errlen, "%s:%d: start time '%s' is past 1000000 s (1e6), the latest start", f->path,
-         f->line, tok[5]);
+    base_errf(err, errlen, "%s:%d: start time '%s' is past 1000000 s (1e6), the latest start",
+              f->path, f->line, tok[5]);
     return -1;
   }
   if (fl->start_ps < 0) {
     base_errf(err, errlen, "%s:%d: start time '%s' %s", f->path, f->line, tok[5],
-         tok[5][0] == '-' ? "must be >= 0"
-                          : "is not a number of seconds with at most 12 decimals (ps)");
+              tok[5][0] == '-' ? "must be >= 0"
+                               : "is not a number of seconds with at most 12 decimals (ps)");
     return -1;
   }
   if (topo_distance(t, fl->src, fl->dst) < 0) {
-    base_errf(err, errlen, "%s:%d: flow from %d to %d: no path between them", f->path, f->line, fl->src,
-         fl->dst);
+    base_errf(err, errlen, "%s:%d: flow from %d to %d: no path between them", f->path, f->line,
+              fl->src, fl->dst);
     return -1;
   }
   fl->prio = (uint32_t)prio;
@@ -159,7 +127,7 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
     f->sport = TRF_SPORT0 + count[h]++;
     if (f->sport > 65535) {
       base_errf(err, errlen, "%s:%d: more than %d flows from %d to %d: out of source ports", path,
-           f->line, 65536 - TRF_SPORT0, f->src, f->dst);
+                f->line, 65536 - TRF_SPORT0, f->src, f->dst);
       rc = -1;
     }
   }
@@ -168,23 +136,16 @@ static int assign_sports(const char *path, trf_flows_t *fl, char *err, size_t er
   return rc;
 }
 
-/* f->buf: a NUL-terminated copy of text; a NUL byte inside the text is an error. */
-static int load_text(trf_file_t *f, const char *text, size_t len, char *err, size_t errlen) {
-  if (base_text_copy(f->path, text, len, &f->buf, err, errlen)) return -1;
-  f->len = len;
-  return 0;
-}
-
 int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *t, trf_flows_t *out,
                   char *err, size_t errlen) {
-  trf_file_t f = {.path = name};
+  base_text_t f;
   char *tok[6];
   uint64_t count;
   int32_t cap = 0; /* flows allocated */
   int count_line;
   memset(out, 0, sizeof *out);
-  if (load_text(&f, text, len, err, errlen) < 0) return -1;
-  int n = next_tokens(&f, tok, 1);
+  if (base_text_open(&f, name, text, len, err, errlen) < 0) return -1;
+  int n = base_text_tokens(&f, tok, 1);
   if (n == -1) {
     base_errf(err, errlen, "%s:1: empty file: expected the number of flows", name);
     goto fail;
@@ -194,7 +155,7 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
     goto fail;
   }
   count_line = f.line;
-  while ((n = next_tokens(&f, tok, 6)) >= 0) {
+  while ((n = base_text_tokens(&f, tok, 6)) >= 0) {
     if ((uint64_t)out->n == count) { /* ns-3 reads the announced flows and nothing after */
       out->ignored_lines++;
       continue;
@@ -214,7 +175,7 @@ int trf_parse_ns3(const char *name, const char *text, size_t len, const topo_t *
   }
   if ((uint64_t)out->n != count) {
     base_errf(err, errlen, "%s:%d: expected %llu flows, found %d", name, count_line,
-         (unsigned long long)count, out->n);
+              (unsigned long long)count, out->n);
     goto fail;
   }
   if (assign_sports(name, out, err, errlen) < 0) goto fail;
