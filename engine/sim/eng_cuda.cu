@@ -641,10 +641,12 @@ fail:
 #include "sim/eng_cuda_shape.cuh"
 
 /* Experiment mode: as many blocks as fit at once (or as lane groups), each of
- * T threads over lane groups of 1 << lg experiments; the host polls the count
- * of finished experiments for progress while the kernel runs. */
+ * T threads (the kernel compiled for O a SM) over lane groups of 1 << lg
+ * experiments; the host polls the count of finished experiments for progress
+ * while the kernel runs. */
 static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_t n, int32_t T,
-                              int32_t lg, int32_t C, int *d_flags, char *err, size_t errlen) {
+                              int32_t lg, int32_t C, int O, int *d_flags, char *err,
+                              size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
   int32_t deal = ENG_DEAL_NEAR;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
@@ -669,7 +671,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
-  kern = cu_exp_kernel(T, cu_blocks_per_sm(T), sw_warps, C);
+  kern = cu_exp_kernel(T, O, sw_warps, C);
   if (sw_warps) {
     /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
     int32_t n_sw = 0, q = 0;
@@ -720,9 +722,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     if (sw_warps && cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen)) goto fail;
     if (eng_env_flag("MULTIVERSE_VERBOSE"))
       fprintf(stderr,
-              "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads, "
+              "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads (%d a SM), "
               "clusters of %d%s, rows %s\n",
-              n.exp, n_groups, 1 << lg, grid, T, C, sw_warps ? ", switch warps" : "",
+              n.exp, n_groups, 1 << lg, grid, T, per_sm, C, sw_warps ? ", switch warps" : "",
               deal == ENG_DEAL_NEAR ? "interleaved" : "far apart");
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                      (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
@@ -766,6 +768,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
     return -1;
   }
   int32_t T = 128, lg = 0, C = 1;
+  int O = 1; /* blocks of T a SM in the experiment mode */
   double *work = (double *)malloc(sizeof(double) * (size_t)(w->n_exps ? w->n_exps : 1));
   if (!work) {
     snprintf(err, errlen, "out of memory for the work of %d experiments", w->n_exps);
@@ -773,7 +776,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     work[e] = eng_shape_work(w, e);
-  const cu_mode_t mode = cu_mode(w, work, &T, &lg, &C);
+  const cu_mode_t mode = cu_mode(w, work, &T, &lg, &C, &O);
   static const char *const mode_name[] = {"experiment", "persistent", "systems"};
   eng_cols_t d;
   char *arena = NULL;
@@ -801,7 +804,7 @@ extern "C" int eng_run_cuda(eng_world_t *w, char *err, size_t errlen) {
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_c, &d, sizeof d));
   BASE_CUDA_TRY(cudaMalloc((void **)&d_flags, 4 * sizeof(int)));
   t1 = now_s();
-  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, work, n, T, lg, C, d_flags, err, errlen)
+  if (mode == CU_EXPERIMENTS  ? cu_run_experiments(w, work, n, T, lg, C, O, d_flags, err, errlen)
       : mode == CU_PERSISTENT ? cu_run_persistent(d, n, d_flags, &windows, w, err, errlen)
                               : cu_run_systems(d, &n, d_flags, &windows, w, err, errlen))
     goto fail;

@@ -105,12 +105,16 @@ for b in a b c d e; do
       [ "$(grep -c '^world: ' split-$b.err)" -ge 2 ] # several batches (or halves) ran
       # SPME lanes: a block steps 4, 8 or 32 experiments side by side (a warp
       # the same node of each), each in its own windows, its rows dealt
-      # interleaved (the default).
+      # interleaved (the default); lanes of 8 in the kernel compiled for 2
+      # blocks of 512 a SM (64 registers: the default where the groups
+      # outnumber the SMs).
       for l in 4 8 32; do
         MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
+          MULTIVERSE_CUDA_BLOCKS_PER_SM=$((l == 8 ? 2 : 1)) \
           "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null 2> lane$l-$b.err
         grep -q "rows interleaved" lane$l-$b.err
       done
+      grep -q "blocks of 512 threads (2 a SM)" lane8-$b.err
       # The rows dealt far apart (MULTIVERSE_CUDA_DEAL=0, eng_deal_row; the
       # default deals them interleaved): in lanes of 8, and on clusters of 2
       # with switch warps (warps numbered across the cluster; the switches'
@@ -128,7 +132,7 @@ for b in a b c d e; do
       # without switch warps.
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2-$b > /dev/null 2> cl2-$b.err
-      grep -q "threads, clusters of 2" cl2-$b.err # the clusters ran (not a fallback)
+      grep -qE "threads \([0-9] a SM\), clusters of 2" cl2-$b.err # the clusters ran (not a fallback)
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
       # Switches in port phases on the GPU (a warp per switch, a thread per
