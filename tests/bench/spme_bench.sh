@@ -21,10 +21,15 @@
 #   deal    a lane group's rows dealt interleaved (the default) against far
 #           apart (MULTIVERSE_CUDA_DEAL=0), on perm and ws's 256 variants
 #   permshapes  row 5's batch (perm) in the launch shapes of session 15's
-#           sweep: lanes of 16 (the default), 8 at 2 blocks of 512 a SM, 8 in
-#           blocks of 256 at 3 a SM, 32, each dealt interleaved (the default)
+#           sweep: lanes of 8 at 2 blocks of 512 a SM (the default since
+#           session 16), 16 at one (the default before), 8 in blocks of 256
+#           at 3 a SM, 32, each dealt interleaved (the default)
 #           and far apart (MULTIVERSE_CUDA_DEAL=0); kernel times, every FCT
 #           file compared with the default's
+#   ncu     row 5's kernel under Nsight Compute (one launch, kernel replay):
+#           duration, registers, achieved occupancy, active threads per warp,
+#           eligible warps, cycles per issued instruction, DRAM and L2
+#           throughput, L1 and L2 hit rates, the largest stall reasons
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
@@ -280,7 +285,7 @@ for part in $parts; do
     # far apart; every run's FCT files compared with the default's (the first).
     perm_list
     a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda)
-    shapes=("" "MULTIVERSE_LANES=8 MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
+    shapes=("" "MULTIVERSE_LANES=16 MULTIVERSE_CUDA_BLOCKS_PER_SM=1"
       "MULTIVERSE_LANES=8 MULTIVERSE_CUDA_BLOCK=256 MULTIVERSE_CUDA_BLOCKS_PER_SM=3"
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_BLOCK=512")
     for i in "${!shapes[@]}"; do
@@ -295,6 +300,42 @@ for part in $parts; do
         rows+=("$line")
       done
     done
+    ;;
+  ncu)
+    # Row 5's kernel under Nsight Compute (one launch, kernel replay, clocks
+    # not locked; ncu on PATH): the profile table's metrics, read by name from
+    # the report's details page, and the four largest stall reasons (warp
+    # cycles per issued instruction) from its raw page.
+    if ! command -v ncu > /dev/null; then
+      echo "ncu: not on PATH, part skipped"
+      continue
+    fi
+    perm_list
+    rm -rf ncu-run
+    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu -o ncu-perm --force-overwrite --clock-control none \
+      --kernel-name regex:k_experiments --launch-count 1 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section LaunchStats \
+      --section MemoryWorkloadAnalysis --section InstructionStats \
+      "$mv" net --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda \
+      -o ncu-run > ncu-perm.log 2>&1
+    rc=$?
+    ncu -i ncu-perm.ncu-rep --page details > ncu-perm.txt 2>&1
+    ncu -i ncu-perm.ncu-rep --page raw > ncu-raw.txt 2>&1
+    prof=$(awk 'BEGIN { k = split("Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads Per Warp|" \
+                  "Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|DRAM Throughput|" \
+                  "L2 Cache Throughput|L1/TEX Hit Rate|L2 Hit Rate|Issued Instructions|" \
+                  "Local Memory Spilling Requests", name, "|") }
+      { s = $0; sub(/^ +/, "", s)
+        for (i = 1; i <= k; i++)
+          if (!(i in got) && index(s, name[i] "  ") == 1) {
+            got[i] = 1; v = substr(s, length(name[i]) + 1); gsub(/ +/, " ", v); sub(/^ /, "", v)
+            n = split(v, f, " "); out[i] = name[i] " " (n == 2 ? f[2] " " f[1] : v) } }
+      END { for (i = 1; i <= k; i++) if (i in out) printf "%s%s", (c++ ? "; " : ""), out[i] }' ncu-perm.txt)
+    stalls=$(awk '$1 ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/ {
+        r = $1; sub(/^smsp__average_warps_issue_stalled_/, "", r); sub(/_per_issue_active\.ratio$/, "", r)
+        print $NF, r }' ncu-raw.txt | sort -g -r | head -4 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+    echo "ncu row 5 (rc $rc; $(grep -m1 'lane groups' ncu-perm.log)): $prof; stalls per issued instruction: $stalls"
+    rows+=("| row 5's kernel under ncu: ${prof:-no report (rc $rc)}; stalls per issued instruction: ${stalls:--} | - | - | - | - |")
     ;;
   train | trainph | train128 | trainc2)
     # trainph: the same with port phases and switch warps (a block of 512 per
