@@ -8,6 +8,7 @@
 
 #include "base/base_units.h"
 #include "base/base_err.h"
+#include "base/base_json.h"
 #include "coll/coll.h"
 
 /* Rejects keys of o outside the NULL-terminated list; `at` is the object's path. */
@@ -270,15 +271,8 @@ oom:
 }
 
 int coll_model_load(coll_model_t *m, const char *path, char *err, size_t errlen) {
-  json_error_t je;
-  json_t *root = json_load_file(path, 0, &je);
-  if (!root) {
-    if (je.line > 0)
-      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    else
-      base_errf(err, errlen, "%s: %s", path, je.text);
-    return -1;
-  }
+  json_t *root = base_json_load(path, err, errlen);
+  if (!root) return -1;
   int rc = coll_model_from_json(m, root, path, err, errlen);
   json_decref(root);
   return rc;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base_file.h"
+#include "base/base_json.h"
 #include "tg/tg_json.h"
 #include "base/base_dec.h"
 #include "base/base_err.h"
@@ -295,20 +295,8 @@ int tg_from_json(const json_t *root, const char *where, tg_t *g, char *err, size
 }
 
 int tg_read_json(const char *path, tg_t *g, char *err, size_t errlen) {
-  json_error_t je;
-  char why[128];
-  if (base_input_regular(path, why, sizeof why)) {
-    base_errf(err, errlen, "%s: %s", path, why);
-    return -1;
-  }
-  json_t *root = json_load_file(path, 0, &je);
-  if (!root) {
-    if (je.line > 0)
-      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    else
-      base_errf(err, errlen, "%s: %s", path, je.text);
-    return -1;
-  }
+  json_t *root = base_json_load(path, err, errlen);
+  if (!root) return -1;
   int rc = tg_from_json(root, path, g, err, errlen);
   json_decref(root);
   return rc;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_json.h"
 #include "base/base_units.h"
 #include "topo/topo_int.h"
 
@@ -20,32 +21,6 @@ void topo_jerr(char *err, size_t errlen, const char *where, const char *key, con
     base_errf(err, errlen, "%s.%s: %s", where, key, msg);
   else
     base_errf(err, errlen, "%s: %s: %s", where, key, msg);
-}
-
-/* A short description of a JSON value for messages: 5, 4.5, "x", true, an array... */
-static const char *describe(const json_t *v, char *buf, size_t len) {
-  switch (json_typeof(v)) {
-  case JSON_INTEGER:
-    snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    break;
-  case JSON_REAL:
-    snprintf(buf, len, "%g", json_real_value(v));
-    break;
-  case JSON_STRING:
-    snprintf(buf, len, "\"%.40s\"", json_string_value(v));
-    break;
-  case JSON_TRUE:
-    return "true";
-  case JSON_FALSE:
-    return "false";
-  case JSON_NULL:
-    return "null";
-  case JSON_ARRAY:
-    return "an array";
-  case JSON_OBJECT:
-    return "an object";
-  }
-  return buf;
 }
 
 int topo_jkeys(const json_t *obj, const char *const *allowed, const char *where, char *err,
@@ -83,7 +58,8 @@ int topo_jint(const json_t *obj, const char *key, int64_t def, int64_t min, int6
              fabs(json_real_value(v)) < 0x1p62) {
     x = (int64_t)json_real_value(v);
   } else {
-    topo_jerr(err, errlen, where, key, "must be an integer, got %s", describe(v, buf, sizeof buf));
+    topo_jerr(err, errlen, where, key, "must be an integer, got %s",
+              base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   if (x < min || x > max) {
@@ -104,7 +80,8 @@ int topo_jnum(const json_t *obj, const char *key, double def, double min, double
     return 0;
   }
   if (!json_is_number(v)) {
-    topo_jerr(err, errlen, where, key, "must be a number, got %s", describe(v, buf, sizeof buf));
+    topo_jerr(err, errlen, where, key, "must be a number, got %s",
+              base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   double x = json_number_value(v);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base_json.h"
 #include "train/trn_et.h"
 
 const char *trn_et_kind_name(int kind) {
@@ -273,12 +274,8 @@ int trn_et_pg_metadata(trn_et_t *et, const char *values, char *err, size_t errle
 
 /* ASTRA-sim's --comm-group-configuration: {"ID": [ranks], ...}. */
 static int read_groups(trn_et_t *et, const char *path, char *err, size_t errlen) {
-  json_error_t je;
-  json_t *root = json_load_file(path, 0, &je);
-  if (!root) {
-    snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    return -1;
-  }
+  json_t *root = base_json_load(path, err, errlen);
+  if (!root) return -1;
   int rc = 0;
   int32_t *ranks = malloc((size_t)et->n_ranks * sizeof *ranks);
   const char *key;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/base_err.h"
+#include "base/base_json.h"
 #include "train/trn_int.h"
 
 /* One line whatever it quotes: control characters (a key "a\nb") become '?'. */
@@ -38,32 +39,6 @@ void trn_jproblem(trn_problems_t *pr, const char *where, const char *key, const 
   trn_problem(pr, "%s: %s", trn_path(path, sizeof path, where, key), msg);
 }
 
-/* A short description of a JSON value for messages: 5, 4.5, "x", true, an array... */
-static const char *describe(const json_t *v, char *buf, size_t len) {
-  switch (json_typeof(v)) {
-  case JSON_INTEGER:
-    snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    return buf;
-  case JSON_REAL:
-    snprintf(buf, len, "%g", json_real_value(v));
-    return buf;
-  case JSON_STRING:
-    snprintf(buf, len, "\"%.40s\"", json_string_value(v));
-    return buf;
-  case JSON_TRUE:
-    return "true";
-  case JSON_FALSE:
-    return "false";
-  case JSON_NULL:
-    return "null";
-  case JSON_ARRAY:
-    return "an array";
-  case JSON_OBJECT:
-    return "an object";
-  }
-  return "?";
-}
-
 void trn_jkeys(const json_t *obj, const char *const *allowed, const char *where,
                trn_problems_t *pr) {
   const char *key;
@@ -94,7 +69,8 @@ int trn_jint(const json_t *obj, const char *key, int64_t min, int64_t max, int64
              fabs(json_real_value(v)) < 0x1p62) {
     x = (int64_t)json_real_value(v);
   } else {
-    trn_jproblem(pr, where, key, "must be an integer, got %s", describe(v, buf, sizeof buf));
+    trn_jproblem(pr, where, key, "must be an integer, got %s",
+                 base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   if (x < min || x > max) {
@@ -112,7 +88,8 @@ int trn_jnum(const json_t *obj, const char *key, double min, double max, double 
   char buf[64];
   if (!v) return 0;
   if (!json_is_number(v)) {
-    trn_jproblem(pr, where, key, "must be a number, got %s", describe(v, buf, sizeof buf));
+    trn_jproblem(pr, where, key, "must be a number, got %s",
+                 base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   double x = json_number_value(v);
@@ -130,7 +107,8 @@ int trn_jbool(const json_t *obj, const char *key, int32_t *out, const char *wher
   char buf[64];
   if (!v) return 0;
   if (!json_is_boolean(v)) {
-    trn_jproblem(pr, where, key, "must be true or false, got %s", describe(v, buf, sizeof buf));
+    trn_jproblem(pr, where, key, "must be true or false, got %s",
+                 base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   *out = json_is_true(v);
@@ -150,7 +128,8 @@ int trn_jenum(const json_t *obj, const char *key, const char *const *names, int3
     size_t n = strlen(list);
     snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", names[i]);
   }
-  trn_jproblem(pr, where, key, "must be one of %s, got %s", list, describe(v, buf, sizeof buf));
+  trn_jproblem(pr, where, key, "must be one of %s, got %s", list,
+               base_json_describe(v, buf, sizeof buf));
   return -1;
 }
 
@@ -160,7 +139,8 @@ int trn_jstr(const json_t *obj, const char *key, char *out, size_t len, const ch
   char buf[64];
   if (!v) return 0;
   if (!json_is_string(v)) {
-    trn_jproblem(pr, where, key, "must be a string, got %s", describe(v, buf, sizeof buf));
+    trn_jproblem(pr, where, key, "must be a string, got %s",
+                 base_json_describe(v, buf, sizeof buf));
     return -1;
   }
   if (strlen(json_string_value(v)) >= len) {
