@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "base/base_err.h"
+#include "base/base_json.h"
 #include "driver/drv_jobs.h"
 #include "driver/drv_out.h"
 
@@ -100,18 +101,10 @@ static json_t *rec_json(const shd_rec_t *r, int32_t run) {
 /* Reads a costs file into c->models and c->run; 0, 1 when it does not
  * exist, -1 with a message when it does not read. */
 static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen) {
-  json_error_t je;
   struct stat st;
   if (stat(path, &st) != 0 && errno == ENOENT) return 1;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    base_errf(err, errlen, "%s: not a regular file", path);
-    return -1;
-  }
-  json_t *root = json_load_file(path, 0, &je);
-  if (!root) {
-    base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    return -1;
-  }
+  json_t *root = base_json_load(path, err, errlen);
+  if (!root) return -1;
   const json_t *runs = json_object_get(root, "runs"), *models = json_object_get(root, "models");
   int rc = 0;
   if (!json_is_integer(runs) || json_integer_value(runs) < 0 || json_integer_value(runs) > 1e9) {
@@ -171,15 +164,11 @@ static void models_free(drv_model_t *m, int32_t n) {
 }
 
 int drv_costs_load(drv_costs_t *c, const char *path, FILE *warn, char *err, size_t errlen) {
-  json_error_t je;
   memset(c, 0, sizeof *c);
   c->run = 1;
   preset_file(c->presets_path, sizeof c->presets_path);
-  c->presets = json_load_file(c->presets_path, 0, &je);
-  if (!c->presets) {
-    base_errf(err, errlen, "%s:%d: %s", c->presets_path, je.line, je.text);
-    return -1;
-  }
+  c->presets = base_json_load(c->presets_path, err, errlen);
+  if (!c->presets) return -1;
   if (!json_is_object(json_object_get(c->presets, "workers"))) {
     base_errf(err, errlen, "%s: workers: expected an object", c->presets_path);
     return -1;
