@@ -334,6 +334,15 @@ for part in $parts; do
     stalls=$(awk '$1 ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/ {
         r = $1; sub(/^smsp__average_warps_issue_stalled_/, "", r); sub(/_per_issue_active\.ratio$/, "", r)
         print $NF, r }' ncu-raw.txt | sort -g -r | head -4 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+    # DRAM bytes a packet-hop: the memory section's throughput times the
+    # duration, over the batch's packet-hops (its summary.jsonl)
+    hop=$(awk 'function scale(u) { return u ~ /^T/ ? 1e12 : u ~ /^G/ ? 1e9 : u ~ /^M/ ? 1e6 : u ~ /^K/ ? 1e3 : 1 }
+      FNR == NR { if ($1 == "Duration" && !d) d = $NF * ($2 == "ms" ? 1e-3 : $2 == "us" ? 1e-6 : 1)
+                  if ($1 == "Memory" && $2 == "Throughput" && $3 ~ /byte\/s$/) bw = $NF * scale($3); next }
+      { if (match($0, /"packet_hops":[0-9]+/)) h += substr($0, RSTART + 14, RLENGTH - 14) }
+      END { if (d && bw && h) printf "%.0f B a packet-hop (%.3g TB over %.4g packet-hops)", bw * d / h, bw * d / 1e12, h }' \
+      ncu-perm.txt ncu-run/summary.jsonl 2> /dev/null)
+    prof="$prof${hop:+; DRAM $hop}"
     echo "ncu row 5 (rc $rc; $(grep -m1 'lane groups' ncu-perm.log)): $prof; stalls per issued instruction: $stalls"
     rows+=("| row 5's kernel under ncu: ${prof:-no report (rc $rc)}; stalls per issued instruction: ${stalls:--} | - | - | - | - |")
     ;;
