@@ -208,5 +208,11 @@ expect 2 "multiverse net: fifo: cannot open: a pipe, not a regular file" \
   timeout 20 "$mv" net --topology line3.txt --flows fifo -o o
 expect 2 "multiverse net: .: cannot open: a folder, not a regular file" \
   timeout 20 "$mv" net --topology line3.txt --flows . -o o
+# JSON inputs too (base_json_load): a calibration given as a pipe blocked its
+# reader before session 16.
+expect 2 "multiverse collective: fifo: a pipe, not a regular file" \
+  timeout 20 "$mv" collective --op allreduce --bytes 1K --gpus 2 --calibration fifo
+expect 2 "multiverse collective: /dev/zero: a device, not a regular file" \
+  timeout 20 "$mv" collective --op allreduce --bytes 1K --gpus 2 --calibration /dev/zero
 [ ! -e o ] || fail "a refused input made the output folder"
 echo "bad_input: every value refused exactly"
