@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/base_file.h"
+#include "base/base_json.h"
 #include "jobs/job_param_int.h"
 
 #define ID_FNV_OFFSET 0xcbf29ce484222325ULL
@@ -169,15 +170,8 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
     paths[(*n)++] = id_join(base_dir, x->topology_file);
     const char *p = paths[0];
     if (p && strcmp(p + id_len(p), ".json") == 0) { /* as topo_load reads it */
-      json_error_t je;
-      json_t *root = json_load_file(p, 0, &je);
-      if (!root) {
-        if (je.line > 0) /* jansson's -1: the file did not open */
-          snprintf(err, errlen, "%s:%d: %s", p, je.line, je.text);
-        else
-          snprintf(err, errlen, "%s", je.text);
-        return -1;
-      }
+      json_t *root = base_json_load(p, err, errlen); /* a pipe is refused, not read */
+      if (!root) return -1;
       const json_t *obj = json_object_get(root, "topology");
       const char *inner = id_topo_file(obj ? obj : root);
       if (inner) {

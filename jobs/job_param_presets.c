@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_json.h"
 #include "jobs/job_param_int.h"
 
 /* Keys other than its kind's a CC preset may set: the switches' thresholds. */
@@ -159,16 +160,9 @@ static int presets_defaults(const char *path, const json_t *defs, const json_t *
 int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errlen) {
   static const char *const members[] = {"description", "defaults",    "sources",
                                         "cc_presets",  "ecn_columns", "presets"};
-  json_error_t je;
   memset(ps, 0, sizeof *ps);
-  json_t *root = json_load_file(path, 0, &je);
-  if (!root) {
-    if (je.line > 0) /* jansson's -1: the file did not open */
-      snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    else
-      snprintf(err, errlen, "%s", je.text);
-    return job_oneline(err);
-  }
+  json_t *root = base_json_load(path, err, errlen); /* a pipe is refused, not read */
+  if (!root) return -1;
   int rc = -1;
   const char *key;
   json_t *v;

@@ -8,14 +8,16 @@
 
 json_t *base_json_load(const char *path, char *err, size_t errlen) {
   char why[128];
-  if (base_input_regular(path, why, sizeof why)) {
+  FILE *f = base_fopen_input(path, "rb", why, sizeof why);
+  if (!f) {
     base_errf(err, errlen, "%s: %s", path, why);
     return NULL;
   }
   json_error_t je;
-  json_t *root = json_load_file(path, 0, &je);
+  json_t *root = json_loadf(f, 0, &je);
+  fclose(f);
   if (root) return root;
-  if (je.line > 0) /* jansson's -1: the file did not open */
+  if (je.line > 0)
     base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
   else
     base_errf(err, errlen, "%s: %s", path, je.text);

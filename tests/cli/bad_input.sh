@@ -208,11 +208,24 @@ expect 2 "multiverse net: fifo: cannot open: a pipe, not a regular file" \
   timeout 20 "$mv" net --topology line3.txt --flows fifo -o o
 expect 2 "multiverse net: .: cannot open: a folder, not a regular file" \
   timeout 20 "$mv" net --topology line3.txt --flows . -o o
-# JSON inputs too (base_json_load): a calibration given as a pipe blocked its
-# reader before session 16.
+# JSON inputs too (base_json_load): a calibration or a presets file given as a
+# pipe blocked its reader before session 16.
 expect 2 "multiverse collective: fifo: a pipe, not a regular file" \
   timeout 20 "$mv" collective --op allreduce --bytes 1K --gpus 2 --calibration fifo
 expect 2 "multiverse collective: /dev/zero: a device, not a regular file" \
   timeout 20 "$mv" collective --op allreduce --bytes 1K --gpus 2 --calibration /dev/zero
+expect 2 "fifo: a pipe, not a regular file
+multiverse plan: 1 problem" timeout 20 "$mv" plan j.json --presets fifo
+# A job's JSON topology given as a pipe: the experiment is a failed row, the
+# plan ends (its id read the file and blocked).
+cat > jt.json <<'JSON'
+{"name": "jt", "base": {"kind": "network", "network": {"topology": "fifo.json", "flows": "f1.txt"}}}
+JSON
+mkfifo fifo.json
+got=0
+timeout 20 "$mv" plan jt.json > out.txt 2> err.txt || got=$?
+[ $got = 1 ] || fail "plan with a pipe as topology: exit $got; $(cat err.txt)"
+grep -q "^  experiment 0 ([0-9a-f]\{16\}): failed: .*/fifo.json: a pipe, not a regular file$" out.txt ||
+  fail "plan with a pipe as topology: $(cat out.txt)"
 [ ! -e o ] || fail "a refused input made the output folder"
 echo "bad_input: every value refused exactly"
