@@ -92,15 +92,6 @@ static int cu_blocks_per_sm(int32_t T) {
   return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
 }
 
-/* Blocks of 512 a SM for lane groups of more than one experiment: the knob,
- * else 2 (the 64-register kernel) where one a SM would not hold every group
- * at once. Row 5's 2,048 permutations ran 1.77 s of kernel in lanes of 8 at 2
- * a SM, 2.04 s in lanes of 16 at one (tests/bench/RESULTS.md, session 15). */
-static int cu_lanes_per_sm(int64_t n_groups, int sms) {
-  const int knob = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0);
-  return knob ? (knob > 2 ? 2 : knob) : n_groups > sms ? 2 : 1;
-}
-
 /* A launch of blocks of T threads in clusters of C (*at: its one attribute;
  * none for C = 1). */
 static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttribute *at) {
@@ -223,27 +214,18 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
    * about the time of one (tests/bench/RESULTS.md, the lanes ablation), but
    * only resident blocks run: 144 experiments of 45 nodes fit at once in
    * blocks of 128 without lanes. Groups of more than one experiment in blocks
-   * of 512 count 2 a SM (cu_lanes_per_sm); one experiment a block leaves its
-   * blocks per SM to the launch-shape model (cu_shape). */
+   * of 512 count 2 a SM where one would not hold them all (eng_shape_lanes);
+   * one experiment a block leaves its blocks per SM to the launch-shape model
+   * (cu_shape). */
   const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
-  int lanes = 1;
-  for (;;) {
-    const int64_t rows = (int64_t)most * lanes;
-    *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
-    const int per_sm = *T == 512 && lanes > 1 ? cu_lanes_per_sm(INT64_MAX, sms) : 512 / *T;
-    if (lanes == 32 || (w->n_exps + lanes - 1) / lanes <= (int64_t)sms * per_sm) break;
-    lanes *= 2;
-  }
   const int forced = cu_env_int("MULTIVERSE_LANES", 1, 32, 0);
-  if (forced) {
-    lanes = forced;
-    const int64_t rows = (int64_t)most * lanes;
-    *T = t ? (t <= 128 ? 128 : t <= 256 ? 256 : 512) : rows <= 128 ? 128 : rows <= 256 ? 256 : 512;
-  }
+  const eng_lanes_t ln = eng_shape_lanes(w->n_exps, most, sms, t, forced,
+                                         cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0));
+  const int lanes = ln.lanes;
+  *T = ln.threads;
   for (*lg = 0; (2 << *lg) <= lanes; (*lg)++) {
   }
-  *O = *T == 512 && lanes > 1 ? cu_lanes_per_sm((w->n_exps + lanes - 1) / lanes, sms)
-                              : cu_blocks_per_sm(*T);
+  *O = ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*T);
   /* Clusters: 0 asks cu_run_experiments for the most blocks per group (up to
    * 8) that still let every group be resident at once, when there is one
    * experiment per group of 512 threads. */

@@ -29,7 +29,7 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots) {
   if (n <= slots) return w[0];
   double *h = (double *)malloc(sizeof(double) * (size_t)slots), end = 0;
   if (!h) return w[0] * (double)((n + slots - 1) / slots); /* bound: waves of the largest */
-  for (int32_t i = 0; i < slots; i++) /* the first items, one per worker */
+  for (int32_t i = 0; i < slots; i++)                      /* the first items, one per worker */
     h[i] = 0;
   for (int32_t i = 0; i < n; i++) {
     h[0] += w[i]; /* the worker that is free first takes the next item */
@@ -73,4 +73,35 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order) {
     order[i] = it[i].e;
   free(it);
   return 0;
+}
+
+/* Threads of a block: the knob's size class, else the group's rows'. */
+static int32_t lanes_threads(int block, int64_t rows) {
+  const int64_t x = block ? block : rows;
+  return x <= 128 ? 128 : x <= 256 ? 256 : 512;
+}
+
+/* Blocks of 512 a SM for n_groups lane groups of more than one experiment. */
+static int32_t lanes_per_sm(int64_t n_groups, int sms, int knob) {
+  return knob ? (knob > 2 ? 2 : knob) : n_groups > sms ? 2 : 1;
+}
+
+eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
+                            int per_sm_knob) {
+  eng_lanes_t r = {0, 1, 0};
+  for (;; r.lanes *= 2) {
+    const int64_t groups = (n_exps + r.lanes - 1) / r.lanes;
+    r.threads = lanes_threads(block, (int64_t)most_nodes * r.lanes);
+    const int32_t fit =
+        r.threads == 512 && r.lanes > 1 ? lanes_per_sm(groups, sms, per_sm_knob) : 512 / r.threads;
+    if (r.lanes == 32 || groups <= (int64_t)sms * fit) break;
+  }
+  if (lanes_knob) {
+    r.lanes = lanes_knob;
+    r.threads = lanes_threads(block, (int64_t)most_nodes * r.lanes);
+  }
+  r.per_sm = r.threads == 512 && r.lanes > 1
+                 ? lanes_per_sm((n_exps + r.lanes - 1) / r.lanes, sms, per_sm_knob)
+                 : 0;
+  return r;
 }

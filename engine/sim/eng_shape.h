@@ -53,6 +53,23 @@ int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int
  * index first), in order[0..n). 0, or -1 when out of memory. */
 int eng_shape_order(const double *work, int32_t n, int32_t *order);
 
+/* The CUDA experiment mode's lanes rule (cu_mode): block threads (128, 256 or
+ * 512: the knob `block`, else from a group's node rows, most_nodes * lanes)
+ * and lanes, the fewest (at most 32) that let every lane group of n_exps
+ * experiments be resident at once on `sms` SMs: 4 blocks of 128 a SM, 2 of
+ * 256, one of 512, or, for groups of more than one experiment in blocks of
+ * 512, 2 (the 64-register kernel) where one would not hold them all (row 5's
+ * 2,048 permutations: lanes of 8 at 2 a SM, 1.755 s of kernel against 2.01 s
+ * in lanes of 16 at one; H200, tests/bench/RESULTS.md, session 16). A lanes
+ * knob (`lanes_knob`) overrides the lanes; `per_sm_knob` (1-4) the blocks a
+ * SM. 0 for a knob unset. per_sm: the blocks of 512 a SM for groups of more
+ * than one experiment; 0 elsewhere (the kernel's own default). */
+typedef struct eng_lanes_t {
+  int32_t threads, lanes, per_sm;
+} eng_lanes_t;
+eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
+                            int per_sm_knob);
+
 /* Which row of a lane group's table a thread takes in the CUDA experiment
  * mode (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes),
  * W warps step the group, and K rounds cover its most rows (K * S * W >= the

@@ -59,9 +59,9 @@ static void picks(void) {
   static const struct {
     int n;
     double w;
-  } sweep[] = {{6, 1.00}, {6, 0.99}, {12, 0.98}, {6, 0.81}, {6, 0.60}, {6, 0.49}, {6, 0.44},
-               {24, 0.34}, {6, 0.31}, {6, 0.27}, {6, 0.21}, {6, 0.20}, {6, 0.17}, {12, 0.15},
-               {6, 0.13}, {6, 0.11}, {6, 0.07}, {6, 0.05}, {6, 0.04}};
+  } sweep[] = {{6, 1.00},  {6, 0.99}, {12, 0.98}, {6, 0.81}, {6, 0.60}, {6, 0.49}, {6, 0.44},
+               {24, 0.34}, {6, 0.31}, {6, 0.27},  {6, 0.21}, {6, 0.20}, {6, 0.17}, {12, 0.15},
+               {6, 0.13},  {6, 0.11}, {6, 0.07},  {6, 0.05}, {6, 0.04}};
   double tw[144];
   int n = 0;
   for (unsigned i = 0; i < sizeof sweep / sizeof sweep[0]; i++)
@@ -70,7 +70,7 @@ static void picks(void) {
   CHECK_EQ_I64(n, 144);
   CHECK(eng_shape_pick(h200, 6, tw, 144, 45) == 3);
   CHECK(eng_shape_lpt(tw, 144, 66) == 1.0); /* the heaviest alone sets it */
-  CHECK(eng_shape_lpt(tw, 144, 30) > 1.85);  /* 57.06 of work on 30 */
+  CHECK(eng_shape_lpt(tw, 144, 30) > 1.85); /* 57.06 of work on 30 */
   const double gain = h200[3].score / h200[0].score;
   CHECK(gain > 0.51 && gain < 0.53);
   /* A shape the device cannot run is never taken; none at all: -1. */
@@ -166,8 +166,38 @@ static void deal(void) {
   }
 }
 
+/* The lanes rule (eng_shape_lanes) on an H200's 132 SMs, each case the shape
+ * measured or documented: row 5 (2,048 k = 8 permutations, 208 nodes) lanes
+ * of 8 at 2 blocks of 512 a SM (lanes of 16 at one with the knob at 1: the
+ * rule before session 16); row 1 (256 WebSearch variants, 400 nodes) lanes
+ * of 2 at one a SM; a world of 512 of them lanes of 2 at 2; the training
+ * sweep (144 of 45 nodes) lanes of 1 in blocks of 128, in blocks of 512
+ * (the knob) lanes of 2 (docs/cli.md); blocks of 256; forced lanes; the cap
+ * of 32. */
+static void lanes_rule(void) {
+  static const struct {
+    int64_t n;
+    int32_t most;
+    int block, lanes_knob, per_sm_knob;
+    int32_t threads, lanes, per_sm;
+  } c[] = {{2048, 208, 0, 0, 0, 512, 8, 2},   {2048, 208, 0, 0, 1, 512, 16, 1},
+           {2048, 208, 0, 0, 4, 512, 8, 2},   {256, 400, 0, 0, 0, 512, 2, 1},
+           {512, 400, 0, 0, 0, 512, 2, 2},    {144, 45, 0, 0, 0, 128, 1, 0},
+           {144, 45, 512, 0, 0, 512, 2, 1},   {144, 45, 0, 8, 0, 512, 8, 1},
+           {2048, 208, 0, 32, 0, 512, 32, 1}, {100000, 208, 0, 0, 0, 512, 32, 2},
+           {200, 150, 0, 0, 0, 256, 1, 0},    {600, 100, 0, 0, 0, 512, 4, 2}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    const eng_lanes_t r =
+        eng_shape_lanes(c[i].n, c[i].most, 132, c[i].block, c[i].lanes_knob, c[i].per_sm_knob);
+    CHECK_EQ_I64(r.threads, c[i].threads);
+    CHECK_EQ_I64(r.lanes, c[i].lanes);
+    CHECK_EQ_I64(r.per_sm, c[i].per_sm);
+  }
+}
+
 int main(void) {
   lpt_closed_forms();
+  lanes_rule();
   work();
   order();
   picks();
