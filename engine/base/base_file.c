@@ -38,8 +38,9 @@ int base_input_regular(const char *path, char *why, size_t len) {
   return -1;
 }
 
-int base_text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
-                   size_t errlen) {
+/* *buf: a private, NUL-terminated copy of text[0..len), or -1 with a message. */
+static int text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
+                     size_t errlen) {
   const char *nul = memchr(text, '\0', len);
   *buf = NULL;
   if (nul) {
@@ -62,7 +63,7 @@ int base_text_copy(const char *path, const char *text, size_t len, char **buf, c
 int base_text_open(base_text_t *f, const char *path, const char *text, size_t len, char *err,
                    size_t errlen) {
   *f = (base_text_t){.path = path};
-  if (base_text_copy(path, text, len, &f->buf, err, errlen)) return -1;
+  if (text_copy(path, text, len, &f->buf, err, errlen)) return -1;
   f->len = len;
   return 0;
 }

@@ -19,12 +19,6 @@ FILE *base_fopen_input(const char *path, const char *mode, char *why, size_t len
  * so), else -1 with the reason in `why` (for readers that open it
  * themselves, such as jansson's). */
 int base_input_regular(const char *path, char *why, size_t len);
-/* *buf: a private, NUL-terminated copy of the text[0..len) read from `path`
- * (the caller frees it); -1 with "PATH:LINE: a NUL byte: this is not a text
- * file" (a NUL inside the text) or "PATH: out of memory" in err. */
-int base_text_copy(const char *path, const char *text, size_t len, char **buf, char *err,
-                   size_t errlen);
-
 /* A text read line by line, from a private, NUL-terminated copy. */
 typedef struct base_text_t {
   const char *path;
@@ -32,8 +26,9 @@ typedef struct base_text_t {
   size_t len, pos;
   int line; /* of the line last read, 1-based */
 } base_text_t;
-/* *f: the text[0..len) read from `path`, copied (base_text_copy), at its
- * start; -1 with base_text_copy's errors. */
+/* *f: a private, NUL-terminated copy of the text[0..len) read from `path`,
+ * at its start (free f->buf); -1 with "PATH:LINE: a NUL byte: this is not a
+ * text file" (a NUL inside the text) or "PATH: out of memory" in err. */
 int base_text_open(base_text_t *f, const char *path, const char *text, size_t len, char *err,
                    size_t errlen);
 /* Splits the next non-blank line into at most max tokens (in place); returns
