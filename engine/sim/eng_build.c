@@ -310,6 +310,7 @@ typedef struct build_tmp_t {
   int32_t *frow;   /* (n_tasks) flow row of task i, -1 */
   int32_t *prev;   /* (n_tasks) previous member of its stream, -1 */
   int32_t *npred, *nsucc;
+  uint8_t *tier;   /* (n_nodes) tier of each node (topo_tiers) */
 } build_tmp_t;
 
 static void build_tmp_free(build_tmp_t *m) {
@@ -320,6 +321,7 @@ static void build_tmp_free(build_tmp_t *m) {
   free(m->prev);
   free(m->npred);
   free(m->nsucc);
+  free(m->tier);
 }
 
 /* Rows of tasks (by owner, task order within one) and flows (by source),
@@ -334,7 +336,9 @@ static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
   m->prev = malloc(nt * sizeof *m->prev);
   m->npred = calloc(nt, sizeof *m->npred);
   m->nsucc = calloc(nt, sizeof *m->nsucc);
-  if (!m->tfirst || !m->ffirst || !m->row || !m->frow || !m->prev || !m->npred || !m->nsucc)
+  m->tier = malloc(nn * sizeof *m->tier);
+  if (!m->tfirst || !m->ffirst || !m->row || !m->frow || !m->prev || !m->npred || !m->nsucc ||
+      !m->tier || topo_tiers(t, m->tier))
     return -1;
   for (int32_t i = 0; i < g->n; i++) {
     m->tfirst[g->t[i].host + 1]++;
@@ -384,7 +388,7 @@ static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, co
                        int64_t global_rtt) {
   const tg_task_t *k = &g->t[i];
   const topo_routes_t *r = &t->routes;
-  eng_fhdr_t *h = &c->flow_hdr[f];
+  eng_fhdr_t *h = &c->flow[f].hdr;
   for (int end = 0; end < 2; end++) {
     int32_t id = end ? k->dst : k->host;
     h->end[end].node = nb + id;
@@ -395,27 +399,27 @@ static void build_flow(eng_cols_t *c, const topo_t *t, const eng_params_t *p, co
     h->end[end].port = end ? k->dport : k->sport;
   }
   h->idx = i;
-  c->flow_task[f] = task_row;
-  c->flow_rank[f] = -1;
-  c->flow_rport[f] = -1;
-  c->flow_bytes[f] = k->bytes;
-  c->flow_npkts[f] = (uint32_t)((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
-  c->flow_start[f] = -1;
-  c->flow_recv[f] = -1;
-  c->flow_rto_at[f] = ENG_INF;
-  c->flow_nack_for[f] = UINT32_MAX;
-  c->flow_cnp_last[f] = -1;
-  c->flow_cls[f] = p->classes ? (int32_t)k->prio : 0;
+  c->flow[f].task = task_row;
+  c->flow[f].rank = -1;
+  c->flow[f].rport = -1;
+  c->flow[f].bytes = k->bytes;
+  c->flow[f].npkts = (uint32_t)((k->bytes + (uint64_t)p->mtu - 1) / (uint64_t)p->mtu);
+  c->flow[f].start = -1;
+  c->flow[f].recv = -1;
+  c->flow[f].rto_at = ENG_INF;
+  c->flow[f].nack_for = UINT32_MAX;
+  c->flow[f].cnp_last = -1;
+  c->flow[f].cls = p->classes ? (int32_t)k->prio : 0;
   int64_t line = 0; /* the sender's fastest NIC port */
   for (int32_t q = t->port_off[k->host]; q < t->port_off[k->host + 1]; q++)
     if (t->links[t->ports[q].link].rate_bps > line) line = t->links[t->ports[q].link].rate_bps;
   trf_flow_t tf = {k->host, k->dst, k->sport, k->dport, k->prio, k->bytes, k->start, k->line};
-  c->flow_ccx[f] = cca;
+  c->flow[f].ccx = cca;
   void *a = p->ccp.kind == CC_DCQCN   ? (void *)&c->dcqcn_s[cca]
             : p->ccp.kind == CC_DCTCP ? (void *)&c->dctcp_s[cca]
             : p->ccp.kind == CC_HPCC  ? (void *)&c->hpcc_s[cca]
                                       : NULL;
-  cc_init(&c->flow_cc[f], a, &p->ccp, (double)line,
+  cc_init(&c->flow[f].cc, a, &p->ccp, (double)line,
           global_rtt > 0          ? global_rtt
           : cc_needs_rtt(&p->ccp) ? eng_base_rtt(t, p, &tf)
                                   : 0);
@@ -495,7 +499,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     if (c->task_npred[r] == 0) {
       int32_t x = c->task_node[r];
       c->task_start[r] = c->task_tmin[r];
-      eng_heap_set(c, x, r, eng_key(c->task_tmin[r], ENG_EV_TASK), r - c->node_task_off[x]);
+      eng_heap_set(c, x, r, eng_key(c->task_tmin[r], ENG_EV_TASK), r - c->node[x].task_off);
       if (c->task_tmin[r] < *t0) *t0 = c->task_tmin[r];
     }
   b->pred = po;
@@ -568,43 +572,40 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   c->exp_phases[e] = (uint8_t)phases;
   build_params(c, e, p);
 
-  if (topo_tiers(t, &c->node_tier[b->node])) {
-    build_tmp_free(&m);
-    return -1;
-  }
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int32_t x = b->node + i;
     int32_t np = t->port_off[i + 1] - t->port_off[i];
     int32_t nf = m.ffirst[i + 1] - m.ffirst[i], nt = m.tfirst[i + 1] - m.tfirst[i];
     c->node_exp[x] = e;
-    c->node_id[x] = i;
-    c->node_is_switch[x] = t->is_switch[i];
-    c->node_port_off[x] = b->port + t->port_off[i];
-    c->node_n_ports[x] = np;
-    c->node_flow_off[x] = b->flow + m.ffirst[i];
-    c->node_n_flows[x] = nf;
-    c->node_rr[x] = nf - 1;
-    c->node_task_off[x] = b->task + m.tfirst[i];
-    c->node_n_tasks[x] = nt;
-    c->node_rbit_off[x] = b->rbit;
-    c->node_rbit_words[x] = (nf + 63) / 64;
-    b->rbit += np * c->node_rbit_words[x];
-    c->node_poke_off[x] = b->poke;
-    c->node_poke_words[x] = (nt + 31) / 32;
-    b->poke += 2 * c->node_poke_words[x];
-    c->node_route_row[x] = r->row[i] < 0 ? -1 : rt[e].route + r->row[i] * r->n_groups;
-    c->node_set_base[x] = rt[e].set + (int32_t)r->set_base[i];
-    c->node_flet_off[x] = b->flet;
+    c->node[x].id = i;
+    c->node[x].tier = m.tier[i];
+    c->node[x].is_switch = t->is_switch[i];
+    c->node[x].port_off = b->port + t->port_off[i];
+    c->node[x].n_ports = np;
+    c->node[x].flow_off = b->flow + m.ffirst[i];
+    c->node[x].n_flows = nf;
+    c->node[x].rr = nf - 1;
+    c->node[x].task_off = b->task + m.tfirst[i];
+    c->node[x].n_tasks = nt;
+    c->node[x].rbit_off = b->rbit;
+    c->node[x].rbit_words = (nf + 63) / 64;
+    b->rbit += np * c->node[x].rbit_words;
+    c->node[x].poke_off = b->poke;
+    c->node[x].poke_words = (nt + 31) / 32;
+    b->poke += 2 * c->node[x].poke_words;
+    c->node[x].route_row = r->row[i] < 0 ? -1 : rt[e].route + r->row[i] * r->n_groups;
+    c->node[x].set_base = rt[e].set + (int32_t)r->set_base[i];
+    c->node[x].flet_off = b->flet;
     if (t->forwards[i]) {
       for (int32_t j = 0; j < ENG_FLOWLETS; j++)
         c->flet_entry[b->flet + j].port = -1;
       b->flet += ENG_FLOWLETS;
     }
-    c->node_sw_free[x] = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
-    c->node_host_free[x] = t->is_switch[i] ? 0 : p->host_slots;
-    c->node_free_head[x] = -1;
-    c->node_pool_next[x] = b->pool;
-    b->pool += c->node_sw_free[x] + c->node_host_free[x];
+    c->node[x].sw_free = t->forwards[i] ? (int32_t)build_pool_pkts(p, np) : 0;
+    c->node[x].host_free = t->is_switch[i] ? 0 : p->host_slots;
+    c->node[x].free_head = -1;
+    c->node[x].pool_next = b->pool;
+    b->pool += c->node[x].sw_free + c->node[x].host_free;
   }
 
   int64_t t0;
@@ -625,27 +626,27 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     const topo_port_t *tp = &t->ports[q];
     const topo_link_t *l = &t->links[tp->link];
     int32_t pr = b->port + q;
-    c->port_node[pr] = b->node + tp->node;
-    c->port_peer[pr] = b->port + t->port_off[tp->peer] + tp->peer_port;
-    c->port_rate[pr] = l->rate_bps;
-    c->port_delay[pr] = l->delay_ps;
-    c->port_ser_full[pr] =
+    c->port[pr].node = b->node + tp->node;
+    c->port[pr].peer = b->port + t->port_off[tp->peer] + tp->peer_port;
+    c->port[pr].rate = l->rate_bps;
+    c->port[pr].delay = l->delay_ps;
+    c->port[pr].ser_full =
         base_ser_clock(p->mtu + p->header, (uint64_t)l->rate_bps, p->ser_floor_ns);
-    c->port_ser_ctrl[pr] = base_ser_clock(p->ctrl_bytes, (uint64_t)l->rate_bps, p->ser_floor_ns);
-    c->port_cq_head[pr] = c->port_cq_tail[pr] = -1;
-    c->port_paused_since[pr] = -1;
+    c->port[pr].ser_ctrl = base_ser_clock(p->ctrl_bytes, (uint64_t)l->rate_bps, p->ser_floor_ns);
+    c->port[pr].cq_head = c->port[pr].cq_tail = -1;
+    c->port[pr].paused_since = -1;
     double pmax;
-    eng_params_ecn_for(p, l->rate_bps, &c->port_kmin[pr], &c->port_kmax[pr], &pmax);
-    c->port_pmax_q32[pr] = build_q32(pmax);
-    c->port_err_q32[pr] = build_q32(l->error_rate);
+    eng_params_ecn_for(p, l->rate_bps, &c->port[pr].kmin, &c->port[pr].kmax, &pmax);
+    c->port[pr].pmax_q32 = build_q32(pmax);
+    c->port[pr].err_q32 = build_q32(l->error_rate);
     uint32_t cap = (uint32_t)build_ring_cap(p, l, worst_rings);
-    c->port_ring_off[pr] = b->ring;
-    c->port_ring_mask[pr] = cap - 1;
+    c->port[pr].ring_off = b->ring;
+    c->port[pr].ring_mask = cap - 1;
     b->ring += (int32_t)cap;
     /* PFC frames alternate and a PAUSE needs an arrival on this link, so twice
      * the packets in flight bound the frames in flight. */
-    c->port_pfc_off[pr] = 2 * c->port_ring_off[pr];
-    c->port_pfc_mask[pr] = 2 * cap - 1;
+    c->port[pr].pfc_off = 2 * c->port[pr].ring_off;
+    c->port[pr].pfc_mask = 2 * cap - 1;
   }
 
   eng_build_buffers(c, t, p, b->node, b->port, &b->cls);

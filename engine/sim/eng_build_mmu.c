@@ -24,27 +24,27 @@ void eng_build_buffers(eng_cols_t *c, const topo_t *t, const eng_params_t *p, in
   for (int32_t q = 0; q < 2 * t->n_links; q++) {
     const topo_link_t *l = &t->links[t->ports[q].link];
     int32_t pr = port0 + q;
-    c->port_cls_off[pr] = *cls_next;
-    c->port_rr_cls[pr] = n - 1;
+    c->port[pr].cls_off = *cls_next;
+    c->port[pr].rr_cls = n - 1;
     for (int32_t k = 0; k < n; k++)
-      c->cls_dq_head[*cls_next + k] = c->cls_dq_tail[*cls_next + k] = -1;
+      c->cls[*cls_next + k].dq_head = c->cls[*cls_next + k].dq_tail = -1;
     *cls_next += n;
     /* ns-3: rate x delay / 8 bytes in whole ns, times the factor (ConfigHdrm) */
     int64_t bdp =
         (int64_t)((uint64_t)l->rate_bps * (uint64_t)(l->delay_ps / 1000) / 8 / 1000000000ULL);
-    c->port_hdrm_cap[pr] = p->pfc_headroom > 0 ? (int64_t)(p->pfc_headroom * (double)bdp) : 0;
+    c->port[pr].hdrm_cap = p->pfc_headroom > 0 ? (int64_t)(p->pfc_headroom * (double)bdp) : 0;
     /* ns-3 halves pfc_a_shift per halving of the rate down to the NIC's */
     int64_t a = p->pfc_a16, r = l->rate_bps;
     while (p->pfc_alpha_by_rate && r > nic && a < 65536) {
       a *= 2;
       r /= 2;
     }
-    c->port_pfc_a16[pr] = a;
+    c->port[pr].pfc_a16 = a;
   }
   for (int32_t i = 0; i < t->n_nodes; i++) {
     int64_t fixed = 0;
     for (int32_t q = t->port_off[i]; q < t->port_off[i + 1]; q++)
-      fixed += c->port_hdrm_cap[port0 + q] + p->pfc_reserve;
-    c->node_mmu_fixed[node0 + i] = fixed;
+      fixed += c->port[port0 + q].hdrm_cap + p->pfc_reserve;
+    c->node[node0 + i].mmu_fixed = fixed;
   }
 }

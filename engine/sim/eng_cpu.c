@@ -95,23 +95,23 @@ static void cpu_stats(eng_world_t *w, int threads) {
       int32_t busiest = -1;
       for (int32_t i = 0; prev && i < nx; i++) {
         int32_t x = x0 + i;
-        int64_t d = c->node_c_events[x] - prev[i], s = d - (c->node_c_offpath[x] - prev[nx + i]);
-        prev[i] = c->node_c_events[x];
-        prev[nx + i] = c->node_c_offpath[x];
+        int64_t d = c->node[x].c_events - prev[i], s = d - (c->node[x].c_offpath - prev[nx + i]);
+        prev[i] = c->node[x].c_events;
+        prev[nx + i] = c->node[x].c_offpath;
         events += d;
-        steps += d > 0 && c->node_is_switch[x];
+        steps += d > 0 && c->node[x].is_switch;
         if (s > most) {
           most = s;
           busiest = x;
         }
       }
       cp += most;
-      sw += busiest >= 0 && c->node_is_switch[busiest];
+      sw += busiest >= 0 && c->node[busiest].is_switch;
       windows++;
     }
     free(prev);
     for (int32_t x = x0; x < x0 + nx; x++)
-      phased += c->node_c_phased[x];
+      phased += c->node[x].c_phased;
     fprintf(stderr,
             "stats: experiment %d: %lld windows, %lld events, critical path %lld (the busiest "
             "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f; "

@@ -77,22 +77,22 @@ template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x)
   const int32_t lane = (int32_t)(threadIdx.x & 31), r0 = cu_grank<G>();
   const int32_t e = c->node_exp[x];
   if (c->exp_status[e] != ENG_RUNNING) return;
-  const int idle = eng_node_idle(c, x, e), keys_ok = c->node_keys_ok[x];
+  const int idle = eng_node_idle(c, x, e), keys_ok = c->node[x].keys_ok;
   cu_gsync<G>(); /* every thread has read the flags its first clears */
   if (idle) {
     if (r0 == 0 && c->node_next[x] < ENG_INF)
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c,       x, e, c->node_id[x], c->exp_seed[e],     c->node_now[x],
-                 ENG_INF, 0, 0, NULL,          c->node_port_off[x]};
+  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
   if (r0 == 0) {
     c->node_woken[x] = 0;
-    c->node_keys_ok[x] = 1;
+    c->node[x].keys_ok = 1;
     eng_node_schedule(&k);
   }
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
-  const int32_t p0 = k.p0, np = c->node_n_ports[x];
+  const int32_t p0 = k.p0, np = c->node[x].n_ports;
   if (c->exp_phases[e] != ENG_PHASES_OFF && cu_ph) {
     cu_gsync<G>(); /* the first thread's writes above are seen */
     if (cu_phase_ok<G>(&k)) {
@@ -211,7 +211,7 @@ static __global__ void __launch_bounds__(128, 4)
 #define CU_FIRST_port
 #define CU_FIRST_exp
 #define CU_LCALL_node(fn, i)                                                                       \
-  if (!SW || !cu_c.node_is_switch[i]) fn(CU_C, i)
+  if (!SW || !cu_c.node[i].is_switch) fn(CU_C, i)
 #define CU_LCALL_port CU_CALL_port
 #define CU_LCALL_exp CU_CALL_exp
 
@@ -380,7 +380,7 @@ static size_t cu_layout(const eng_world_t *w, eng_cols_t *d, char *base, size_t 
   for (int storage = 0; storage < 2; storage++) {
 #define CU_PLACE(tab, type, name)                                                                  \
   if (eng_table_is_storage(ENG_T_##tab) == storage) {                                              \
-    d->tab##_##name = (type *)(base + off);                                                        \
+    d->name = (type *)(base + off);                                                        \
     off += (col_bytes(w, ENG_T_##tab, sizeof(type)) + 255) & ~(size_t)255;                         \
   }
     ENG_COLUMNS(CU_PLACE)
@@ -408,7 +408,7 @@ static int cu_move(eng_world_t *w, char *arena, size_t moved, int up, char *err,
     size_t n_ = col_bytes(w, ENG_T_##tab, sizeof(type));                                           \
     size_t a_ = off > c0 ? off : c0, b_ = off + n_ < c1 ? off + n_ : c1;                           \
     if (a_ < b_) {                                                                                 \
-      char *h_ = (char *)w->c.tab##_##name + (a_ - off);                                           \
+      char *h_ = (char *)w->c.name + (a_ - off);                                           \
       if (up)                                                                                      \
         memcpy(cu_stage + (a_ - c0), h_, b_ - a_);                                                 \
       else                                                                                         \
@@ -531,7 +531,7 @@ static int32_t *cu_node_slots(const eng_world_t *w, int64_t budget, int32_t *n_s
   int32_t *slots = NULL;
   if (!sw || !taken) goto done;
   for (int32_t x = 0; x < n; x++)
-    if (w->c.node_is_switch[x]) sw[n_sw++] = (cu_sw_t){w->c.node_n_ports[x], x};
+    if (w->c.node[x].is_switch) sw[n_sw++] = (cu_sw_t){w->c.node[x].n_ports, x};
   qsort(sw, (size_t)n_sw, sizeof *sw, cu_sw_cmp);
   *blocks = 0; /* the largest come first and the rule grows with the ports: a prefix */
   if (spread)
@@ -676,7 +676,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
     int32_t n_sw = 0, q = 0;
     for (int32_t x = 0; x < n.node; x++)
-      n_sw += w->c.node_is_switch[x] != 0;
+      n_sw += w->c.node[x].is_switch != 0;
     sw = (int32_t *)malloc(sizeof(int32_t) * ((size_t)n.exp + 1 + (size_t)n_sw));
     if (!sw) {
       snprintf(err, errlen, "out of memory for the switch rows of %d nodes", n.node);
@@ -685,7 +685,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     for (int32_t e = 0; e < n.exp; e++) {
       sw[e] = q;
       for (int32_t x = w->c.exp_node_off[e]; x < w->c.exp_node_off[e] + w->c.exp_n_nodes[e]; x++)
-        if (w->c.node_is_switch[x]) sw[n.exp + 1 + q++] = x;
+        if (w->c.node[x].is_switch) sw[n.exp + 1 + q++] = x;
     }
     sw[n.exp] = q;
     BASE_CUDA_TRY(

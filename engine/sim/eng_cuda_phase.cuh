@@ -112,7 +112,7 @@ template <int G> static __device__ __forceinline__ int32_t cu_gscan(int32_t s) {
  * arrivals. One thread alone read every port of a rail switch at every
  * window. */
 template <int G> static __device__ int cu_phase_ok(const eng_ctx_t *k) {
-  const int32_t r0 = cu_grank<G>(), np = k->c->node_n_ports[k->x];
+  const int32_t r0 = cu_grank<G>(), np = k->c->node[k->x].n_ports;
   const int64_t t_end = k->c->exp_t_end[k->e];
   if (np > CU_PH_PORTS || !eng_phase_node_ok(k)) return 0;
   int64_t n = 0, bytes = 0;
@@ -147,7 +147,7 @@ static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t 
 template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head, int32_t *sc) {
   const int32_t r0 = cu_grank<G>(), P = 32 * G;
   eng_cols_t *c = k.c;
-  const int32_t x = k.x, e = k.e, p0 = k.p0, np = c->node_n_ports[x];
+  const int32_t x = k.x, e = k.e, p0 = k.p0, np = c->node[x].n_ports;
   const int64_t t_end = c->exp_t_end[e], now0 = k.now;
   int32_t *cnt = head, *end = head + CU_PH_PORTS;
   int64_t *ent = (int64_t *)sc;
@@ -158,9 +158,9 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   if (r0 == 0) head[2 * CU_PH_PORTS] = 0; /* the lock */
   cu_gsync<G>();
   for (int32_t lp = r0; lp < np; lp += P) { /* S1 */
-    const int32_t in = c->port_peer[p0 + lp];
+    const int32_t in = c->port[p0 + lp].peer;
     int32_t n = 0;
-    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++, n++) {
+    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
       eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
       pk->next = eng_route_relay(c, x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
       if (pk->next >= 0) {
@@ -188,8 +188,8 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   }
   cu_gsync<G>();
   for (int32_t lp = r0; lp < np; lp += P) {
-    const int32_t in = c->port_peer[p0 + lp];
-    const uint32_t h = c->port_ring_head[in];
+    const int32_t in = c->port[p0 + lp].peer;
+    const uint32_t h = c->port[in].ring_head;
     for (uint32_t j = h; eng_phase_due(c, in, j, t_end); j++) {
       const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
       if (o >= 0) ent[atomicAdd(&end[o], 1)] = (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
@@ -231,11 +231,11 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   k.lock = NULL;
   cu_gsync<G>();
   for (int32_t lp = r0; lp < np; lp += P) { /* every arrival of the window is consumed */
-    const int32_t in = c->port_peer[p0 + lp];
-    uint32_t j = c->port_ring_head[in];
+    const int32_t in = c->port[p0 + lp].peer;
+    uint32_t j = c->port[in].ring_head;
     while (eng_phase_due(c, in, j, t_end))
       j++;
-    c->port_ring_head[in] = j;
+    c->port[in].ring_head = j;
   }
   events = cu_greduce32<G, CU_SUM>(events);
   const int32_t span = cu_greduce32<G, CU_MAX>(most_in) + cu_greduce32<G, CU_MAX>(most_out);
@@ -249,8 +249,8 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   }
   best = cu_greduce<G, CU_MIN>(best);
   if (r0 == 0) {
-    c->node_c_phased[x]++;
-    c->node_c_offpath[x] += events - span;
+    c->node[x].c_phased++;
+    c->node[x].c_offpath += events - span;
     k.events = events;
     eng_node_end(&k, best);
   }

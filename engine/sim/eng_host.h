@@ -9,20 +9,20 @@
 
 /* Payload bytes of flow f sent but not acknowledged. */
 ENG_INLINE int64_t eng_inflight(const eng_cols_t *c, int32_t f, int32_t mtu) {
-  uint64_t hi = (uint64_t)c->flow_snd_nxt[f] * (uint64_t)mtu;
-  if (hi > c->flow_bytes[f]) hi = c->flow_bytes[f];
-  return (int64_t)(hi - (uint64_t)c->flow_snd_una[f] * (uint64_t)mtu);
+  uint64_t hi = (uint64_t)c->flow[f].snd_nxt * (uint64_t)mtu;
+  if (hi > c->flow[f].bytes) hi = c->flow[f].bytes;
+  return (int64_t)(hi - (uint64_t)c->flow[f].snd_una * (uint64_t)mtu);
 }
 
 /* Whether flow f has ended (its sender has every byte acknowledged). */
 ENG_INLINE int eng_flow_done(const eng_cols_t *c, int32_t f) {
-  return c->task_end[c->flow_task[f]] >= 0;
+  return c->task_end[c->flow[f].task] >= 0;
 }
 
 /* Time of flow f's next timer: retransmission or congestion control. */
 ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
   int64_t t = cc_timer_at(eng_cca(c, e, f), &c->exp_ccp[e]);
-  return c->flow_rto_at[f] < t ? c->flow_rto_at[f] : t;
+  return c->flow[f].rto_at < t ? c->flow[f].rto_at : t;
 }
 
 /* After any change to started flow f's sender state, at k->now: is it eligible
@@ -31,29 +31,29 @@ ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
  * congestion control, or the pacing time at which it becomes eligible)? */
 ENG_OUTLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
-  int32_t x = k->x, t = c->flow_task[f], lp = -1;
+  int32_t x = k->x, t = c->flow[f].task, lp = -1;
   int64_t wake = ENG_INF;
-  if (!eng_flow_done(c, f) && c->flow_snd_nxt[f] < c->flow_npkts[f]) {
-    int64_t r = cc_ready_at(&c->flow_cc[f], eng_cca(c, k->e, f), &c->exp_ccp[k->e],
+  if (!eng_flow_done(c, f) && c->flow[f].snd_nxt < c->flow[f].npkts) {
+    int64_t r = cc_ready_at(&c->flow[f].cc, eng_cca(c, k->e, f), &c->exp_ccp[k->e],
                             eng_inflight(c, f, c->exp_mtu[k->e]));
     if (r <= k->now)
-      lp = eng_route(c, x, f, ENG_PKT_DATA, c->flow_snd_nxt[f]);
+      lp = eng_route(c, x, f, ENG_PKT_DATA, c->flow[f].snd_nxt);
     else if (r != CC_NEVER)
       wake = r;
   }
   eng_ready_at(c, x, f, lp);
   int64_t at = eng_flow_timer(c, k->e, f);
   if (wake < at) at = wake;
-  eng_heap_set(c, x, t, eng_key(at, ENG_EV_TIMER), c->flow_rank[f]);
+  eng_heap_set(c, x, t, eng_key(at, ENG_EV_TIMER), c->flow[f].rank);
 }
 
 /* Flow f starts at k->now: it takes the next rank of its source. */
 ENG_INLINE void eng_flow_begin(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
-  int32_t r = c->node_n_ranks[k->x]++;
-  c->flow_rank[f] = r;
-  c->rank_flow[c->node_flow_off[k->x] + r] = f;
-  c->flow_start[f] = k->now;
+  int32_t r = c->node[k->x].n_ranks++;
+  c->flow[f].rank = r;
+  c->rank_flow[c->node[k->x].flow_off + r] = f;
+  c->flow[f].start = k->now;
   eng_flow_eval(k, f);
 }
 
@@ -62,14 +62,14 @@ ENG_INLINE void eng_flow_begin(eng_ctx_t *k, int32_t f) {
  * rr+1, rr+2, ...). */
 ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = k->p0 + lp, first = -1, r = c->node_rr[k->x];
+  int32_t p = k->p0 + lp, first = -1, r = c->node[k->x].rr;
   for (;;) {
     r = eng_ready_next(c, k->x, lp, r);
     if (r < 0 || r == first) return -1;
     if (first < 0) first = r;
-    int32_t f = c->rank_flow[c->node_flow_off[k->x] + r];
-    if (!c->port_paused[p] || !c->cls_paused[eng_cls(c, p, c->flow_cls[f])]) {
-      c->node_rr[k->x] = r;
+    int32_t f = c->rank_flow[c->node[k->x].flow_off + r];
+    if (!c->port[p].paused || !c->cls[eng_cls(c, p, c->flow[f].cls)].paused) {
+      c->node[k->x].rr = r;
       return f;
     }
   }
@@ -105,18 +105,18 @@ ENG_OUTLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
 ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t e = k->e;
-  uint32_t psn = c->flow_snd_nxt[f];
+  uint32_t psn = c->flow[f].snd_nxt;
   eng_pkt_t pk =
       eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
-                   eng_payload(c->flow_bytes[f], psn, c->exp_mtu[e]) + c->exp_header[e], 0);
-  c->flow_snd_nxt[f] = psn + 1;
-  if (psn < c->flow_max_sent[f]) {
-    c->node_c_retx[k->x]++;
-    c->node_c_retx_bytes[k->x] += pk.wire - c->exp_header[e];
+                   eng_payload(c->flow[f].bytes, psn, c->exp_mtu[e]) + c->exp_header[e], 0);
+  c->flow[f].snd_nxt = psn + 1;
+  if (psn < c->flow[f].max_sent) {
+    c->node[k->x].c_retx++;
+    c->node[k->x].c_retx_bytes += pk.wire - c->exp_header[e];
   }
-  if (psn + 1 > c->flow_max_sent[f]) c->flow_max_sent[f] = psn + 1;
-  if (c->flow_rto_at[f] == ENG_INF) c->flow_rto_at[f] = k->now + c->exp_rto[e];
-  cc_on_send(&c->flow_cc[f], eng_cca(c, e, f), &c->exp_ccp[e], k->now, pk.wire);
+  if (psn + 1 > c->flow[f].max_sent) c->flow[f].max_sent = psn + 1;
+  if (c->flow[f].rto_at == ENG_INF) c->flow[f].rto_at = k->now + c->exp_rto[e];
+  cc_on_send(&c->flow[f].cc, eng_cca(c, e, f), &c->exp_ccp[e], k->now, pk.wire);
   return pk;
 }
 
@@ -130,12 +130,12 @@ ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a
     eng_fail(k, ENG_FAIL_ROUTE);
     return;
   }
-  if (c->node_host_free[k->x] == 0) {
-    c->node_c_drops[k->x]++;
+  if (c->node[k->x].host_free == 0) {
+    c->node[k->x].c_drops++;
     return;
   }
-  c->node_host_free[k->x]--;
-  if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node_c_cnps[k->x]++;
+  c->node[k->x].host_free--;
+  if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node[k->x].c_cnps++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT));
   eng_enqueue(k, k->p0 + lp, pk, in, -1);
@@ -147,12 +147,12 @@ ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a
 ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uint8_t ece,
                                       const cc_int_t *in) {
   eng_cols_t *c = k->c;
-  uint32_t rcv = c->flow_rcv_nxt[f], every = (uint32_t)c->exp_ack_every[k->e];
-  eng_rxmap_t *m = &c->flow_rx_map[f];
+  uint32_t rcv = c->flow[f].rcv_nxt, every = (uint32_t)c->exp_ack_every[k->e];
+  eng_rxmap_t *m = &c->flow[f].rx_map;
   if (psn > rcv) {
     uint32_t i = psn - rcv - 1;
     if (i >= ENG_RX_WINDOW)
-      c->node_c_drops[k->x]++;
+      c->node[k->x].c_drops++;
     else
       m->w[i / 64] |= 1ULL << (i % 64);
     return;
@@ -166,8 +166,8 @@ ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uin
   }
   for (int j = 0; j < ENG_RX_WORDS; j++) /* drop the bit of rcv itself */
     m->w[j] = (m->w[j] >> 1) | (j + 1 < ENG_RX_WORDS ? m->w[j + 1] << 63 : 0);
-  c->flow_rcv_nxt[f] = rcv;
-  if (rcv / every > old / every || rcv == c->flow_npkts[f])
+  c->flow[f].rcv_nxt = rcv;
+  if (rcv / every > old / every || rcv == c->flow[f].npkts)
     eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
 }
 
@@ -176,31 +176,31 @@ ENG_INLINE void eng_host_recv_reorder(eng_ctx_t *k, int32_t f, uint32_t psn, uin
 ENG_INLINE void eng_host_recv_data(eng_ctx_t *k, const eng_pkt_t *pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t f = (int32_t)pk->flow;
-  uint32_t rcv = c->flow_rcv_nxt[f];
+  uint32_t rcv = c->flow[f].rcv_nxt;
   uint8_t ece = (pk->flags & ENG_F_CE) ? ENG_F_ECE : 0;
   if (c->exp_reorder[k->e] && pk->psn >= rcv) {
     eng_host_recv_reorder(k, f, pk->psn, ece, in);
   } else if (pk->psn == rcv) {
     rcv++;
-    c->flow_rcv_nxt[f] = rcv;
-    if (rcv % (uint32_t)c->exp_ack_every[k->e] == 0 || rcv == c->flow_npkts[f])
+    c->flow[f].rcv_nxt = rcv;
+    if (rcv % (uint32_t)c->exp_ack_every[k->e] == 0 || rcv == c->flow[f].npkts)
       eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
   } else if (pk->psn > rcv) {
-    if (c->flow_nack_for[f] != rcv) {
-      c->flow_nack_for[f] = rcv;
+    if (c->flow[f].nack_for != rcv) {
+      c->flow[f].nack_for = rcv;
       eng_host_ctrl(k, f, ENG_PKT_NACK, rcv, ece, in);
     }
   } else {
     eng_host_ctrl(k, f, ENG_PKT_ACK, rcv, ece, in);
   }
-  if (ece && cc_np_cnp(&c->exp_ccp[k->e], c->flow_cnp_last[f], k->now)) {
-    c->flow_cnp_last[f] = k->now;
-    c->node_c_cnps[k->x]++;
+  if (ece && cc_np_cnp(&c->exp_ccp[k->e], c->flow[f].cnp_last, k->now)) {
+    c->flow[f].cnp_last = k->now;
+    c->node[k->x].c_cnps++;
     eng_host_ctrl(k, f, ENG_PKT_CNP, 0, 0, NULL);
   }
-  if (c->flow_rcv_nxt[f] == c->flow_npkts[f] && c->flow_recv[f] < 0) { /* reception complete */
-    eng_store_i64(&c->flow_recv[f], k->now);
-    eng_task_notify(k, c->flow_task[f], TG_ON_RECV);
+  if (c->flow[f].rcv_nxt == c->flow[f].npkts && c->flow[f].recv < 0) { /* reception complete */
+    eng_store_i64(&c->flow[f].recv, k->now);
+    eng_task_notify(k, c->flow[f].task, TG_ON_RECV);
   }
 }
 
@@ -215,28 +215,28 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
     }
     return;
   }
-  uint32_t a = pk->psn, una = c->flow_snd_una[f], n = c->flow_npkts[f];
+  uint32_t a = pk->psn, una = c->flow[f].snd_una, n = c->flow[f].npkts;
   int64_t rto = c->exp_rto[k->e];
   if (pk->type == ENG_PKT_ACK) {
     if (a > una) {
-      c->flow_snd_una[f] = a;
-      c->flow_rto_at[f] = a < n ? k->now + rto : ENG_INF;
+      c->flow[f].snd_una = a;
+      c->flow[f].rto_at = a < n ? k->now + rto : ENG_INF;
     }
   } else if (a >= una) {
-    c->flow_snd_una[f] = a;
-    c->flow_snd_nxt[f] = a;
-    c->flow_rto_at[f] = k->now + rto;
+    c->flow[f].snd_una = a;
+    c->flow[f].snd_nxt = a;
+    c->flow[f].rto_at = k->now + rto;
   }
-  uint32_t una2 = c->flow_snd_una[f];
-  if (c->flow_snd_nxt[f] < una2) c->flow_snd_nxt[f] = una2;
-  cc_on_ack(&c->flow_cc[f], eng_cca(c, k->e, f), &c->exp_ccp[k->e], una2 - una,
-            (pk->flags & ENG_F_ECE) != 0, una2, c->flow_snd_nxt[f], c->exp_mtu[k->e], a, in);
+  uint32_t una2 = c->flow[f].snd_una;
+  if (c->flow[f].snd_nxt < una2) c->flow[f].snd_nxt = una2;
+  cc_on_ack(&c->flow[f].cc, eng_cca(c, k->e, f), &c->exp_ccp[k->e], una2 - una,
+            (pk->flags & ENG_F_ECE) != 0, una2, c->flow[f].snd_nxt, c->exp_mtu[k->e], a, in);
   if ((pk->flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e]) && !eng_flow_done(c, f))
     cc_on_cnp(eng_cca(c, k->e, f), &c->exp_ccp[k->e], k->now);
   if (una2 == n && !eng_flow_done(c, f)) {
-    c->flow_rto_at[f] = ENG_INF;
+    c->flow[f].rto_at = ENG_INF;
     cc_on_finish(eng_cca(c, k->e, f), &c->exp_ccp[k->e]);
-    eng_task_end_now(k, c->flow_task[f]);
+    eng_task_end_now(k, c->flow[f].task);
   }
   eng_flow_eval(k, f);
 }
@@ -245,14 +245,14 @@ ENG_INLINE void eng_host_recv_ctrl(eng_ctx_t *k, const eng_pkt_t *pk, const cc_i
  * or only its pacing time came. */
 ENG_INLINE void eng_host_timer(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
-  if (c->flow_rto_at[f] == k->now && c->flow_snd_una[f] < c->flow_npkts[f]) {
-    c->flow_snd_nxt[f] = c->flow_snd_una[f];
-    c->flow_rto_at[f] = k->now + c->exp_rto[k->e];
-    c->node_c_timeouts[k->x]++;
+  if (c->flow[f].rto_at == k->now && c->flow[f].snd_una < c->flow[f].npkts) {
+    c->flow[f].snd_nxt = c->flow[f].snd_una;
+    c->flow[f].rto_at = k->now + c->exp_rto[k->e];
+    c->node[k->x].c_timeouts++;
   }
   void *a = eng_cca(c, k->e, f);
   if (cc_timer_at(a, &c->exp_ccp[k->e]) == k->now)
-    cc_on_timer(&c->flow_cc[f], a, &c->exp_ccp[k->e], k->now);
+    cc_on_timer(&c->flow[f].cc, a, &c->exp_ccp[k->e], k->now);
   eng_flow_eval(k, f);
 }
 

@@ -22,8 +22,8 @@ ENG_INLINE int64_t eng_shared_of(const eng_cols_t *c, int32_t e, int64_t in) {
 /* PFC threshold of ingress port ip (global) of node x now (bytes). */
 ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x, int32_t ip) {
   if (c->exp_pfc_xoff[e] > 0) return c->exp_pfc_xoff[e];
-  int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - c->node_shared[x];
-  return free_b > 0 ? (free_b * c->port_pfc_a16[ip]) >> 16 : 0;
+  int64_t free_b = c->exp_buffer[e] - c->node[x].mmu_fixed - c->node[x].shared;
+  return free_b > 0 ? (free_b * c->port[ip].pfc_a16) >> 16 : 0;
 }
 
 /* Sends a PAUSE (1) or RESUME (0) frame of class cl upstream on port p (global)
@@ -32,29 +32,29 @@ ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x, int32_t i
  * for its serialisation. */
 ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uint8_t pause) {
   eng_cols_t *c = k->c;
-  uint32_t tail = c->port_pfc_tail[p];
-  if (tail - c->port_pfc_hsnap[p] > c->port_pfc_mask[p]) {
+  uint32_t tail = c->port[p].pfc_tail;
+  if (tail - c->port[p].pfc_hsnap > c->port[p].pfc_mask) {
     eng_fail(k, ENG_FAIL_PFC_RING);
     return;
   }
   int64_t at = k->now;
   int32_t bytes = c->exp_pfc_frame_bytes[k->e];
   if (bytes > 0) {
-    int64_t ser = base_ser_clock(bytes, (uint64_t)c->port_rate[p], c->exp_ser_floor_ns[k->e]);
-    if (c->port_busy_until[p] > at) at = c->port_busy_until[p];
+    int64_t ser = base_ser_clock(bytes, (uint64_t)c->port[p].rate, c->exp_ser_floor_ns[k->e]);
+    if (c->port[p].busy_until > at) at = c->port[p].busy_until;
     at += ser;
-    c->port_busy_until[p] = at;
-    c->port_busy_ps[p] += ser;
-    c->port_tx_bytes[p] += (uint64_t)bytes;
+    c->port[p].busy_until = at;
+    c->port[p].busy_ps += ser;
+    c->port[p].tx_bytes += (uint64_t)bytes;
     k->pfc_busy = 1;
   }
-  at += c->port_delay[p];
-  int32_t slot = c->port_pfc_off[p] + (int32_t)(tail & c->port_pfc_mask[p]);
+  at += c->port[p].delay;
+  int32_t slot = c->port[p].pfc_off + (int32_t)(tail & c->port[p].pfc_mask);
   c->pfc_t[slot] = at;
   c->pfc_pause[slot] = (uint8_t)(cl * 2 + pause);
-  c->port_pfc_tail[p] = tail + 1;
-  c->cls_pause_sent[q] = pause;
-  if (pause) c->node_c_pauses[k->x]++;
+  c->port[p].pfc_tail = tail + 1;
+  c->cls[q].pause_sent = pause;
+  if (pause) c->node[k->x].c_pauses++;
   if (at < k->emit_min) k->emit_min = at;
 }
 
@@ -66,22 +66,23 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
 ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
-  int64_t in = c->cls_in_bytes[q], sh = eng_shared_of(c, e, in);
+  int64_t in = c->cls[q].in_bytes, sh = eng_shared_of(c, e, in);
   if (c->exp_pfc_headroom[e] < 0) {
-    if (c->node_buf_used[x] + w > c->exp_buffer[e]) return 0;
+    if (c->node[x].buf_used + w > c->exp_buffer[e]) return 0;
   } else {
     int64_t xoff = eng_xoff(c, e, x, ip);
-    if (w + c->cls_hdrm[q] > c->port_hdrm_cap[ip] && w + sh > xoff) return 0;
+    if (w + c->cls[q].hdrm > c->port[ip].hdrm_cap && w + sh > xoff) return 0;
     if (in + w - c->exp_pfc_reserve[e] > xoff) { /* beyond the threshold: headroom */
-      c->cls_hdrm[q] += w; /* (never with k->lock: eng_phase_ok) */
-      eng_node_add_i64(k->lock, &c->node_buf_used[x], w);
+      c->cls[q].hdrm += w; /* (never with k->lock: eng_phase_ok) */
+      eng_node_add_i64(k->lock, &c->node[x].buf_used, w);
       return 1;
     }
   }
   /* `in` again: with k->lock, other egresses may have changed it meanwhile */
-  in = eng_node_add_i64(k->lock, &c->cls_in_bytes[q], w);
-  eng_node_add_i64(k->lock, &c->node_shared[x], eng_shared_of(c, e, in + w) - eng_shared_of(c, e, in));
-  eng_node_add_i64(k->lock, &c->node_buf_used[x], w);
+  in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
+  eng_node_add_i64(k->lock, &c->node[x].shared,
+                   eng_shared_of(c, e, in + w) - eng_shared_of(c, e, in));
+  eng_node_add_i64(k->lock, &c->node[x].buf_used, w);
   return 1;
 }
 
@@ -90,9 +91,9 @@ ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
 ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
   eng_cols_t *c = k->c;
   int32_t q = eng_cls(c, ip, cl);
-  if (!c->exp_pfc[k->e] || c->cls_pause_sent[q]) return;
-  if (c->cls_hdrm[q] > 0 ||
-      eng_shared_of(c, k->e, c->cls_in_bytes[q]) >= eng_xoff(c, k->e, k->x, ip))
+  if (!c->exp_pfc[k->e] || c->cls[q].pause_sent) return;
+  if (c->cls[q].hdrm > 0 ||
+      eng_shared_of(c, k->e, c->cls[q].in_bytes) >= eng_xoff(c, k->e, k->x, ip))
     eng_pfc_send(k, ip, q, cl, 1);
 }
 
@@ -103,12 +104,14 @@ ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
 ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
-  int64_t from_h = c->cls_hdrm[q] < w ? c->cls_hdrm[q] : w; /* 0 with k->lock */
-  if (from_h) c->cls_hdrm[q] -= from_h;
-  int64_t in = eng_node_add_i64(k->lock, &c->cls_in_bytes[q], -(w - from_h)), rest = in - (w - from_h);
-  eng_node_add_i64(k->lock, &c->node_shared[x], eng_shared_of(c, e, rest) - eng_shared_of(c, e, in));
-  eng_node_add_i64(k->lock, &c->node_buf_used[x], -w);
-  if (!c->exp_pfc[e] || !c->cls_pause_sent[q] || c->cls_hdrm[q] > 0) return;
+  int64_t from_h = c->cls[q].hdrm < w ? c->cls[q].hdrm : w; /* 0 with k->lock */
+  if (from_h) c->cls[q].hdrm -= from_h;
+  int64_t in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, -(w - from_h));
+  int64_t rest = in - (w - from_h);
+  eng_node_add_i64(k->lock, &c->node[x].shared,
+                   eng_shared_of(c, e, rest) - eng_shared_of(c, e, in));
+  eng_node_add_i64(k->lock, &c->node[x].buf_used, -w);
+  if (!c->exp_pfc[e] || !c->cls[q].pause_sent || c->cls[q].hdrm > 0) return;
   int64_t sh = eng_shared_of(c, e, rest);
   if (sh == 0 || sh + c->exp_pfc_resume[e] <= eng_xoff(c, e, x, ip)) eng_pfc_send(k, ip, q, cl, 0);
 }

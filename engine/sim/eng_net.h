@@ -19,10 +19,10 @@ typedef struct eng_ctx_t {
   int64_t now;      /* ps */
   int64_t emit_min; /* earliest arrival this step put on a link, ps */
   int32_t pfc_busy; /* a PFC frame took transmission time on a port (pfc_frame_bytes) */
-  int32_t events;   /* events this step took (added to node_c_events at its end) */
+  int32_t events;   /* events this step took (added to its node's c_events at its end) */
   int *lock;        /* the node's ports on threads of their own (port phases on the GPU): the
                      * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
-  int32_t p0;       /* the node's first port row (node_port_off[x]): on the GPU a read each port's
+  int32_t p0;       /* the node's first port row (node[x].port_off): on the GPU a read each port's
                      * row would otherwise wait for, after any write */
 } eng_ctx_t;
 
@@ -78,11 +78,11 @@ ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
 ENG_INLINE void *eng_cca(const eng_cols_t *c, int32_t e, int32_t f) {
   switch (c->exp_ccp[e].kind) {
   case CC_DCQCN:
-    return &c->dcqcn_s[c->flow_ccx[f]];
+    return &c->dcqcn_s[c->flow[f].ccx];
   case CC_DCTCP:
-    return &c->dctcp_s[c->flow_ccx[f]];
+    return &c->dctcp_s[c->flow[f].ccx];
   case CC_HPCC:
-    return &c->hpcc_s[c->flow_ccx[f]];
+    return &c->hpcc_s[c->flow[f].ccx];
   default:
     return NULL;
   }
@@ -91,12 +91,12 @@ ENG_INLINE void *eng_cca(const eng_cols_t *c, int32_t e, int32_t f) {
 /* The end of flow f a packet heads for: the destination for data, the source
  * for ACK/NACK/CNP. */
 ENG_INLINE const eng_fend_t *eng_flow_to(const eng_cols_t *c, int32_t f, int data) {
-  return &c->flow_hdr[f].end[data ? 1 : 0];
+  return &c->flow[f].hdr.end[data ? 1 : 0];
 }
 
 /* Node row of flow f's destination. */
 ENG_INLINE int32_t eng_flow_dst(const eng_cols_t *c, int32_t f) {
-  return c->flow_hdr[f].end[1].node;
+  return c->flow[f].hdr.end[1].node;
 }
 
 /* Equal-cost candidates of node x for a packet heading for end d: writes the
@@ -104,13 +104,13 @@ ENG_INLINE int32_t eng_flow_dst(const eng_cols_t *c, int32_t f) {
  * model.md), -1 when there is a set, -2 when there is no route. */
 ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_t *d, uint32_t *lo,
                                  uint32_t *n) {
-  if (c->node_n_ports[x] == 1) return 0;
+  if (c->node[x].n_ports == 1) return 0;
   if (d->edge_node == x) return d->edge_port;
-  int32_t row = c->node_route_row[x];
+  int32_t row = c->node[x].route_row;
   if (row < 0) return -2;
   uint32_t sid = c->route_set[row + d->group];
   if (sid == TOPO_NO_ROUTE) return -2;
-  int32_t set = c->node_set_base[x] + (int32_t)sid;
+  int32_t set = c->node[x].set_base + (int32_t)sid;
   *lo = c->set_off[set];
   *n = c->set_off[set + 1] - *lo;
   return -1;
@@ -130,8 +130,8 @@ ENG_INLINE uint32_t eng_ecmp_pick(int32_t ns3, uint32_t h, uint32_t n) {
 ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhdr_t *h, int data,
                                    int32_t ns3) {
   const eng_fend_t *s = &h->end[data ? 0 : 1], *d = &h->end[data ? 1 : 0];
-  if (ns3) return eng_hash_ecmp_ns3(c->node_id[x], s->id, d->id, s->port, d->port);
-  return eng_hash_ecmp(c->node_id[x], s->id, d->id, s->port, d->port);
+  if (ns3) return eng_hash_ecmp_ns3(c->node[x].id, s->id, d->id, s->port, d->port);
+  return eng_hash_ecmp(c->node[x].id, s->id, d->id, s->port, d->port);
 }
 
 /* Local egress port of node x for a packet of flow f (type, psn); -1: no
@@ -140,7 +140,7 @@ ENG_INLINE uint32_t eng_route_hash(const eng_cols_t *c, int32_t x, const eng_fhd
 ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t type,
                              uint32_t psn) {
   int data = type == ENG_PKT_DATA;
-  const eng_fhdr_t *hd = &c->flow_hdr[f];
+  const eng_fhdr_t *hd = &c->flow[f].hdr;
   uint32_t lo = 0, n = 0;
   int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
@@ -148,7 +148,7 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
   if (c->exp_lb[e] == ENG_LB_SPRAY)
     return (int32_t)
         c->setport_port[lo +
-                        eng_hash_spray(c->node_id[x], (uint32_t)hd->idx, psn, data ? 0u : 1u) % n];
+                        eng_hash_spray(c->node[x].id, (uint32_t)hd->idx, psn, data ? 0u : 1u) % n];
   int32_t ns3 = c->exp_ecmp_ns3[e];
   return (int32_t)c->setport_port[lo + eng_ecmp_pick(ns3, eng_route_hash(c, x, hd, data, ns3), n)];
 }
@@ -161,25 +161,25 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
 ENG_COLD int32_t eng_route_flowlet(eng_cols_t *c, int32_t x, int32_t f, uint8_t type, int64_t now) {
   int32_t e = c->node_exp[x];
   int data = type == ENG_PKT_DATA;
-  const eng_fhdr_t *hd = &c->flow_hdr[f];
+  const eng_fhdr_t *hd = &c->flow[f].hdr;
   uint32_t lo = 0, n = 0;
   int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
   if (direct != -1) return direct < 0 ? -1 : direct;
   int32_t ns3 = c->exp_ecmp_ns3[e];
   uint32_t h = eng_route_hash(c, x, hd, data, ns3);
   uint32_t key = (uint32_t)hd->idx * 2u + (data ? 0u : 1u);
-  eng_flowlet_t *fl = &c->flet_entry[c->node_flet_off[x] + (int32_t)(h % ENG_FLOWLETS)];
+  eng_flowlet_t *fl = &c->flet_entry[c->node[x].flet_off + (int32_t)(h % ENG_FLOWLETS)];
   if (fl->key == key && fl->port >= 0 && now - fl->last <= c->exp_flowlet_gap[e]) {
     fl->last = now;
     return fl->port;
   }
   uint32_t first = eng_ecmp_pick(ns3, h, n);
   int32_t best = (int32_t)c->setport_port[lo + first];
-  int64_t q = c->port_q_bytes[c->node_port_off[x] + best];
+  int64_t q = c->port[c->node[x].port_off + best].q_bytes;
   for (uint32_t j = 1; j < n; j++) {
     int32_t lp = (int32_t)c->setport_port[lo + (first + j) % n];
-    if (c->port_q_bytes[c->node_port_off[x] + lp] < q) {
-      q = c->port_q_bytes[c->node_port_off[x] + lp];
+    if (c->port[c->node[x].port_off + lp].q_bytes < q) {
+      q = c->port[c->node[x].port_off + lp].q_bytes;
       best = lp;
     }
   }
@@ -205,11 +205,11 @@ ENG_INLINE int32_t eng_pool_take(const eng_ctx_t *k) {
   eng_cols_t *c = k->c;
   int32_t x = k->x;
   eng_lock(k->lock);
-  int32_t s = c->node_free_head[x];
+  int32_t s = c->node[x].free_head;
   if (s < 0)
-    s = c->node_pool_next[x]++;
+    s = c->node[x].pool_next++;
   else
-    c->node_free_head[x] = c->pool_pkt[s].next;
+    c->node[x].free_head = c->pool_pkt[s].next;
   eng_unlock(k->lock);
   return s;
 }
@@ -218,12 +218,12 @@ ENG_INLINE void eng_pool_give(const eng_ctx_t *k, int32_t s) {
   eng_cols_t *c = k->c;
   int32_t x = k->x;
   if (c->pool_pkt[s].flags & ENG_F_HOSTSLOT)
-    eng_node_add_i32(k->lock, &c->node_host_free[x], 1);
+    eng_node_add_i32(k->lock, &c->node[x].host_free, 1);
   else
-    eng_node_add_i32(k->lock, &c->node_sw_free[x], 1);
+    eng_node_add_i32(k->lock, &c->node[x].sw_free, 1);
   eng_lock(k->lock);
-  c->pool_pkt[s].next = c->node_free_head[x];
-  c->node_free_head[x] = s;
+  c->pool_pkt[s].next = c->node[x].free_head;
+  c->node[x].free_head = s;
   eng_unlock(k->lock);
 }
 
@@ -251,7 +251,7 @@ ENG_INLINE cc_int_t *eng_int(const eng_cols_t *c, int32_t e, cc_int_t *table, in
 
 /* Row of class `cl` of port p (global) in the class table. */
 ENG_INLINE int32_t eng_cls(const eng_cols_t *c, int32_t p, int32_t cl) {
-  return c->port_cls_off[p] + cl;
+  return c->port[p].cls_off + cl;
 }
 
 /* Copies pk (and its telemetry `in`, if any) into a descriptor of node x and
@@ -263,9 +263,9 @@ ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const c
   c->pool_pkt[s] = pk;
   if (in) c->pint_v[s] = *in;
   if (q >= 0)
-    eng_q_push(c, &c->cls_dq_head[q], &c->cls_dq_tail[q], s);
+    eng_q_push(c, &c->cls[q].dq_head, &c->cls[q].dq_tail, s);
   else
-    eng_q_push(c, &c->port_cq_head[p], &c->port_cq_tail[p], s);
+    eng_q_push(c, &c->port[p].cq_head, &c->port[p].cq_tail, s);
 }
 
 /* Starts transmitting pk (telemetry `in`, NULL: none) on port p (global) at
@@ -277,28 +277,28 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
    * when the port was built (a 64-bit division: on the GPU a chain of some 70
    * dependent instructions); other sizes here */
   const int32_t full = c->exp_mtu[k->e] + c->exp_header[k->e], ctrl = c->exp_ctrl_bytes[k->e];
-  const int64_t ser = pk.wire == full   ? c->port_ser_full[p]
-                      : pk.wire == ctrl ? c->port_ser_ctrl[p]
-                                        : base_ser_clock(pk.wire, (uint64_t)c->port_rate[p],
+  const int64_t ser = pk.wire == full   ? c->port[p].ser_full
+                      : pk.wire == ctrl ? c->port[p].ser_ctrl
+                                        : base_ser_clock(pk.wire, (uint64_t)c->port[p].rate,
                                                          c->exp_ser_floor_ns[k->e]);
-  uint64_t n = c->port_tx_count[p]++;
-  c->port_busy_until[p] = k->now + ser;
-  eng_node_add_i64(k->lock, &c->node_c_hops[k->x], 1);
-  c->port_busy_ps[p] += ser;
-  c->port_tx_bytes[p] += pk.wire;
-  if (c->port_err_q32[p] && eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - k->p0),
-                                        n) < c->port_err_q32[p]) {
-    eng_node_add_i64(k->lock, &c->node_c_drops[k->x], 1);
+  uint64_t n = c->port[p].tx_count++;
+  c->port[p].busy_until = k->now + ser;
+  eng_node_add_i64(k->lock, &c->node[k->x].c_hops, 1);
+  c->port[p].busy_ps += ser;
+  c->port[p].tx_bytes += pk.wire;
+  if (c->port[p].err_q32 && eng_rng_u32(k->seed, (uint32_t)k->xid, 0x10000u + (uint32_t)(p - k->p0),
+                                        n) < c->port[p].err_q32) {
+    eng_node_add_i64(k->lock, &c->node[k->x].c_drops, 1);
     return;
   }
-  uint32_t tail = c->port_ring_tail[p];
-  if (tail - c->port_ring_hsnap[p] > c->port_ring_mask[p]) {
+  uint32_t tail = c->port[p].ring_tail;
+  if (tail - c->port[p].ring_hsnap > c->port[p].ring_mask) {
     eng_fail(k, ENG_FAIL_RING);
     return;
   }
-  pk.t = k->now + ser + c->port_delay[p];
+  pk.t = k->now + ser + c->port[p].delay;
   pk.next = -1;
-  int32_t slot = c->port_ring_off[p] + (int32_t)(tail & c->port_ring_mask[p]);
+  int32_t slot = c->port[p].ring_off + (int32_t)(tail & c->port[p].ring_mask);
   c->ring_pkt[slot] = pk;
   if (c->exp_ccp[k->e].kind == CC_HPCC) {
     if (in)
@@ -306,7 +306,7 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
     else
       c->rint_v[slot].nhop = 0;
   }
-  c->port_ring_tail[p] = tail + 1;
+  c->port[p].ring_tail = tail + 1;
   if (pk.t < k->emit_min) k->emit_min = pk.t;
 }
 

@@ -190,11 +190,11 @@ typedef struct eng_params_t {
 #undef ENG_PARAM_FIELD
 } eng_params_t;
 
-/* ENG_PARAMS(ENG_PARAM_COLUMN, X) gives X(exp, type, field) for every COL line:
+/* ENG_PARAMS(ENG_PARAM_COLUMN, X) gives X(exp, type, exp_<field>) for every COL line:
  * the parameter columns of ENG_COLUMNS. */
 #define ENG_PARAM_COLUMN(X, key, unit, type, field, col, range, doc)                               \
   ENG_PARAM_COLUMN_##col(X, type, field)
-#define ENG_PARAM_COLUMN_COL(X, type, field) X(exp, type, field)
+#define ENG_PARAM_COLUMN_COL(X, type, field) X(exp, type, exp_##field)
 #define ENG_PARAM_COLUMN_NOCOL(X, type, field)
 
 /* The longest timer or interval a parameter may give (rto_us, flowlet_gap_us,

@@ -3,8 +3,8 @@
  * proves that its ports cannot meet through shared state. Included by
  * eng_step.h after the events it reuses (eng_relay, eng_tx, eng_tx_time).
  *
- * A switch's ports meet only through its descriptors (node_sw_free), its
- * buffer (admission, node_shared, the dynamic PFC threshold), PFC frames and
+ * A switch's ports meet only through its descriptors (sw_free), its
+ * buffer (admission, shared, the dynamic PFC threshold), PFC frames and
  * pauses, and flowlet tables; everything else a port's events touch is the
  * port's own (its queues, clocks, draw counters, ring) or an order-free sum
  * (counters, exp_fail, emit_min). When the window's arrivals can neither find
@@ -46,13 +46,13 @@
 
 /* The slot of ring position j of link direction p. */
 ENG_INLINE int32_t eng_phase_slot(const eng_cols_t *c, int32_t p, uint32_t j) {
-  return c->port_ring_off[p] + (int32_t)(j & c->port_ring_mask[p]);
+  return c->port[p].ring_off + (int32_t)(j & c->port[p].ring_mask);
 }
 
 /* Whether ring position j of link direction p holds an arrival of the window
  * that ends at t_end. */
 ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t t_end) {
-  return j != c->port_ring_pub[p] && c->ring_pkt[eng_phase_slot(c, p, j)].t < t_end;
+  return j != c->port[p].ring_pub && c->ring_pkt[eng_phase_slot(c, p, j)].t < t_end;
 }
 
 /* Whether switch k->x may step its window (ending at t_end) in phases: its
@@ -71,7 +71,7 @@ ENG_INLINE int eng_phase_due(const eng_cols_t *c, int32_t p, uint32_t j, int64_t
  * a thread per port (cu_phase_ok). */
 ENG_INLINE int eng_phase_node_ok(const eng_ctx_t *k) {
   const eng_cols_t *c = k->c;
-  return !c->node_heap_n[k->x] && c->exp_lb[k->e] != ENG_LB_ADAPTIVE &&
+  return !c->node[k->x].heap_n && c->exp_lb[k->e] != ENG_LB_ADAPTIVE &&
          c->exp_n_cls[k->e] <= ENG_PHASE_CLS;
 }
 
@@ -81,15 +81,15 @@ ENG_INLINE int eng_phase_node_ok(const eng_ctx_t *k) {
 ENG_INLINE int eng_phase_port_in(const eng_ctx_t *k, int32_t lp, int64_t t_end, int64_t *n,
                                  int64_t *bytes) {
   const eng_cols_t *c = k->c;
-  const int32_t e = k->e, p = k->p0 + lp, in = c->port_peer[p];
+  const int32_t e = k->e, p = k->p0 + lp, in = c->port[p].peer;
   const int32_t ncl = c->exp_n_cls[e];
-  uint32_t h = c->port_pfc_head[in];
-  if (h != c->port_pfc_pub[in] &&
-      c->pfc_t[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])] < t_end)
+  uint32_t h = c->port[in].pfc_head;
+  if (h != c->port[in].pfc_pub &&
+      c->pfc_t[c->port[in].pfc_off + (int32_t)(h & c->port[in].pfc_mask)] < t_end)
     return 0;
-  for (int32_t q = c->port_cls_off[p]; c->exp_pfc[e] && q < c->port_cls_off[p] + ncl; q++)
-    if (c->cls_pause_sent[q]) return 0;
-  for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+  for (int32_t q = c->port[p].cls_off; c->exp_pfc[e] && q < c->port[p].cls_off + ncl; q++)
+    if (c->cls[q].pause_sent) return 0;
+  for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
     const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
     (*n)++;
     if (eng_in_class(c, e, pk->type)) *bytes += pk->wire;
@@ -105,8 +105,8 @@ ENG_INLINE int eng_phase_room(const eng_ctx_t *k, int64_t n, int64_t bytes, int6
   const int32_t x = k->x, e = k->e;
   const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
   if (n == 0) return 0; /* nothing arrives: the serial step is as short */
-  if (n > c->node_sw_free[x] || n > max_n) return 0;
-  if (!hdrm && c->node_buf_used[x] + bytes > c->exp_buffer[e]) return 0;
+  if (n > c->node[x].sw_free || n > max_n) return 0;
+  if (!hdrm && c->node[x].buf_used + bytes > c->exp_buffer[e]) return 0;
   return !hdrm && !pfc ? 1 : 2;
 }
 
@@ -115,25 +115,25 @@ ENG_INLINE int eng_phase_room(const eng_ctx_t *k, int64_t n, int64_t bytes, int6
  * threshold at its lowest. */
 ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end, int64_t bytes) {
   const eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, ip = k->p0 + lp, in = c->port_peer[ip];
+  const int32_t x = k->x, e = k->e, ip = k->p0 + lp, in = c->port[ip].peer;
   const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
   const int32_t ncl = c->exp_n_cls[e];
-  for (int32_t q = c->port_cls_off[ip]; hdrm && q < c->port_cls_off[ip] + ncl; q++)
-    if (c->cls_hdrm[q]) return 0;
-  const int64_t free_b = c->exp_buffer[e] - c->node_mmu_fixed[x] - (c->node_shared[x] + bytes);
+  for (int32_t q = c->port[ip].cls_off; hdrm && q < c->port[ip].cls_off + ncl; q++)
+    if (c->cls[q].hdrm) return 0;
+  const int64_t free_b = c->exp_buffer[e] - c->node[x].mmu_fixed - (c->node[x].shared + bytes);
   int64_t b[ENG_PHASE_CLS] = {0};
-  for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+  for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
     const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-    if (eng_in_class(c, e, pk->type)) b[c->flow_cls[pk->flow]] += pk->wire;
+    if (eng_in_class(c, e, pk->type)) b[c->flow[pk->flow].cls] += pk->wire;
   }
   const int64_t xoff = c->exp_pfc_xoff[e] > 0 ? c->exp_pfc_xoff[e]
-                       : free_b > 0           ? (free_b * c->port_pfc_a16[ip]) >> 16
+                       : free_b > 0           ? (free_b * c->port[ip].pfc_a16) >> 16
                                               : 0;
   for (int32_t cl = 0; cl < ncl; cl++) {
     if (!b[cl]) continue;
     int32_t q = eng_cls(c, ip, cl);
-    if (pfc && c->cls_hdrm[q] > 0) return 0;
-    int64_t over = c->cls_in_bytes[q] + b[cl] - c->exp_pfc_reserve[e];
+    if (pfc && c->cls[q].hdrm > 0) return 0;
+    int64_t over = c->cls[q].in_bytes + b[cl] - c->exp_pfc_reserve[e];
     if ((over > b[cl] ? over : b[cl]) >= xoff) return 0;
   }
   return 1;
@@ -141,7 +141,7 @@ ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end
 
 /* The certificate on one thread: the parts above, port after port. */
 ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
-  const int32_t np = k->c->node_n_ports[k->x];
+  const int32_t np = k->c->node[k->x].n_ports;
   if (!eng_phase_node_ok(k)) return 0;
   int64_t n = 0, bytes = 0;
   for (int32_t lp = 0; lp < np; lp++)
@@ -164,7 +164,7 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node_n_ports[x];
+  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node[x].n_ports;
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;
@@ -174,8 +174,8 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   for (int32_t o = 0; o < np; o++)
     c->port_ph_cur[p0 + o] = 0;
   for (int32_t lp = 0; lp < np; lp++) { /* S1 */
-    int32_t in = c->port_peer[p0 + lp], n = 0;
-    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++, n++) {
+    int32_t in = c->port[p0 + lp].peer, n = 0;
+    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
       eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
       pk->next = eng_route_relay(c, x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
       if (pk->next >= 0) {
@@ -194,8 +194,8 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
     sum += m;
   }
   for (int32_t lp = 0; lp < np; lp++) { /* deal, in ingress then ring order */
-    int32_t in = c->port_peer[p0 + lp];
-    for (uint32_t j = c->port_ring_head[in]; eng_phase_due(c, in, j, t_end); j++) {
+    int32_t in = c->port[p0 + lp].peer;
+    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
       int32_t s = eng_phase_slot(c, in, j), o = c->ring_pkt[s].next;
       if (o < 0) continue;
       int32_t i = c->port_ph_cur[p0 + o]++; /* now the stretch's end */
@@ -239,11 +239,11 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
     if (n > most_out) most_out = n;
   }
   for (int32_t lp = 0; lp < np; lp++) { /* every arrival of the window is consumed */
-    int32_t in = c->port_peer[p0 + lp];
-    uint32_t j = c->port_ring_head[in];
+    int32_t in = c->port[p0 + lp].peer;
+    uint32_t j = c->port[in].ring_head;
     while (eng_phase_due(c, in, j, t_end))
       j++;
-    c->port_ring_head[in] = j;
+    c->port[in].ring_head = j;
   }
   k->now = last;
   return most_in + most_out;

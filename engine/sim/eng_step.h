@@ -23,27 +23,27 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
     return -1;
   }
   int32_t ep = k->p0 + out, ip = k->p0 + lp;
-  if (c->node_sw_free[x] == 0) {
-    eng_node_add_i64(k->lock, &c->node_c_drops[x], 1);
+  if (c->node[x].sw_free == 0) {
+    eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
     return -1;
   }
   pk.in_port = (uint16_t)lp;
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   if (!eng_in_class(c, e, pk.type)) {
-    eng_node_add_i32(k->lock, &c->node_sw_free[x], -1);
+    eng_node_add_i32(k->lock, &c->node[x].sw_free, -1);
     eng_enqueue(k, ep, pk, in, -1);
     return out;
   }
-  int32_t cl = c->flow_cls[pk.flow], q = eng_cls(c, ep, cl);
+  int32_t cl = c->flow[pk.flow].cls, q = eng_cls(c, ep, cl);
   if (!eng_admit(k, ip, cl, pk.wire)) {
-    eng_node_add_i64(k->lock, &c->node_c_drops[x], 1);
+    eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
     return -1;
   }
-  eng_node_add_i32(k->lock, &c->node_sw_free[x], -1);
+  eng_node_add_i32(k->lock, &c->node[x].sw_free, -1);
   eng_enqueue(k, ep, pk, in, q);
-  c->cls_q_bytes[q] += pk.wire;
-  c->port_q_bytes[ep] += pk.wire;
-  if (c->port_q_bytes[ep] > c->port_q_max[ep]) c->port_q_max[ep] = c->port_q_bytes[ep];
+  c->cls[q].q_bytes += pk.wire;
+  c->port[ep].q_bytes += pk.wire;
+  if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
   eng_pause_check(k, ip, cl);
   return out;
 }
@@ -56,37 +56,37 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
 ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32_t *slot) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
-  int32_t s = eng_q_pop(c, &c->cls_dq_head[q], &c->cls_dq_tail[q]);
+  int32_t s = eng_q_pop(c, &c->cls[q].dq_head, &c->cls[q].dq_tail);
   *slot = s;
   eng_pkt_t pk = c->pool_pkt[s];
-  c->cls_q_bytes[q] -= pk.wire;
-  c->port_q_bytes[p] -= pk.wire;
-  eng_release(k, k->p0 + pk.in_port, c->flow_cls[pk.flow], pk.wire);
+  c->cls[q].q_bytes -= pk.wire;
+  c->port[p].q_bytes -= pk.wire;
+  eng_release(k, k->p0 + pk.in_port, c->flow[pk.flow].cls, pk.wire);
   if (pk.type != ENG_PKT_DATA) return pk;
-  uint64_t draw = c->port_deq_count[p]++;
+  uint64_t draw = c->port[p].deq_count++;
   if (c->exp_ecn[e]) {
-    int64_t qb = c->cls_q_bytes[q], lo = c->port_kmin[p], hi = c->port_kmax[p];
+    int64_t qb = c->cls[q].q_bytes, lo = c->port[p].kmin, hi = c->port[p].kmax;
     int mark = qb > hi;
     if (!mark && qb > lo) {
-      uint64_t thr = c->port_pmax_q32[p] * (uint64_t)(qb - lo) / (uint64_t)(hi - lo);
+      uint64_t thr = c->port[p].pmax_q32 * (uint64_t)(qb - lo) / (uint64_t)(hi - lo);
       uint32_t lpo = (uint32_t)(p - k->p0);
       mark = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw) < thr;
     }
     if (mark) {
       pk.flags |= ENG_F_CE;
-      eng_node_add_i64(k->lock, &c->node_c_ecn[x], 1);
+      eng_node_add_i64(k->lock, &c->node[x].c_ecn, 1);
     }
   }
   cc_int_t *tel = eng_int(c, e, c->pint_v, s);
   if (tel && tel->nhop < CC_INT_HOPS) { /* this egress's hop, as the packet leaves */
     cc_int_hop_t *h = &tel->hop[tel->nhop++];
     /* ns-3's telemetry (hpcc_int_multi) counts the bytes sent before it */
-    uint64_t tx = c->port_tx_bytes[p] + (c->exp_ccp[e].int_multi > 0 ? 0u : pk.wire);
+    uint64_t tx = c->port[p].tx_bytes + (c->exp_ccp[e].int_multi > 0 ? 0u : pk.wire);
     h->ts = k->now;
-    h->qlen = (uint32_t)c->port_q_bytes[p];
+    h->qlen = (uint32_t)c->port[p].q_bytes;
     h->tx = (uint32_t)tx;
     h->tx_hi = (uint32_t)(tx >> 32);
-    h->rate_mbps = (uint32_t)(c->port_rate[p] / 1000000);
+    h->rate_mbps = (uint32_t)(c->port[p].rate / 1000000);
   }
   return pk;
 }
@@ -95,38 +95,38 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
  * host's ACK/NACK while its flow's class is paused. */
 ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
   const eng_cols_t *c = k->c;
-  if (!c->exp_ack_pause[k->e] || !c->port_paused[p] || c->node_is_switch[k->x]) return 0;
-  const eng_pkt_t *h = &c->pool_pkt[c->port_cq_head[p]];
-  return h->type != ENG_PKT_CNP && c->cls_paused[eng_cls(c, p, c->flow_cls[h->flow])];
+  if (!c->exp_ack_pause[k->e] || !c->port[p].paused || c->node[k->x].is_switch) return 0;
+  const eng_pkt_t *h = &c->pool_pkt[c->port[p].cq_head];
+  return h->type != ENG_PKT_CNP && c->cls[eng_cls(c, p, c->flow[h->flow].cls)].paused;
 }
 
 /* The class queue of port p (global) to serve next: round robin among the
  * classes after the one served last that hold packets and are not paused;
  * -1 if none. */
 ENG_INLINE int32_t eng_next_class(const eng_cols_t *c, int32_t e, int32_t p) {
-  if (c->port_q_bytes[p] == 0) return -1; /* every class queue is empty */
-  int32_t n = c->exp_n_cls[e], q0 = c->port_cls_off[p];
-  if (n == 1) return c->cls_paused[q0] ? -1 : 0;
+  if (c->port[p].q_bytes == 0) return -1; /* every class queue is empty */
+  int32_t n = c->exp_n_cls[e], q0 = c->port[p].cls_off;
+  if (n == 1) return c->cls[q0].paused ? -1 : 0;
   for (int32_t j = 1; j <= n; j++) {
-    int32_t cl = (c->port_rr_cls[p] + j) % n;
-    if (c->cls_dq_head[q0 + cl] >= 0 && !c->cls_paused[q0 + cl]) return cl;
+    int32_t cl = (c->port[p].rr_cls + j) % n;
+    if (c->cls[q0 + cl].dq_head >= 0 && !c->cls[q0 + cl].paused) return cl;
   }
   return -1;
 }
 
 /* Whether host port p (global) has an own flow eligible in a class not paused. */
 ENG_INLINE int eng_host_can_send(const eng_cols_t *c, int32_t e, int32_t p) {
-  if (c->port_n_ready[p] == 0) return 0;
-  if (!c->port_paused[p]) return 1;
-  for (int32_t q = c->port_cls_off[p]; q < c->port_cls_off[p] + c->exp_n_cls[e]; q++)
-    if (c->cls_n_ready[q] > 0 && !c->cls_paused[q]) return 1;
+  if (c->port[p].n_ready == 0) return 0;
+  if (!c->port[p].paused) return 1;
+  for (int32_t q = c->port[p].cls_off; q < c->port[p].cls_off + c->exp_n_cls[e]; q++)
+    if (c->cls[q].n_ready > 0 && !c->cls[q].paused) return 1;
   return 0;
 }
 
 /* Whether port p (global), some class of it paused, has something it may send. */
 ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
   const eng_cols_t *c = k->c;
-  return (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) || eng_next_class(c, k->e, p) >= 0 ||
+  return (c->port[p].cq_head >= 0 && !eng_ctrl_held(k, p)) || eng_next_class(c, k->e, p) >= 0 ||
          eng_host_can_send(c, k->e, p);
 }
 
@@ -136,9 +136,9 @@ ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
 ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const eng_cols_t *c = k->c;
   const int32_t p = k->p0 + lp;
-  const int64_t busy = c->port_busy_until[p], qb = c->port_q_bytes[p];
-  const int32_t cq = c->port_cq_head[p], nr = c->port_n_ready[p];
-  const int can = c->port_paused[p] /* none paused: any packet or eligible flow will do */
+  const int64_t busy = c->port[p].busy_until, qb = c->port[p].q_bytes;
+  const int32_t cq = c->port[p].cq_head, nr = c->port[p].n_ready;
+  const int can = c->port[p].paused /* none paused: any packet or eligible flow will do */
                       ? eng_tx_some_paused(k, p)
                       : (cq >= 0) | (qb > 0) | (nr > 0);
   if (!can) return ENG_INF;
@@ -151,11 +151,11 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
   int32_t p = k->p0 + lp, cl, s = -1, f = -1;
   eng_pkt_t pk;
-  if (c->port_cq_head[p] >= 0 && !eng_ctrl_held(k, p)) {
-    s = eng_q_pop(c, &c->port_cq_head[p], &c->port_cq_tail[p]);
+  if (c->port[p].cq_head >= 0 && !eng_ctrl_held(k, p)) {
+    s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
     pk = c->pool_pkt[s];
   } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
-    c->port_rr_cls[p] = cl;
+    c->port[p].rr_cls = cl;
     pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
   } else {
     f = eng_host_pick(k, lp);
@@ -173,12 +173,12 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
  * Returns the egress port a relayed packet joined, else -1. */
 ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t in = c->port_peer[k->p0 + lp];
-  uint32_t h = c->port_ring_head[in];
-  int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
+  int32_t in = c->port[k->p0 + lp].peer;
+  uint32_t h = c->port[in].ring_head;
+  int32_t slot = c->port[in].ring_off + (int32_t)(h & c->port[in].ring_mask);
   eng_pkt_t pk = c->ring_pkt[slot];
   const cc_int_t *tel = eng_int(c, k->e, c->rint_v, slot);
-  c->port_ring_head[in] = h + 1;
+  c->port[in].ring_head = h + 1;
   int32_t f = (int32_t)pk.flow;
   int32_t dest = eng_flow_to(c, f, pk.type == ENG_PKT_DATA)->node;
   if (dest != k->x) return eng_relay(k, lp, pk, tel);
@@ -194,17 +194,17 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
  * read at once (eng_tx_time). */
 ENG_INLINE int64_t eng_link_key(const eng_ctx_t *k, int32_t lp, int64_t best) {
   const eng_cols_t *c = k->c;
-  const int32_t in = c->port_peer[k->p0 + lp];
-  const uint32_t h = c->port_ring_head[in], pub = c->port_ring_pub[in];
-  const uint32_t fh = c->port_pfc_head[in], fpub = c->port_pfc_pub[in];
-  const int32_t slot = c->port_ring_off[in] + (int32_t)(h & c->port_ring_mask[in]);
+  const int32_t in = c->port[k->p0 + lp].peer;
+  const uint32_t h = c->port[in].ring_head, pub = c->port[in].ring_pub;
+  const uint32_t fh = c->port[in].pfc_head, fpub = c->port[in].pfc_pub;
+  const int32_t slot = c->port[in].ring_off + (int32_t)(h & c->port[in].ring_mask);
   if (h != pub) {
     const eng_pkt_t *pk = &c->ring_pkt[slot];
-    ENG_PREFETCH(&c->flow_hdr[pk->flow]); /* its arrival reads the header */
+    ENG_PREFETCH(&c->flow[pk->flow].hdr); /* its arrival reads the header */
     if (eng_key(pk->t, ENG_EV_ARRIVE) < best) best = eng_key(pk->t, ENG_EV_ARRIVE);
   }
   if (fh != fpub) {
-    int64_t t = c->pfc_t[c->port_pfc_off[in] + (int32_t)(fh & c->port_pfc_mask[in])];
+    int64_t t = c->pfc_t[c->port[in].pfc_off + (int32_t)(fh & c->port[in].pfc_mask)];
     if (eng_key(t, ENG_EV_PFC) < best) best = eng_key(t, ENG_EV_PFC);
   }
   return best;
@@ -260,7 +260,7 @@ ENG_INLINE int64_t eng_keys_min(const int64_t *key, int32_t n, int32_t *idx) {
 }
 
 ENG_INLINE void eng_port_keys_all(const eng_ctx_t *k) {
-  int32_t p0 = k->p0, np = k->c->node_n_ports[k->x];
+  int32_t p0 = k->p0, np = k->c->node[k->x].n_ports;
   ENG_ROLLED /* a host's one or two ports, or a switch after a PFC frame */
   for (int32_t lp = 0; lp < np; lp++)
     k->c->port_key[p0 + lp] = eng_port_key(k, lp);
@@ -306,7 +306,7 @@ ENG_INLINE void eng_port_key_input(const eng_ctx_t *k, int32_t lp) {
 }
 
 ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
-  int32_t np = k->c->node_n_ports[k->x];
+  int32_t np = k->c->node[k->x].n_ports;
   for (int32_t lp = 0; lp < np; lp++)
     eng_port_key_input(k, lp);
 }
@@ -327,15 +327,15 @@ ENG_INLINE int eng_node_idle(const eng_cols_t *c, int32_t x, int32_t e) {
 ENG_INLINE int32_t eng_node_event(eng_ctx_t *k, int32_t cls, int32_t idx) {
   eng_cols_t *c = k->c;
   if (cls == ENG_EV_PFC) {
-    int32_t p = k->p0 + idx, in = c->port_peer[p];
-    uint32_t h = c->port_pfc_head[in];
-    uint8_t fr = c->pfc_pause[c->port_pfc_off[in] + (int32_t)(h & c->port_pfc_mask[in])];
+    int32_t p = k->p0 + idx, in = c->port[p].peer;
+    uint32_t h = c->port[in].pfc_head;
+    uint8_t fr = c->pfc_pause[c->port[in].pfc_off + (int32_t)(h & c->port[in].pfc_mask)];
     int32_t q = eng_cls(c, p, fr >> 1);
-    if ((fr & 1) && !c->cls_paused[q] && c->port_paused[p]++ == 0) c->port_paused_since[p] = k->now;
-    if (!(fr & 1) && c->cls_paused[q] && --c->port_paused[p] == 0)
-      c->port_paused_ps[p] += k->now - c->port_paused_since[p];
-    c->cls_paused[q] = fr & 1;
-    c->port_pfc_head[in] = h + 1;
+    if ((fr & 1) && !c->cls[q].paused && c->port[p].paused++ == 0) c->port[p].paused_since = k->now;
+    if (!(fr & 1) && c->cls[q].paused && --c->port[p].paused == 0)
+      c->port[p].paused_ps += k->now - c->port[p].paused_since;
+    c->cls[q].paused = fr & 1;
+    c->port[in].pfc_head = h + 1;
     return -1;
   }
   if (cls == ENG_EV_ARRIVE) return eng_arrive(k, idx);
@@ -355,7 +355,7 @@ ENG_INLINE void eng_node_heap_first(const eng_cols_t *c, int32_t x, int64_t *bes
   int64_t hk = eng_heap_top(c, x);
   if (hk < *best) {
     *best = hk;
-    *idx = c->heap_task[c->node_task_off[x]];
+    *idx = c->heap_task[c->node[x].task_off];
   }
 }
 
@@ -364,8 +364,8 @@ ENG_INLINE void eng_node_heap_first(const eng_cols_t *c, int32_t x, int64_t *bes
  * next event, or a packet it sent that arrives earlier). */
 ENG_INLINE void eng_node_end(eng_ctx_t *k, int64_t best) {
   eng_cols_t *c = k->c;
-  c->node_now[k->x] = k->now;
-  c->node_c_events[k->x] += k->events;
+  c->node[k->x].now = k->now;
+  c->node[k->x].c_events += k->events;
   int64_t next = best == ENG_INF ? ENG_INF : best >> 3;
   c->node_next[k->x] = next;
   if (k->emit_min < next) next = k->emit_min;
@@ -385,33 +385,33 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c,       x, e, c->node_id[x], c->exp_seed[e],     c->node_now[x],
-                 ENG_INF, 0, 0, NULL,          c->node_port_off[x]};
+  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
-  const int32_t p0 = k.p0, np = c->node_n_ports[x];
-  const int is_host = !c->node_is_switch[x], tree = !is_host && np >= ENG_TREE_PORTS;
+  const int32_t p0 = k.p0, np = c->node[x].n_ports;
+  const int is_host = !c->node[x].is_switch, tree = !is_host && np >= ENG_TREE_PORTS;
   int64_t best;
   /* Port phases where asked, and by default on a switch that keeps no tree:
    * a larger one's tree touches only its busy ports, the phases every port. */
   const int phases = c->exp_phases[e] == ENG_PHASES_ON || (c->exp_phases[e] == ENG_PHASES_AUTO && !tree);
   if (ENG_PHASE_BACKEND && !is_host && phases && eng_phase_ok(&k, c->exp_t_end[e], ENG_PHASE_CPU_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
-    c->node_c_phased[x]++;
-    c->node_c_offpath[x] += k.events - span;
+    c->node[x].c_phased++;
+    c->node[x].c_offpath += k.events - span;
     eng_port_keys_all(&k); /* what the serial step would have cached */
-    c->node_keys_ok[x] = 1;
+    c->node[x].keys_ok = 1;
     best = ENG_INF;
     for (int32_t lp = 0; lp < np; lp++)
       if (c->port_key[p0 + lp] < best) best = c->port_key[p0 + lp];
     eng_node_end(&k, best);
     return;
   }
-  if (c->node_keys_ok[x]) {
+  if (c->node[x].keys_ok) {
     eng_port_keys_inputs(&k);
   } else {
     eng_port_keys_all(&k);
-    c->node_keys_ok[x] = 1;
+    c->node[x].keys_ok = 1;
   }
   if (tree) eng_tree_build(c, p0, np);
   for (;;) {
@@ -454,8 +454,8 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
     v = (double)c->exp_t_end[e];
     break;
   case ENG_TR_DELIVERED: {
-    uint64_t b = (uint64_t)c->flow_rcv_nxt[r] * (uint64_t)c->exp_mtu[e];
-    v = (double)(b < c->flow_bytes[r] ? b : c->flow_bytes[r]);
+    uint64_t b = (uint64_t)c->flow[r].rcv_nxt * (uint64_t)c->exp_mtu[e];
+    v = (double)(b < c->flow[r].bytes ? b : c->flow[r].bytes);
     break;
   }
   case ENG_TR_CC: {
@@ -469,7 +469,7 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
     break;
   }
   default:
-    v = (double)c->port_q_bytes[r];
+    v = (double)c->port[r].q_bytes;
   }
   c->tval_v[c->exp_tr_off[e] + c->exp_tr_count[e] * c->exp_tr_nser[e] + (s - c->exp_tr_ser[e])] = v;
 }
@@ -477,12 +477,12 @@ ENG_INLINE void eng_trace_sample(eng_cols_t *c, int32_t s) {
 /* System: link direction p publishes the packets and frames its owner sent and
  * the slots its peer consumed during the window. */
 ENG_INLINE void eng_port_commit(eng_cols_t *c, int32_t p) {
-  if (c->port_ring_pub[p] != c->port_ring_tail[p] || c->port_pfc_pub[p] != c->port_pfc_tail[p])
-    eng_flag_raise(&c->node_woken[c->port_node[c->port_peer[p]]]);
-  c->port_ring_pub[p] = c->port_ring_tail[p];
-  c->port_ring_hsnap[p] = c->port_ring_head[p];
-  c->port_pfc_pub[p] = c->port_pfc_tail[p];
-  c->port_pfc_hsnap[p] = c->port_pfc_head[p];
+  if (c->port[p].ring_pub != c->port[p].ring_tail || c->port[p].pfc_pub != c->port[p].pfc_tail)
+    eng_flag_raise(&c->node_woken[c->port[c->port[p].peer].node]);
+  c->port[p].ring_pub = c->port[p].ring_tail;
+  c->port[p].ring_hsnap = c->port[p].ring_head;
+  c->port[p].pfc_pub = c->port[p].pfc_tail;
+  c->port[p].pfc_hsnap = c->port[p].pfc_head;
 }
 
 /* End of the window that starts at t: one lookahead later, but never past

@@ -55,11 +55,11 @@ ENG_INLINE void eng_heap_down(eng_cols_t *c, int32_t base, int32_t n, int32_t i)
 /* Task t (owned by x) has its pending event at `key` with tie-break hidx;
  * ENG_INF: it has none. */
 ENG_OUTLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, int32_t hidx) {
-  int32_t base = c->node_task_off[x], pos = c->task_hpos[t];
+  int32_t base = c->node[x].task_off, pos = c->task_hpos[t];
   if (key == ENG_INF) {
     c->task_hkey[t] = ENG_INF;
     if (pos < 0) return;
-    int32_t n = --c->node_heap_n[x];
+    int32_t n = --c->node[x].heap_n;
     c->task_hpos[t] = -1;
     if (pos == n) return;
     int32_t moved = c->heap_task[base + n];
@@ -71,45 +71,45 @@ ENG_OUTLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, 
   c->task_hkey[t] = key;
   c->task_hidx[t] = hidx;
   if (pos < 0) {
-    pos = c->node_heap_n[x]++;
+    pos = c->node[x].heap_n++;
     eng_heap_place(c, base, pos, t);
   }
   eng_heap_up(c, base, pos);
-  eng_heap_down(c, base, c->node_heap_n[x], c->task_hpos[t]);
+  eng_heap_down(c, base, c->node[x].heap_n, c->task_hpos[t]);
 }
 
 /* Key of the earliest pending event in x's heap, ENG_INF if none. */
 ENG_INLINE int64_t eng_heap_top(const eng_cols_t *c, int32_t x) {
-  return c->node_heap_n[x] ? c->task_hkey[c->heap_task[c->node_task_off[x]]] : ENG_INF;
+  return c->node[x].heap_n ? c->task_hkey[c->heap_task[c->node[x].task_off]] : ENG_INF;
 }
 
 /* ---- ready bitsets: the host's flows eligible to send now, per port -------- */
 
 /* Flow f (of host x) is eligible at local port lp (-1: nowhere). */
 ENG_INLINE void eng_ready_at(eng_cols_t *c, int32_t x, int32_t f, int32_t lp) {
-  int32_t old = c->flow_rport[f];
+  int32_t old = c->flow[f].rport;
   if (old == lp) return;
-  int32_t r = c->flow_rank[f], nw = c->node_rbit_words[x], p0 = c->node_port_off[x];
+  int32_t r = c->flow[f].rank, nw = c->node[x].rbit_words, p0 = c->node[x].port_off;
   uint64_t bit = 1ULL << (r % 64);
   if (old >= 0) {
-    c->rbit_w[c->node_rbit_off[x] + old * nw + r / 64] &= ~bit;
-    c->port_n_ready[p0 + old]--;
-    c->cls_n_ready[eng_cls(c, p0 + old, c->flow_cls[f])]--;
+    c->rbit_w[c->node[x].rbit_off + old * nw + r / 64] &= ~bit;
+    c->port[p0 + old].n_ready--;
+    c->cls[eng_cls(c, p0 + old, c->flow[f].cls)].n_ready--;
   }
   if (lp >= 0) {
-    c->rbit_w[c->node_rbit_off[x] + lp * nw + r / 64] |= bit;
-    c->port_n_ready[p0 + lp]++;
-    c->cls_n_ready[eng_cls(c, p0 + lp, c->flow_cls[f])]++;
+    c->rbit_w[c->node[x].rbit_off + lp * nw + r / 64] |= bit;
+    c->port[p0 + lp].n_ready++;
+    c->cls[eng_cls(c, p0 + lp, c->flow[f].cls)].n_ready++;
   }
-  c->flow_rport[f] = lp;
+  c->flow[f].rport = lp;
 }
 
 /* The first rank after `after`, cyclically, eligible at local port lp; -1 if
  * none. */
 ENG_INLINE int32_t eng_ready_next(const eng_cols_t *c, int32_t x, int32_t lp, int32_t after) {
-  if (c->port_n_ready[c->node_port_off[x] + lp] == 0) return -1;
-  int32_t nr = c->node_n_ranks[x], nw = (nr + 63) / 64;
-  const uint64_t *b = &c->rbit_w[c->node_rbit_off[x] + lp * c->node_rbit_words[x]];
+  if (c->port[c->node[x].port_off + lp].n_ready == 0) return -1;
+  int32_t nr = c->node[x].n_ranks, nw = (nr + 63) / 64;
+  const uint64_t *b = &c->rbit_w[c->node[x].rbit_off + lp * c->node[x].rbit_words];
   int32_t from = after + 1 < nr ? after + 1 : 0;
   int32_t wi = from / 64;
   uint64_t m = b[wi] & (~0ULL << (from % 64));
@@ -134,7 +134,7 @@ ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
   if ((pe & 1) == TG_ON_RECV) {
     int32_t f = c->task_flow[row];
     at = eng_flow_dst(c, f);
-    t = eng_load_i64(&c->flow_recv[f]);
+    t = eng_load_i64(&c->flow[f].recv);
   } else {
     at = c->task_node[row];
     t = eng_load_i64(&c->task_end[row]);
@@ -209,15 +209,15 @@ ENG_OUTLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
   if (s < c->task_tmin[t]) s = c->task_tmin[t];
   if (c->task_start[t] >= 0 && c->task_start[t] <= s) return;
   c->task_start[t] = s;
-  eng_heap_set(c, k->x, t, eng_key(s, ENG_EV_TASK), t - c->node_task_off[k->x]);
+  eng_heap_set(c, k->x, t, eng_key(s, ENG_EV_TASK), t - c->node[k->x].task_off);
 }
 
 /* Another host's task s must be evaluated again in the next window. */
 ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
   eng_cols_t *c = k->c;
-  int32_t y = c->task_node[s], i = s - c->node_task_off[y];
+  int32_t y = c->task_node[s], i = s - c->node[y].task_off;
   int32_t bank = (int32_t)(c->exp_windows[k->e] & 1);
-  eng_atomic_or_u32(&c->poke_w[c->node_poke_off[y] + bank * c->node_poke_words[y] + i / 32],
+  eng_atomic_or_u32(&c->poke_w[c->node[y].poke_off + bank * c->node[y].poke_words + i / 32],
                     1u << (i % 32));
   eng_flag_raise(bank ? &c->node_poked1[y] : &c->node_poked0[y]);
   /* The next window must start right after this one, when the owner learns. */
@@ -314,8 +314,8 @@ ENG_OUTLINE void eng_node_schedule(eng_ctx_t *k) {
   uint8_t *flag = bank ? &c->node_poked1[x] : &c->node_poked0[x];
   if (!*flag) return;
   *flag = 0;
-  int32_t nw = c->node_poke_words[x], base = c->node_poke_off[x] + bank * nw;
-  int32_t t0 = c->node_task_off[x];
+  int32_t nw = c->node[x].poke_words, base = c->node[x].poke_off + bank * nw;
+  int32_t t0 = c->node[x].task_off;
   for (int32_t w = 0; w < nw; w++) {
     uint32_t m = c->poke_w[base + w];
     if (!m) continue;

@@ -10,7 +10,7 @@
 
 void eng_cols_alloc(eng_world_t *w) {
 #define ENG_ALLOC(tab, type, name)                                                                 \
-  w->c.tab##_##name =                                                                              \
+  w->c.name =                                                                              \
       (type *)calloc((size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1), sizeof(type));
   ENG_COLUMNS(ENG_ALLOC)
 #undef ENG_ALLOC
@@ -18,7 +18,7 @@ void eng_cols_alloc(eng_world_t *w) {
 
 int eng_cols_ok(const eng_world_t *w) {
   int ok = 1;
-#define ENG_CHECK(tab, type, name) ok = ok && w->c.tab##_##name != NULL;
+#define ENG_CHECK(tab, type, name) ok = ok && w->c.name != NULL;
   ENG_COLUMNS(ENG_CHECK)
 #undef ENG_CHECK
   return ok;
@@ -41,7 +41,7 @@ int64_t eng_world_bytes(const eng_world_t *w) {
 
 void eng_world_destroy(eng_world_t *w) {
   if (!w) return;
-#define ENG_FREE(tab, type, name) free(w->c.tab##_##name);
+#define ENG_FREE(tab, type, name) free(w->c.name);
   ENG_COLUMNS(ENG_FREE)
 #undef ENG_FREE
   free(w->exp_task_row);
@@ -74,16 +74,16 @@ void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
   r->windows = c->exp_windows[e];
   int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
   for (int32_t x = x0; x < x0 + nx; x++) {
-    r->drops += c->node_c_drops[x];
-    r->pfc_pauses += c->node_c_pauses[x];
-    r->ecn_marks += c->node_c_ecn[x];
-    r->packet_hops += c->node_c_hops[x];
-    r->retransmits += c->node_c_retx[x];
-    r->timeouts += c->node_c_timeouts[x];
-    r->cnps += c->node_c_cnps[x];
-    r->retx_bytes += c->node_c_retx_bytes[x];
-    r->events += c->node_c_events[x];
-    r->phased += c->node_c_phased[x];
+    r->drops += c->node[x].c_drops;
+    r->pfc_pauses += c->node[x].c_pauses;
+    r->ecn_marks += c->node[x].c_ecn;
+    r->packet_hops += c->node[x].c_hops;
+    r->retransmits += c->node[x].c_retx;
+    r->timeouts += c->node[x].c_timeouts;
+    r->cnps += c->node[x].c_cnps;
+    r->retx_bytes += c->node[x].c_retx_bytes;
+    r->events += c->node[x].c_events;
+    r->phased += c->node[x].c_phased;
   }
   int64_t start = INT64_MAX, last = 0;
   r->end_ps = 0;
@@ -93,20 +93,20 @@ void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
     if (c->task_started[t] && c->task_start[t] < start) start = c->task_start[t];
   }
   for (int32_t x = x0; x < x0 + nx; x++)
-    if (c->node_now[x] > last) last = c->node_now[x];
+    if (c->node[x].now > last) last = c->node[x].now;
   r->duration_ps = start != INT64_MAX && last > start ? last - start : 0;
   for (int32_t x = x0; x < x0 + nx; x++) {
-    int32_t tr = c->node_tier[x] < ENG_TIERS ? c->node_tier[x] : ENG_TIERS - 1;
+    int32_t tr = c->node[x].tier < ENG_TIERS ? c->node[x].tier : ENG_TIERS - 1;
     if (tr + 1 > r->n_tiers) r->n_tiers = tr + 1;
     eng_tier_stats_t *ts = &r->tier[tr];
-    for (int32_t p = c->node_port_off[x]; p < c->node_port_off[x] + c->node_n_ports[x]; p++) {
-      double util = r->duration_ps ? (double)c->port_busy_ps[p] / (double)r->duration_ps : 0;
+    for (int32_t p = c->node[x].port_off; p < c->node[x].port_off + c->node[x].n_ports; p++) {
+      double util = r->duration_ps ? (double)c->port[p].busy_ps / (double)r->duration_ps : 0;
       ts->ports++;
       ts->mean_util += util;
       if (util > ts->max_util) ts->max_util = util;
-      if (c->port_q_max[p] > ts->max_queue) ts->max_queue = c->port_q_max[p];
-      r->paused_ps += c->port_paused_ps[p];
-      if (c->port_paused[p]) r->paused_ps += last - c->port_paused_since[p];
+      if (c->port[p].q_max > ts->max_queue) ts->max_queue = c->port[p].q_max;
+      r->paused_ps += c->port[p].paused_ps;
+      if (c->port[p].paused) r->paused_ps += last - c->port[p].paused_since;
     }
   }
   for (int32_t tr = 0; tr < r->n_tiers; tr++)
@@ -143,15 +143,15 @@ int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i) {
 int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
   int32_t f = w->c.task_flow[t];
-  return f >= 0 ? w->c.flow_recv[f] : -1;
+  return f >= 0 ? w->c.flow[f].recv : -1;
 }
 
 int64_t eng_task_delivered_w(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
   int32_t f = w->c.task_flow[t];
   if (f < 0) return -1;
-  uint64_t b = (uint64_t)w->c.flow_rcv_nxt[f] * (uint64_t)w->c.exp_mtu[w->c.task_exp[t]];
-  return (int64_t)(b < w->c.flow_bytes[f] ? b : w->c.flow_bytes[f]);
+  uint64_t b = (uint64_t)w->c.flow[f].rcv_nxt * (uint64_t)w->c.exp_mtu[w->c.task_exp[t]];
+  return (int64_t)(b < w->c.flow[f].bytes ? b : w->c.flow[f].bytes);
 }
 
 const char *eng_status_name(eng_status_t s) {

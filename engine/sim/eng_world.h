@@ -1,6 +1,7 @@
 /* The world: every experiment of a batch in one set of tables (one per
- * archetype: experiment, node, port, flow, plus packet storage and routes), one
- * column per component. Columns are declared once in ENG_COLUMNS; the struct,
+ * archetype: experiment, node, port, flow, plus packet storage and routes), a
+ * column per component, or a row struct for the fields one thread steps
+ * together. Columns are declared once in ENG_COLUMNS; the struct,
  * allocation, GPU copies and names are generated from that list. Internal to
  * engine/sim (and tests of its internals); callers use eng.h. */
 #ifndef ENG_WORLD_H
@@ -77,209 +78,236 @@ enum {
   ENG_F_HOSTSLOT = 4, /* queued in a host control descriptor */
 };
 
-/* X(table, type, name): each table has its own row count in eng_world_t.n. */
+/* Row structs: the fields of a node, port, class queue or flow that one
+ * thread reads and writes together as it steps an event, side by side in
+ * memory (one or two 32-byte sectors an access, where a column each cost a
+ * sector each). The fields many threads read across rows (a node's idle
+ * check, a switch's port keys) stay columns of their own. */
+
+/* A node row (hosts and switches): what one thread reads and writes as it steps the node. */
+typedef struct eng_node_t {
+  int64_t now;               /* ps: time of the last event processed */
+  int64_t buf_used;          /* bytes of relayed data queued */
+  int64_t shared;            /* bytes of the shared buffer used (above reserves and headroom) */
+  int64_t mmu_fixed;         /* bytes of the buffer held as reserves and headroom */
+  int32_t port_off;          /* first port row */
+  int32_t n_ports;
+  int32_t free_head;         /* first returned descriptor (pool row), -1 if none */
+  int32_t pool_next;         /* next never-used pool row (descriptors are touched lazily) */
+  int32_t sw_free;           /* free relay descriptors */
+  int32_t host_free;         /* free descriptors for the host's own control packets */
+  int32_t task_off;          /* first task row it owns (also its heap) */
+  int32_t n_tasks;
+  int32_t heap_n;            /* pending task and flow-timer events in its heap */
+  int32_t id;                /* node id within its experiment */
+  int32_t flow_off;          /* first flow row this host sends (also its rank map) */
+  int32_t n_flows;
+  int32_t rr;                /* rank of the flow served last */
+  int32_t n_ranks;           /* flows started so far (ranks given) */
+  int32_t rbit_off;          /* ready-flow bitsets: n_ports x rbit_words words */
+  int32_t rbit_words;
+  int32_t poke_off;          /* poke bits of its tasks: 2 banks x poke_words words */
+  int32_t poke_words;
+  int32_t route_row;         /* route row (of n_groups entries), -1: single port */
+  int32_t set_base;          /* first set row of this node */
+  int32_t flet_off;          /* first flowlet entry (relays) */
+  uint8_t is_switch;
+  uint8_t keys_ok;           /* its ports' cached event keys are current */
+  uint8_t tier;              /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */
+  int64_t c_hops;
+  int64_t c_events;          /* events stepped (a node's work: MULTIVERSE_STATS) */
+  int64_t c_drops;
+  int64_t c_ecn;
+  int64_t c_pauses;
+  int64_t c_retx;
+  int64_t c_timeouts;
+  int64_t c_cnps;            /* CNPs sent */
+  int64_t c_retx_bytes;      /* payload bytes sent again */
+  int64_t c_phased;          /* steps in port phases (eng_phase.h) */
+  int64_t c_offpath;         /* their events off their critical paths */
+} eng_node_t;
+
+/* An egress port row (port p's peer reads p's rings). */
+typedef struct eng_port_t {
+  int64_t busy_until;        /* ps */
+  int64_t q_bytes;           /* bytes queued in its class queues */
+  int32_t ring_off;          /* first ring row */
+  uint32_t ring_mask;        /* capacity - 1 (power of two) */
+  uint32_t ring_tail;        /* written by the owner */
+  uint32_t ring_pub;         /* tail as of the last commit: what the peer may read */
+  uint32_t ring_head;        /* written by the peer as it consumes */
+  uint32_t ring_hsnap;       /* head as of the last commit: what the owner may reuse */
+  int32_t peer;              /* port row at the other end of the link */
+  int32_t node;
+  int32_t cls_off;           /* first row of its classes (exp_n_cls of them) */
+  int32_t rr_cls;            /* class served last (round robin among classes) */
+  int32_t cq_head;           /* control queue (pool rows), -1 empty */
+  int32_t cq_tail;
+  int32_t n_ready;           /* host: own flows eligible to send on this port now */
+  int64_t rate;              /* bit/s */
+  int64_t delay;             /* ps */
+  int64_t ser_full;          /* serialisation of a full data packet (mtu + header), ps */
+  int64_t ser_ctrl;          /* serialisation of a control packet (ctrl_bytes), ps */
+  int64_t kmin;              /* bytes */
+  int64_t kmax;              /* bytes */
+  uint64_t pmax_q32;         /* floor(pmax * 2^32) */
+  uint64_t err_q32;          /* floor(loss rate * 2^32) */
+  uint64_t deq_count;        /* data packets dequeued (RED draw counter) */
+  uint64_t tx_count;         /* transmissions (loss draw counter) */
+  uint64_t tx_bytes;         /* bytes sent (HPCC telemetry) */
+  int32_t pfc_off;           /* first PFC-ring row */
+  uint32_t pfc_mask;         /* capacity - 1 (power of two) */
+  uint32_t pfc_tail;
+  uint32_t pfc_pub;
+  uint32_t pfc_head;
+  uint32_t pfc_hsnap;
+  uint8_t paused;            /* classes paused by PAUSEs from the peer */
+  int64_t busy_ps;           /* time spent transmitting, ps */
+  int64_t q_max;             /* largest data queue seen, bytes */
+  int64_t paused_since;      /* ps the current pause began; -1: not paused */
+  int64_t paused_ps;         /* time spent paused, ps */
+  int64_t hdrm_cap;          /* as an ingress: its PFC headroom, bytes */
+  int64_t pfc_a16;           /* as an ingress: its PFC threshold factor x 2^16 */
+} eng_port_t;
+
+/* A class queue row: exp_n_cls per port, as its egress and as an ingress. */
+typedef struct eng_cls_t {
+  int64_t q_bytes;           /* bytes queued */
+  int64_t in_bytes;          /* as an ingress: bytes it brought that are queued, not headroom */
+  int64_t hdrm;              /* as an ingress: bytes it brought held in headroom */
+  int32_t dq_head;           /* queue (pool rows), -1 empty */
+  int32_t dq_tail;
+  int32_t n_ready;           /* host: own flows of the class eligible to send here now */
+  uint8_t paused;            /* by a PAUSE of this class from the peer */
+  uint8_t pause_sent;        /* as an ingress: PAUSE outstanding towards the peer */
+} eng_cls_t;
+
+/* A flow row: sender fields written by src, receiver fields by dst. */
+typedef struct eng_flow_t {
+  uint32_t snd_nxt;
+  uint32_t snd_una;
+  uint32_t max_sent;
+  uint32_t npkts;
+  int32_t ccx;               /* its row in the table of its experiment's algorithm */
+  int32_t cls;               /* its class queue: its priority with `classes`, else 0 */
+  int32_t rank;              /* rank at its source once started, -1 before */
+  int32_t rport;             /* local port whose ready bitset holds it, -1: not eligible */
+  int64_t rto_at;            /* ps; ENG_INF: disarmed */
+  uint64_t bytes;
+  int64_t start;             /* ps: its start event; -1 before */
+  cc_state_t cc;             /* sender: congestion-control state of every flow */
+  uint32_t rcv_nxt;
+  uint32_t nack_for;         /* rcv_nxt a NACK was sent for; UINT32_MAX: none */
+  int32_t task;              /* task row */
+  int64_t recv;              /* ps: the receiver held every byte; -1 until then */
+  int64_t cnp_last;          /* receiver: ps of its last CNP, -1: none */
+  eng_rxmap_t rx_map;        /* receiver: out-of-order packets held (reorder on) */
+  eng_fhdr_t hdr;            /* its two ends and task index, as hops read them */
+} eng_flow_t;
+
+/* X(table, type, member): the world's columns, each of its table's row count
+ * (eng_world_t.n); a row struct is one column of its table. */
 #define ENG_COLUMNS(X)                                                                             \
   /* experiment table */                                                                           \
-  X(exp, uint64_t, seed)      /* counter-based RNG key */                                          \
-  X(exp, int64_t, window)     /* ps: smallest link delay */                                        \
-  X(exp, int64_t, t)          /* ps: start of the current window */                                \
-  X(exp, int64_t, t_end)      /* ps: end of the current window */                                  \
-  X(exp, int64_t, next_t)     /* ps: earliest pending event (reduced with atomic min) */           \
-  X(exp, int32_t, status)     /* eng_status_t */                                                   \
-  X(exp, int64_t, fail)       /* eng_fail_t, reduced with atomic min; INF: none */                 \
-  X(exp, int64_t, tasks_done) /* reduced with atomic add */                                        \
-  X(exp, int32_t, n_tasks)                                                                         \
-  X(exp, int32_t, task_off) /* first task row */                                                   \
-  X(exp, int32_t, n_flows)                                                                         \
-  X(exp, int32_t, flow_off)                                                                        \
-  X(exp, int32_t, node_off)                                                                        \
-  X(exp, int32_t, n_nodes)                                                                         \
-  X(exp, int32_t, port_off)                                                                        \
-  X(exp, int32_t, n_ports)                                                                         \
-  X(exp, int64_t, windows) /* windows stepped */                                                   \
-  X(exp, int32_t, n_cls)   /* class queues per port: 8 with `classes`, else 1 */                   \
-  X(exp, uint8_t, phases)  /* ENG_PHASES_*: switches in port phases (MULTIVERSE_PHASES) */         \
+  X(exp, uint64_t, exp_seed)        /* counter-based RNG key */                                    \
+  X(exp, int64_t, exp_window)       /* ps: smallest link delay */                                  \
+  X(exp, int64_t, exp_t)            /* ps: start of the current window */                          \
+  X(exp, int64_t, exp_t_end)        /* ps: end of the current window */                            \
+  X(exp, int64_t, exp_next_t)       /* ps: earliest pending event (reduced with atomic min) */     \
+  X(exp, int32_t, exp_status)       /* eng_status_t */                                             \
+  X(exp, int64_t, exp_fail)         /* eng_fail_t, reduced with atomic min; INF: none */           \
+  X(exp, int64_t, exp_tasks_done)   /* reduced with atomic add */                                  \
+  X(exp, int32_t, exp_n_tasks)                                                                     \
+  X(exp, int32_t, exp_task_off)     /* first task row */                                           \
+  X(exp, int32_t, exp_n_flows)                                                                     \
+  X(exp, int32_t, exp_flow_off)                                                                    \
+  X(exp, int32_t, exp_node_off)                                                                    \
+  X(exp, int32_t, exp_n_nodes)                                                                     \
+  X(exp, int32_t, exp_port_off)                                                                    \
+  X(exp, int32_t, exp_n_ports)                                                                     \
+  X(exp, int64_t, exp_windows)      /* windows stepped */                                          \
+  X(exp, int32_t, exp_n_cls)        /* class queues per port: 8 with `classes`, else 1 */          \
+  X(exp, uint8_t, exp_phases) /* ENG_PHASES_*: switches in port phases (MULTIVERSE_PHASES) */      \
   /* parameters: exp_<field> of every COL line of ENG_PARAMS (eng_params.h) */                     \
   ENG_PARAMS(ENG_PARAM_COLUMN, X)                                                                  \
   /* node table (hosts and switches) */                                                            \
-  X(node, int32_t, exp)                                                                            \
-  X(node, int32_t, id) /* node id within its experiment */                                         \
-  X(node, uint8_t, is_switch)                                                                      \
-  X(node, int32_t, port_off) /* first port row */                                                  \
-  X(node, int32_t, n_ports)                                                                        \
-  X(node, int64_t, now)       /* ps: time of the last event processed */                           \
-  X(node, uint8_t, keys_ok)   /* its ports' cached event keys are current */                       \
-  X(node, int64_t, next)      /* ps: its next own event when its step ended */                     \
-  X(node, uint8_t, woken)     /* a link into it published something since its step */              \
-  X(node, int32_t, free_head) /* first returned descriptor (pool row), -1 if none */               \
-  X(node, int32_t, pool_next) /* next never-used pool row (descriptors are touched lazily) */      \
-  X(node, int32_t, sw_free)   /* free relay descriptors */                                         \
-  X(node, int32_t, host_free) /* free descriptors for the host's own control packets */            \
-  X(node, int64_t, buf_used)  /* bytes of relayed data queued */                                   \
-  X(node, int64_t, shared)    /* bytes of the shared buffer used (above reserves and headroom) */  \
-  X(node, int64_t, mmu_fixed) /* bytes of the buffer held as reserves and headroom */              \
-  X(node, int32_t, flow_off)  /* first flow row this host sends (also its rank map) */             \
-  X(node, int32_t, n_flows)                                                                        \
-  X(node, int32_t, rr)       /* rank of the flow served last */                                    \
-  X(node, int32_t, n_ranks)  /* flows started so far (ranks given) */                              \
-  X(node, int32_t, task_off) /* first task row it owns (also its heap) */                          \
-  X(node, int32_t, n_tasks)                                                                        \
-  X(node, int32_t, heap_n)   /* pending task and flow-timer events in its heap */                  \
-  X(node, int32_t, rbit_off) /* ready-flow bitsets: n_ports x rbit_words words */                  \
-  X(node, int32_t, rbit_words)                                                                     \
-  X(node, int32_t, poke_off) /* poke bits of its tasks: 2 banks x poke_words words */              \
-  X(node, int32_t, poke_words)                                                                     \
-  X(node, uint8_t, poked0) /* a task of its was poked in a window of even / odd parity */          \
-  X(node, uint8_t, poked1)                                                                         \
-  X(node, int32_t, route_row) /* route row (of n_groups entries), -1: single port */               \
-  X(node, int32_t, set_base)  /* first set row of this node */                                     \
-  X(node, int32_t, flet_off)  /* first flowlet entry (relays) */                                   \
-  X(node, int64_t, c_drops)                                                                        \
-  X(node, int64_t, c_pauses)                                                                       \
-  X(node, int64_t, c_ecn)                                                                          \
-  X(node, int64_t, c_hops)                                                                         \
-  X(node, int64_t, c_retx)                                                                         \
-  X(node, int64_t, c_timeouts)                                                                     \
-  X(node, int64_t, c_cnps)       /* CNPs sent */                                                   \
-  X(node, int64_t, c_retx_bytes) /* payload bytes sent again */                                    \
-  X(node, int64_t, c_events)     /* events stepped (a node's work: MULTIVERSE_STATS) */            \
-  X(node, int64_t, c_phased)     /* steps in port phases (eng_phase.h) */                          \
-  X(node, int64_t, c_offpath)    /* their events off their critical paths */                       \
-  X(node, uint8_t, tier)         /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */     \
+  X(node, eng_node_t, node)         /* the row: eng_node_t */                                      \
+  X(node, int32_t, node_exp)                                                                       \
+  X(node, int64_t, node_next)       /* ps: its next own event when its step ended */               \
+  X(node, uint8_t, node_woken)      /* a link into it published something since its step */        \
+  X(node, uint8_t, node_poked0)     /* a task of its was poked in a window of even / odd parity */ \
+  X(node, uint8_t, node_poked1)                                                                    \
   /* port table (egress ports; port p's peer reads p's rings) */                                   \
-  X(port, int32_t, node)                                                                           \
-  X(port, int32_t, peer)         /* port row at the other end of the link */                       \
-  X(port, int64_t, rate)         /* bit/s */                                                       \
-  X(port, int64_t, delay)        /* ps */                                                          \
-  X(port, int64_t, ser_full)     /* serialisation of a full data packet (mtu + header), ps */      \
-  X(port, int64_t, ser_ctrl)     /* serialisation of a control packet (ctrl_bytes), ps */          \
-  X(port, int64_t, busy_until)   /* ps */                                                          \
-  X(port, int64_t, key)          /* key of the port's next event (eng_key), cached by its node */  \
-  X(port, int32_t, twin)         /* switch: node (row - first port) of its port tree (eng_step) */ \
-  X(port, int64_t, busy_ps)      /* time spent transmitting, ps */                                 \
-  X(port, int64_t, q_max)        /* largest data queue seen, bytes */                              \
-  X(port, int64_t, paused_since) /* ps the current pause began; -1: not paused */                  \
-  X(port, int64_t, paused_ps)    /* time spent paused, ps */                                       \
-  X(port, uint8_t, paused)       /* classes paused by PAUSEs from the peer */                      \
-  X(port, int32_t, n_ready)      /* host: own flows eligible to send on this port now */           \
-  X(port, int32_t, cq_head)      /* control queue (pool rows), -1 empty */                         \
-  X(port, int32_t, cq_tail)                                                                        \
-  X(port, int32_t, cls_off)     /* first row of its classes (exp_n_cls of them) */                 \
-  X(port, int32_t, rr_cls)      /* class served last (round robin among classes) */                \
-  X(port, int64_t, q_bytes)     /* bytes queued in its class queues */                             \
-  X(port, int64_t, hdrm_cap)    /* as an ingress: its PFC headroom, bytes */                       \
-  X(port, int64_t, pfc_a16)     /* as an ingress: its PFC threshold factor x 2^16 */               \
-  X(port, int64_t, kmin)        /* bytes */                                                        \
-  X(port, int64_t, kmax)        /* bytes */                                                        \
-  X(port, uint64_t, pmax_q32)   /* floor(pmax * 2^32) */                                           \
-  X(port, uint64_t, err_q32)    /* floor(loss rate * 2^32) */                                      \
-  X(port, uint64_t, deq_count)  /* data packets dequeued (RED draw counter) */                     \
-  X(port, uint64_t, tx_count)   /* transmissions (loss draw counter) */                            \
-  X(port, int32_t, ring_off)    /* first ring row */                                               \
-  X(port, uint32_t, ring_mask)  /* capacity - 1 (power of two) */                                  \
-  X(port, uint32_t, ring_tail)  /* written by the owner */                                         \
-  X(port, uint32_t, ring_pub)   /* tail as of the last commit: what the peer may read */           \
-  X(port, uint32_t, ring_head)  /* written by the peer as it consumes */                           \
-  X(port, uint32_t, ring_hsnap) /* head as of the last commit: what the owner may reuse */         \
-  X(port, int32_t, pfc_off)     /* first PFC-ring row */                                           \
-  X(port, uint32_t, pfc_mask)   /* capacity - 1 (power of two) */                                  \
-  X(port, uint32_t, pfc_tail)                                                                      \
-  X(port, uint32_t, pfc_pub)                                                                       \
-  X(port, uint32_t, pfc_head)                                                                      \
-  X(port, uint32_t, pfc_hsnap)                                                                     \
-  X(port, uint32_t, ph_cur) /* port phases: an egress's read position in this ingress's ring */    \
+  X(port, eng_port_t, port)         /* the row: eng_port_t */                                      \
+  X(port, int64_t, port_key) /* key of the port's next event (eng_key), cached by its node */      \
+  X(port, int32_t, port_twin) /* switch: node (row - first port) of its port tree (eng_step) */    \
+  X(port, uint32_t, port_ph_cur) /* port phases: an egress's read position in this ring */ \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
-  X(flow, eng_fhdr_t, hdr) /* its two ends and task index, as hops read them */                    \
-  X(flow, int32_t, task)   /* task row */                                                          \
-  X(flow, int32_t, rank)   /* rank at its source once started, -1 before */                        \
-  X(flow, int32_t, rport)  /* local port whose ready bitset holds it, -1: not eligible */          \
-  X(flow, uint64_t, bytes)                                                                         \
-  X(flow, uint32_t, npkts)                                                                         \
-  X(flow, int64_t, start) /* ps: its start event; -1 before */                                     \
-  X(flow, uint32_t, snd_nxt)                                                                       \
-  X(flow, uint32_t, snd_una)                                                                       \
-  X(flow, uint32_t, max_sent)                                                                      \
-  X(flow, int64_t, rto_at) /* ps; ENG_INF: disarmed */                                             \
-  X(flow, int64_t, recv)   /* ps: the receiver held every byte; -1 until then */                   \
-  X(flow, uint32_t, rcv_nxt)                                                                       \
-  X(flow, uint32_t, nack_for)  /* rcv_nxt a NACK was sent for; UINT32_MAX: none */                 \
-  X(flow, eng_rxmap_t, rx_map) /* receiver: out-of-order packets held (reorder on) */              \
-  X(flow, cc_state_t, cc)      /* sender: congestion-control state of every flow */                \
-  X(flow, int32_t, ccx)        /* its row in the table of its experiment's algorithm */            \
-  X(flow, int64_t, cnp_last)   /* receiver: ps of its last CNP, -1: none */                        \
-  X(flow, int32_t, cls)        /* its class queue: its priority with `classes`, else 0 */          \
+  X(flow, eng_flow_t, flow)         /* the row: eng_flow_t */                                      \
   /* task table: rows grouped by owner host, in task order within a host */                        \
-  X(task, int32_t, exp)                                                                            \
-  X(task, int32_t, node)     /* owner node row */                                                  \
-  X(task, int32_t, idx)      /* index in the experiment's task graph */                            \
-  X(task, uint8_t, kind)     /* tg_kind_t */                                                       \
-  X(task, int32_t, flow)     /* flow row, -1 */                                                    \
-  X(task, int64_t, tmin)     /* ps: earliest start */                                              \
-  X(task, int64_t, delay)    /* ps after the predecessors are known */                             \
-  X(task, int64_t, dur)      /* ps: compute and coll */                                            \
-  X(task, int32_t, need)     /* predecessors needed; 0: all */                                     \
-  X(task, uint8_t, spred)    /* 1: its first predecessor is its stream's previous member */        \
-  X(task, int32_t, pred_off) /* its predecessors: pred rows [pred_off, pred_off + npred) */        \
-  X(task, int32_t, npred)                                                                          \
-  X(task, int32_t, pcur)     /* all-of: predecessors [0, pcur) are known */                        \
-  X(task, int64_t, kmax)     /* ps: the latest known time among them */                            \
-  X(task, int32_t, succ_off) /* its successors: succ rows [succ_off, succ_off + nsucc) */          \
-  X(task, int32_t, nsucc)                                                                          \
-  X(task, int64_t, start) /* ps of its start event (planned until started); -1: none */            \
-  X(task, uint8_t, started)                                                                        \
-  X(task, int64_t, end)   /* ps; -1 until it ended (read by other hosts' tasks) */                 \
-  X(task, int64_t, hkey)  /* key of its pending event in its owner's heap; ENG_INF: none */        \
-  X(task, int32_t, hidx)  /* tie-break of that event: its number at the owner, or its rank */      \
-  X(task, int32_t, hpos)  /* position in the owner's heap, -1: not there */                        \
-  X(task, int32_t, gpu)   /* its GPU's row, -1: none */                                            \
-  X(task, int64_t, rem)   /* compute, slowed or not: work left, ps x overlap_q16 */                \
-  X(task, int64_t, tupd)  /* ps: when rem was last brought up to date */                           \
-  X(task, int32_t, rate)  /* work done per ps: overlap_q16 (full speed) or 65536 (slowed) */       \
-  X(task, int32_t, gnext) /* next running compute task of its GPU, -1 */                           \
-  X(gpu, int32_t, comm)   /* per GPU: its communication tasks running now */                       \
-  X(gpu, int32_t, run)    /* its first running compute task (task row), -1 */                      \
-  X(dcqcn, cc_dcqcn_t, s) /* per-flow state of each CC algorithm: one table each */                \
-  X(dctcp, cc_dctcp_t, s)                                                                          \
-  X(hpcc, cc_hpcc_t, s)                                                                            \
-  X(pred, int32_t, e)    /* predecessor task row * 2 + tg_on_t */                                  \
-  X(succ, int32_t, e)    /* successor task row * 2 + the tg_on_t it waits for */                   \
-  X(heap, int32_t, task) /* per host: binary heap of task rows by (hkey, hidx) */                  \
-  X(rank, int32_t, flow) /* per host: flow row of each rank */                                     \
-  X(rbit, uint64_t, w)   /* per host port: bit r set when the flow of rank r is eligible */        \
-  X(poke, uint32_t, w)   /* per host: bit i set when its task i must be re-evaluated */            \
+  X(task, int32_t, task_exp)                                                                       \
+  X(task, int32_t, task_node)       /* owner node row */                                           \
+  X(task, int32_t, task_idx)        /* index in the experiment's task graph */                     \
+  X(task, uint8_t, task_kind)       /* tg_kind_t */                                                \
+  X(task, int32_t, task_flow)       /* flow row, -1 */                                             \
+  X(task, int64_t, task_tmin)       /* ps: earliest start */                                       \
+  X(task, int64_t, task_delay)      /* ps after the predecessors are known */                      \
+  X(task, int64_t, task_dur)        /* ps: compute and coll */                                     \
+  X(task, int32_t, task_need)       /* predecessors needed; 0: all */                              \
+  X(task, uint8_t, task_spred)      /* 1: its first predecessor is its stream's previous member */ \
+  X(task, int32_t, task_pred_off)   /* its predecessors: pred rows [pred_off, pred_off + npred) */ \
+  X(task, int32_t, task_npred)                                                                     \
+  X(task, int32_t, task_pcur)       /* all-of: predecessors [0, pcur) are known */                 \
+  X(task, int64_t, task_kmax)       /* ps: the latest known time among them */                     \
+  X(task, int32_t, task_succ_off)   /* its successors: succ rows [succ_off, succ_off + nsucc) */   \
+  X(task, int32_t, task_nsucc)                                                                     \
+  X(task, int64_t, task_start)      /* ps of its start event (planned until started); -1: none */  \
+  X(task, uint8_t, task_started)                                                                   \
+  X(task, int64_t, task_end)        /* ps; -1 until it ended (read by other hosts' tasks) */       \
+  X(task, int64_t, task_hkey) /* key of its pending event in its owner's heap; ENG_INF: none */    \
+  X(task, int32_t, task_hidx) /* tie-break of that event: its number at the owner, or its rank */  \
+  X(task, int32_t, task_hpos)       /* position in the owner's heap, -1: not there */              \
+  X(task, int32_t, task_gpu)        /* its GPU's row, -1: none */                                  \
+  X(task, int64_t, task_rem)        /* compute, slowed or not: work left, ps x overlap_q16 */      \
+  X(task, int64_t, task_tupd)       /* ps: when rem was last brought up to date */                 \
+  X(task, int32_t, task_rate) /* work done per ps: overlap_q16 (full speed) or 65536 (slowed) */   \
+  X(task, int32_t, task_gnext)      /* next running compute task of its GPU, -1 */                 \
+  X(gpu, int32_t, gpu_comm)         /* per GPU: its communication tasks running now */             \
+  X(gpu, int32_t, gpu_run)          /* its first running compute task (task row), -1 */            \
+  X(dcqcn, cc_dcqcn_t, dcqcn_s)     /* per-flow state of each CC algorithm: one table each */      \
+  X(dctcp, cc_dctcp_t, dctcp_s)                                                                    \
+  X(hpcc, cc_hpcc_t, hpcc_s)                                                                       \
+  X(pred, int32_t, pred_e)          /* predecessor task row * 2 + tg_on_t */                       \
+  X(succ, int32_t, succ_e)          /* successor task row * 2 + the tg_on_t it waits for */        \
+  X(heap, int32_t, heap_task)       /* per host: binary heap of task rows by (hkey, hidx) */       \
+  X(rank, int32_t, rank_flow)       /* per host: flow row of each rank */                          \
+  X(rbit, uint64_t, rbit_w) /* per host port: bit r set when the flow of rank r is eligible */     \
+  X(poke, uint32_t, poke_w)         /* per host: bit i set when its task i must be re-evaluated */ \
   /* storage */                                                                                    \
-  X(pool, eng_pkt_t, pkt)       /* descriptors, per node */                                        \
-  X(ring, eng_pkt_t, pkt)       /* in-flight packets, per port */                                  \
-  X(pfc, int64_t, t)            /* PFC frame arrival, ps; per port */                              \
-  X(pfc, uint8_t, pause)        /* class * 2 + 1: PAUSE, class * 2: RESUME */                      \
-  X(route, uint32_t, set)       /* set id local to the node (TOPO_NO_ROUTE: none) */               \
-  X(set, uint32_t, off)         /* CSR into setport */                                             \
-  X(setport, uint16_t, port)    /* local port */                                                   \
-  X(flet, eng_flowlet_t, entry) /* ENG_FLOWLETS per relaying node */                               \
+  X(pool, eng_pkt_t, pool_pkt)      /* descriptors, per node */                                    \
+  X(ring, eng_pkt_t, ring_pkt)      /* in-flight packets, per port */                              \
+  X(pfc, int64_t, pfc_t)            /* PFC frame arrival, ps; per port */                          \
+  X(pfc, uint8_t, pfc_pause)        /* class * 2 + 1: PAUSE, class * 2: RESUME */                  \
+  X(route, uint32_t, route_set)     /* set id local to the node (TOPO_NO_ROUTE: none) */           \
+  X(set, uint32_t, set_off)         /* CSR into setport */                                         \
+  X(setport, uint16_t, setport_port) /* local port */                                              \
+  X(flet, eng_flowlet_t, flet_entry) /* ENG_FLOWLETS per relaying node */                          \
   /* class queues: exp_n_cls rows per port, as its egress and as an ingress */                     \
-  X(cls, int32_t, dq_head) /* queue (pool rows), -1 empty */                                       \
-  X(cls, int32_t, dq_tail)                                                                         \
-  X(cls, int64_t, q_bytes)    /* bytes queued */                                                   \
-  X(cls, uint8_t, paused)     /* by a PAUSE of this class from the peer */                         \
-  X(cls, uint8_t, pause_sent) /* as an ingress: PAUSE outstanding towards the peer */              \
-  X(cls, int32_t, n_ready)    /* host: own flows of the class eligible to send here now */         \
-  X(cls, int64_t, in_bytes)   /* as an ingress: bytes it brought that are queued, not headroom */  \
-  X(cls, int64_t, hdrm)       /* as an ingress: bytes it brought held in headroom */               \
+  X(cls, eng_cls_t, cls)            /* the row: eng_cls_t */                                       \
   /* time series of a traced experiment (eng_trace_desc_t) */                                      \
-  X(exp, int64_t, tr_every) /* ps between samples; 0: not traced */                                \
-  X(exp, int64_t, tr_next)  /* ps: the next window end at or after this is sampled */              \
-  X(exp, int32_t, tr_count) /* samples taken */                                                    \
-  X(exp, int32_t, tr_cap)   /* samples it has room for */                                          \
-  X(exp, int32_t, tr_ser)   /* first series row */                                                 \
-  X(exp, int32_t, tr_nser)  /* series, the sample time included */                                 \
-  X(exp, int32_t, tr_off)   /* first value row */                                                  \
-  X(tser, int32_t, exp)                                                                            \
-  X(tser, int32_t, kind) /* eng_trace_kind_t */                                                    \
-  X(tser, int32_t, row)  /* flow or port row */                                                    \
-  X(tval, double, v)     /* (tr_cap, tr_nser) per traced experiment */                             \
-  X(pint, cc_int_t, v)   /* telemetry of pool descriptors (only if some experiment runs HPCC) */   \
-  X(rint, cc_int_t, v)   /* telemetry of link-ring slots (likewise) */                             \
-  X(port, uint64_t, tx_bytes) /* bytes sent (HPCC telemetry) */
+  X(exp, int64_t, exp_tr_every)     /* ps between samples; 0: not traced */                        \
+  X(exp, int64_t, exp_tr_next)      /* ps: the next window end at or after this is sampled */      \
+  X(exp, int32_t, exp_tr_count)     /* samples taken */                                            \
+  X(exp, int32_t, exp_tr_cap)       /* samples it has room for */                                  \
+  X(exp, int32_t, exp_tr_ser)       /* first series row */                                         \
+  X(exp, int32_t, exp_tr_nser)      /* series, the sample time included */                         \
+  X(exp, int32_t, exp_tr_off)       /* first value row */                                          \
+  X(tser, int32_t, tser_exp)                                                                       \
+  X(tser, int32_t, tser_kind)       /* eng_trace_kind_t */                                         \
+  X(tser, int32_t, tser_row)        /* flow or port row */                                         \
+  X(tval, double, tval_v)           /* (tr_cap, tr_nser) per traced experiment */                  \
+  X(pint, cc_int_t, pint_v) /* telemetry of pool descriptors (if some experiment runs HPCC) */ \
+  X(rint, cc_int_t, rint_v) /* telemetry of link-ring slots (likewise) */
 
 typedef enum eng_table_t {
   ENG_T_exp,
@@ -317,9 +345,10 @@ static inline int eng_table_is_storage(int t) {
   return t == ENG_T_pool || t == ENG_T_ring || t == ENG_T_pfc || t == ENG_T_pint || t == ENG_T_rint;
 }
 
-/* Column pointers (host or device memory, same layout): w.<table>_<name>[row]. */
+/* Column pointers (host or device memory, same layout): w.<member>[row], a
+ * row struct's field w.<table>[row].<field>. */
 typedef struct eng_cols_t {
-#define ENG_DECL(tab, type, name) type *tab##_##name;
+#define ENG_DECL(tab, type, name) type *name;
   ENG_COLUMNS(ENG_DECL)
 #undef ENG_DECL
 } eng_cols_t;
