@@ -290,7 +290,7 @@ static void build_trace(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, bui
     for (int32_t k = ENG_TR_DELIVERED; k <= ENG_TR_CC; k++) {
       c->tser_exp[s] = e;
       c->tser_kind[s] = k;
-      c->tser_row[s++] = c->task_flow[w->exp_task_row[b->task + tr->flows[i]]];
+      c->tser_row[s++] = c->task[w->exp_task_row[b->task + tr->flows[i]]].flow;
     }
   }
   for (int32_t i = 0; i < tr->n_ports; i++) {
@@ -452,25 +452,25 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
     const tg_task_t *k = &g->t[i];
     int32_t r = b->task + m->row[i];
     w->exp_task_row[b->task + i] = r;
-    c->task_exp[r] = e;
-    c->task_node[r] = b->node + k->host;
-    c->task_idx[r] = i;
-    c->task_kind[r] = (uint8_t)k->kind;
-    c->task_flow[r] = m->frow[i] >= 0 ? b->flow + m->frow[i] : -1;
-    c->task_tmin[r] = k->start;
-    c->task_delay[r] = k->delay;
-    c->task_dur[r] = k->dur;
-    c->task_need[r] = k->need;
-    c->task_npred[r] = m->npred[i];
-    c->task_pred_off[r] = po;
-    c->task_nsucc[r] = m->nsucc[i];
-    c->task_succ_off[r] = so;
-    c->task_start[r] = -1;
-    c->task_end[r] = -1;
-    c->task_hkey[r] = ENG_INF;
-    c->task_hpos[r] = -1;
-    c->task_gpu[r] = k->gpu >= 0 ? b->gpu + k->gpu : -1;
-    c->task_gnext[r] = -1;
+    c->task[r].exp = e;
+    c->task[r].node = b->node + k->host;
+    c->task[r].idx = i;
+    c->task[r].kind = (uint8_t)k->kind;
+    c->task[r].flow = m->frow[i] >= 0 ? b->flow + m->frow[i] : -1;
+    c->task[r].tmin = k->start;
+    c->task[r].delay = k->delay;
+    c->task[r].dur = k->dur;
+    c->task[r].need = k->need;
+    c->task[r].npred = m->npred[i];
+    c->task[r].pred_off = po;
+    c->task[r].nsucc = m->nsucc[i];
+    c->task[r].succ_off = so;
+    c->task[r].start = -1;
+    c->task[r].end = -1;
+    c->task[r].hkey = ENG_INF;
+    c->task[r].hpos = -1;
+    c->task[r].gpu = k->gpu >= 0 ? b->gpu + k->gpu : -1;
+    c->task[r].gnext = -1;
     pfill[i] = po;
     sfill[i] = so;
     po += m->npred[i];
@@ -483,7 +483,7 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
   for (int32_t i = 0; i < g->n; i++) /* the stream's previous member first */
     if (m->prev[i] >= 0) {
       int32_t pr = m->prev[i];
-      c->task_spred[b->task + m->row[i]] = 1;
+      c->task[b->task + m->row[i]].spred = 1;
       c->pred_e[pfill[i]++] = (b->task + m->row[pr]) * 2 + TG_ON_END;
       c->succ_e[sfill[pr]++] = (b->task + m->row[i]) * 2 + TG_ON_END;
     }
@@ -496,11 +496,11 @@ static int build_tasks(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, cons
   }
   *t0 = ENG_INF;
   for (int32_t r = b->task; r < b->task + g->n; r++) /* in row order: each owner's heap */
-    if (c->task_npred[r] == 0) {
-      int32_t x = c->task_node[r];
-      c->task_start[r] = c->task_tmin[r];
-      eng_heap_set(c, x, r, eng_key(c->task_tmin[r], ENG_EV_TASK), r - c->node[x].task_off);
-      if (c->task_tmin[r] < *t0) *t0 = c->task_tmin[r];
+    if (c->task[r].npred == 0) {
+      int32_t x = c->task[r].node;
+      c->task[r].start = c->task[r].tmin;
+      eng_heap_set(c, x, r, eng_key(c->task[r].tmin, ENG_EV_TASK), r - c->node[x].task_off);
+      if (c->task[r].tmin < *t0) *t0 = c->task[r].tmin;
     }
   b->pred = po;
   b->succ = so;

@@ -16,7 +16,7 @@ ENG_INLINE int64_t eng_inflight(const eng_cols_t *c, int32_t f, int32_t mtu) {
 
 /* Whether flow f has ended (its sender has every byte acknowledged). */
 ENG_INLINE int eng_flow_done(const eng_cols_t *c, int32_t f) {
-  return c->task_end[c->flow[f].task] >= 0;
+  return c->task[c->flow[f].task].end >= 0;
 }
 
 /* Time of flow f's next timer: retransmission or congestion control. */
@@ -79,21 +79,21 @@ ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
  * compute or coll task runs for dur, a join ends) or its end. */
 ENG_OUTLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
-  if (!c->task_started[t]) {
-    int32_t kind = c->task_kind[t];
-    c->task_started[t] = 1;
-    c->task_start[t] = k->now;
+  if (!c->task[t].started) {
+    int32_t kind = c->task[t].kind;
+    c->task[t].started = 1;
+    c->task[t].start = k->now;
     if ((kind == TG_FLOW || kind == TG_COLL) && eng_slows(k, t)) eng_comm_change(k, t, +1);
     if (kind == TG_FLOW) {
-      eng_flow_begin(k, c->task_flow[t]);
+      eng_flow_begin(k, c->task[t].flow);
       return;
     }
-    if (kind != TG_JOIN && c->task_dur[t] > 0) {
+    if (kind != TG_JOIN && c->task[t].dur > 0) {
       if (kind == TG_COMPUTE && eng_slows(k, t))
         eng_compute_begin(k, t);
       else
-        eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, c->task_dur[t]), ENG_EV_TASK),
-                     c->task_hidx[t]);
+        eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, c->task[t].dur), ENG_EV_TASK),
+                     c->task[t].hidx);
       return;
     }
   }

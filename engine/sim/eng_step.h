@@ -340,7 +340,7 @@ ENG_INLINE int32_t eng_node_event(eng_ctx_t *k, int32_t cls, int32_t idx) {
   }
   if (cls == ENG_EV_ARRIVE) return eng_arrive(k, idx);
   if (cls == ENG_EV_TIMER)
-    eng_host_timer(k, c->task_flow[idx]);
+    eng_host_timer(k, c->task[idx].flow);
   else if (cls == ENG_EV_TASK)
     eng_task_event(k, idx);
   else

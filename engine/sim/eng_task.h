@@ -12,13 +12,13 @@
 /* ---- the host's event heap: task rows by (hkey, hidx) ------------------ */
 
 ENG_INLINE int eng_heap_less(const eng_cols_t *c, int32_t a, int32_t b) {
-  return c->task_hkey[a] < c->task_hkey[b] ||
-         (c->task_hkey[a] == c->task_hkey[b] && c->task_hidx[a] < c->task_hidx[b]);
+  return c->task[a].hkey < c->task[b].hkey ||
+         (c->task[a].hkey == c->task[b].hkey && c->task[a].hidx < c->task[b].hidx);
 }
 
 ENG_INLINE void eng_heap_place(eng_cols_t *c, int32_t base, int32_t i, int32_t t) {
   c->heap_task[base + i] = t;
-  c->task_hpos[t] = i;
+  c->task[t].hpos = i;
 }
 
 ENG_INLINE void eng_heap_up(eng_cols_t *c, int32_t base, int32_t i) {
@@ -55,32 +55,32 @@ ENG_INLINE void eng_heap_down(eng_cols_t *c, int32_t base, int32_t n, int32_t i)
 /* Task t (owned by x) has its pending event at `key` with tie-break hidx;
  * ENG_INF: it has none. */
 ENG_OUTLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, int32_t hidx) {
-  int32_t base = c->node[x].task_off, pos = c->task_hpos[t];
+  int32_t base = c->node[x].task_off, pos = c->task[t].hpos;
   if (key == ENG_INF) {
-    c->task_hkey[t] = ENG_INF;
+    c->task[t].hkey = ENG_INF;
     if (pos < 0) return;
     int32_t n = --c->node[x].heap_n;
-    c->task_hpos[t] = -1;
+    c->task[t].hpos = -1;
     if (pos == n) return;
     int32_t moved = c->heap_task[base + n];
     eng_heap_place(c, base, pos, moved);
     eng_heap_up(c, base, pos);
-    eng_heap_down(c, base, n, c->task_hpos[moved]);
+    eng_heap_down(c, base, n, c->task[moved].hpos);
     return;
   }
-  c->task_hkey[t] = key;
-  c->task_hidx[t] = hidx;
+  c->task[t].hkey = key;
+  c->task[t].hidx = hidx;
   if (pos < 0) {
     pos = c->node[x].heap_n++;
     eng_heap_place(c, base, pos, t);
   }
   eng_heap_up(c, base, pos);
-  eng_heap_down(c, base, c->node[x].heap_n, c->task_hpos[t]);
+  eng_heap_down(c, base, c->node[x].heap_n, c->task[t].hpos);
 }
 
 /* Key of the earliest pending event in x's heap, ENG_INF if none. */
 ENG_INLINE int64_t eng_heap_top(const eng_cols_t *c, int32_t x) {
-  return c->node[x].heap_n ? c->task_hkey[c->heap_task[c->node[x].task_off]] : ENG_INF;
+  return c->node[x].heap_n ? c->task[c->heap_task[c->node[x].task_off]].hkey : ENG_INF;
 }
 
 /* ---- ready bitsets: the host's flows eligible to send now, per port -------- */
@@ -132,12 +132,12 @@ ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
   int32_t row = pe >> 1, at;
   int64_t t;
   if ((pe & 1) == TG_ON_RECV) {
-    int32_t f = c->task_flow[row];
+    int32_t f = c->task[row].flow;
     at = eng_flow_dst(c, f);
     t = eng_load_i64(&c->flow[f].recv);
   } else {
-    at = c->task_node[row];
-    t = eng_load_i64(&c->task_end[row]);
+    at = c->task[row].node;
+    t = eng_load_i64(&c->task[row].end);
   }
   if (t < 0) return -1;
   if (at == k->x) return t;
@@ -151,8 +151,8 @@ ENG_INLINE int64_t eng_pred_known(const eng_ctx_t *k, int32_t pe) {
  * time, so memory stays constant). */
 ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
   const eng_cols_t *c = k->c;
-  int32_t s = c->task_spred[t];
-  int32_t p0 = c->task_pred_off[t] + s, n = c->task_npred[t] - s, need = c->task_need[t];
+  int32_t s = c->task[t].spred;
+  int32_t p0 = c->task[t].pred_off + s, n = c->task[t].npred - s, need = c->task[t].need;
   int32_t known = 0;
   int64_t lo = ENG_INF, hi = -1;
   for (int32_t i = 0; i < n; i++) {
@@ -182,40 +182,40 @@ ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
  * predecessors allow, its start event is placed in the heap, or moved earlier. */
 ENG_OUTLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
-  if (c->task_started[t]) return;
+  if (c->task[t].started) return;
   int64_t known;
-  if (c->task_need[t] == 0) {
-    int32_t i = c->task_pcur[t], n = c->task_npred[t], p0 = c->task_pred_off[t];
-    int64_t km = c->task_kmax[t];
+  if (c->task[t].need == 0) {
+    int32_t i = c->task[t].pcur, n = c->task[t].npred, p0 = c->task[t].pred_off;
+    int64_t km = c->task[t].kmax;
     for (; i < n; i++) {
       int64_t kt = eng_pred_known(k, c->pred_e[p0 + i]);
       if (kt < 0) break;
       if (kt > km) km = kt;
     }
-    c->task_pcur[t] = i;
-    c->task_kmax[t] = km;
+    c->task[t].pcur = i;
+    c->task[t].kmax = km;
     if (i < n) return;
     known = km;
   } else {
     known = eng_kth_known(k, t);
     if (known < 0) return;
-    if (c->task_spred[t]) { /* and the previous member of its stream has ended */
-      int64_t ks = eng_pred_known(k, c->pred_e[c->task_pred_off[t]]);
+    if (c->task[t].spred) { /* and the previous member of its stream has ended */
+      int64_t ks = eng_pred_known(k, c->pred_e[c->task[t].pred_off]);
       if (ks < 0) return;
       if (ks > known) known = ks;
     }
   }
-  int64_t s = eng_time_add(known, c->task_delay[t]);
-  if (s < c->task_tmin[t]) s = c->task_tmin[t];
-  if (c->task_start[t] >= 0 && c->task_start[t] <= s) return;
-  c->task_start[t] = s;
+  int64_t s = eng_time_add(known, c->task[t].delay);
+  if (s < c->task[t].tmin) s = c->task[t].tmin;
+  if (c->task[t].start >= 0 && c->task[t].start <= s) return;
+  c->task[t].start = s;
   eng_heap_set(c, k->x, t, eng_key(s, ENG_EV_TASK), t - c->node[k->x].task_off);
 }
 
 /* Another host's task s must be evaluated again in the next window. */
 ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
   eng_cols_t *c = k->c;
-  int32_t y = c->task_node[s], i = s - c->node[y].task_off;
+  int32_t y = c->task[s].node, i = s - c->node[y].task_off;
   int32_t bank = (int32_t)(c->exp_windows[k->e] & 1);
   eng_atomic_or_u32(&c->poke_w[c->node[y].poke_off + bank * c->node[y].poke_words + i / 32],
                     1u << (i % 32));
@@ -228,12 +228,12 @@ ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
  * wait for it are evaluated (here) or poked (elsewhere). */
 ENG_OUTLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
   eng_cols_t *c = k->c;
-  int32_t s0 = c->task_succ_off[t], n = c->task_nsucc[t];
+  int32_t s0 = c->task[t].succ_off, n = c->task[t].nsucc;
   for (int32_t i = 0; i < n; i++) {
     int32_t se = c->succ_e[s0 + i];
     if ((se & 1) != on) continue;
     int32_t s = se >> 1;
-    if (c->task_node[s] == k->x)
+    if (c->task[s].node == k->x)
       eng_task_eval(k, s);
     else
       eng_task_poke(k, s);
@@ -244,17 +244,17 @@ ENG_OUTLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
 
 /* Whether task t's GPU slows its compute while its communication runs. */
 ENG_INLINE int eng_slows(const eng_ctx_t *k, int32_t t) {
-  return k->c->task_gpu[t] >= 0 && k->c->exp_overlap_q16[k->e] != 65536;
+  return k->c->task[t].gpu >= 0 && k->c->exp_overlap_q16[k->e] != 65536;
 }
 
 /* Running compute task t works at `rate` from k->now: its end moves to when
  * its remaining work is done. */
 ENG_INLINE void eng_compute_at(eng_ctx_t *k, int32_t t, int32_t rate) {
   eng_cols_t *c = k->c;
-  c->task_rate[t] = rate;
-  c->task_tupd[t] = k->now;
-  int64_t left = (c->task_rem[t] + rate - 1) / rate; /* ps */
-  eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, left), ENG_EV_TASK), c->task_hidx[t]);
+  c->task[t].rate = rate;
+  c->task[t].tupd = k->now;
+  int64_t left = (c->task[t].rem + rate - 1) / rate; /* ps */
+  eng_heap_set(c, k->x, t, eng_key(eng_time_add(k->now, left), ENG_EV_TASK), c->task[t].hidx);
 }
 
 /* GPU g's communication started or stopped running: its running compute
@@ -262,9 +262,9 @@ ENG_INLINE void eng_compute_at(eng_ctx_t *k, int32_t t, int32_t rate) {
 ENG_INLINE void eng_gpu_rerate(eng_ctx_t *k, int32_t g) {
   eng_cols_t *c = k->c;
   int32_t rate = c->gpu_comm[g] > 0 ? 65536 : (int32_t)c->exp_overlap_q16[k->e];
-  for (int32_t t = c->gpu_run[g]; t >= 0; t = c->task_gnext[t]) {
-    int64_t done = (k->now - c->task_tupd[t]) * c->task_rate[t];
-    c->task_rem[t] = done >= c->task_rem[t] ? 0 : c->task_rem[t] - done;
+  for (int32_t t = c->gpu_run[g]; t >= 0; t = c->task[t].gnext) {
+    int64_t done = (k->now - c->task[t].tupd) * c->task[t].rate;
+    c->task[t].rem = done >= c->task[t].rem ? 0 : c->task[t].rem - done;
     eng_compute_at(k, t, rate);
   }
 }
@@ -273,9 +273,9 @@ ENG_INLINE void eng_gpu_rerate(eng_ctx_t *k, int32_t g) {
  * overlap_q16 units; slowed it does 65536 units a ps. */
 ENG_INLINE void eng_compute_begin(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
-  int32_t g = c->task_gpu[t];
-  c->task_rem[t] = c->task_dur[t] * c->exp_overlap_q16[k->e];
-  c->task_gnext[t] = c->gpu_run[g];
+  int32_t g = c->task[t].gpu;
+  c->task[t].rem = c->task[t].dur * c->exp_overlap_q16[k->e];
+  c->task[t].gnext = c->gpu_run[g];
   c->gpu_run[g] = t;
   eng_compute_at(k, t, c->gpu_comm[g] > 0 ? 65536 : (int32_t)c->exp_overlap_q16[k->e]);
 }
@@ -283,7 +283,7 @@ ENG_INLINE void eng_compute_begin(eng_ctx_t *k, int32_t t) {
 /* A communication task (flow or coll) of t's GPU begins (+1) or ends (-1). */
 ENG_INLINE void eng_comm_change(eng_ctx_t *k, int32_t t, int32_t d) {
   eng_cols_t *c = k->c;
-  int32_t g = c->task_gpu[t];
+  int32_t g = c->task[t].gpu;
   c->gpu_comm[g] += d;
   if (c->gpu_comm[g] == (d > 0 ? 1 : 0)) eng_gpu_rerate(k, g);
 }
@@ -292,16 +292,16 @@ ENG_INLINE void eng_comm_change(eng_ctx_t *k, int32_t t, int32_t d) {
 ENG_OUTLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (eng_slows(k, t)) {
-    if (c->task_kind[t] == TG_COMPUTE && c->task_dur[t] > 0) { /* off its GPU's running list */
-      int32_t *at = &c->gpu_run[c->task_gpu[t]];
+    if (c->task[t].kind == TG_COMPUTE && c->task[t].dur > 0) { /* off its GPU's running list */
+      int32_t *at = &c->gpu_run[c->task[t].gpu];
       while (*at != t)
-        at = &c->task_gnext[*at];
-      *at = c->task_gnext[t];
-    } else if (c->task_kind[t] == TG_FLOW || c->task_kind[t] == TG_COLL) {
+        at = &c->task[*at].gnext;
+      *at = c->task[t].gnext;
+    } else if (c->task[t].kind == TG_FLOW || c->task[t].kind == TG_COLL) {
       eng_comm_change(k, t, -1);
     }
   }
-  eng_store_i64(&c->task_end[t], k->now);
+  eng_store_i64(&c->task[t].end, k->now);
   eng_atomic_add_i64(&c->exp_tasks_done[k->e], 1);
   eng_task_notify(k, t, TG_ON_END);
 }

@@ -89,8 +89,8 @@ void eng_world_result(const eng_world_t *w, int32_t e, eng_result_t *r) {
   r->end_ps = 0;
   for (int32_t i = 0; i < c->exp_n_tasks[e]; i++) {
     int32_t t = w->exp_task_row[c->exp_task_off[e] + i];
-    if (c->task_end[t] > r->end_ps) r->end_ps = c->task_end[t];
-    if (c->task_started[t] && c->task_start[t] < start) start = c->task_start[t];
+    if (c->task[t].end > r->end_ps) r->end_ps = c->task[t].end;
+    if (c->task[t].started && c->task[t].start < start) start = c->task[t].start;
   }
   for (int32_t x = x0; x < x0 + nx; x++)
     if (c->node[x].now > last) last = c->node[x].now;
@@ -132,25 +132,25 @@ static int32_t eng_task_row(const eng_world_t **w, int32_t e, int32_t i) {
 
 int64_t eng_task_start(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
-  return w->c.task_started[t] ? w->c.task_start[t] : -1;
+  return w->c.task[t].started ? w->c.task[t].start : -1;
 }
 
 int64_t eng_task_end(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
-  return w->c.task_end[t];
+  return w->c.task[t].end;
 }
 
 int64_t eng_task_recv(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
-  int32_t f = w->c.task_flow[t];
+  int32_t f = w->c.task[t].flow;
   return f >= 0 ? w->c.flow[f].recv : -1;
 }
 
 int64_t eng_task_delivered_w(const eng_world_t *w, int32_t e, int32_t i) {
   int32_t t = eng_task_row(&w, e, i);
-  int32_t f = w->c.task_flow[t];
+  int32_t f = w->c.task[t].flow;
   if (f < 0) return -1;
-  uint64_t b = (uint64_t)w->c.flow[f].rcv_nxt * (uint64_t)w->c.exp_mtu[w->c.task_exp[t]];
+  uint64_t b = (uint64_t)w->c.flow[f].rcv_nxt * (uint64_t)w->c.exp_mtu[w->c.task[t].exp];
   return (int64_t)(b < w->c.flow[f].bytes ? b : w->c.flow[f].bytes);
 }
 

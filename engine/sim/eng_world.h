@@ -205,6 +205,37 @@ typedef struct eng_flow_t {
   eng_fhdr_t hdr;            /* its two ends and task index, as hops read them */
 } eng_flow_t;
 
+/* A task row (grouped by owner host, in task order within a host): its heap key first. */
+typedef struct eng_task_t {
+  int64_t hkey;              /* key of its pending event in its owner's heap; ENG_INF: none */
+  int64_t end;               /* ps; -1 until it ended (read by other hosts' tasks) */
+  int64_t start;             /* ps of its start event (planned until started); -1: none */
+  int32_t hidx;              /* tie-break of that event: its number at the owner, or its rank */
+  int32_t hpos;              /* position in the owner's heap, -1: not there */
+  uint8_t kind;              /* tg_kind_t */
+  uint8_t spred;             /* 1: its first predecessor is its stream's previous member */
+  uint8_t started;
+  int32_t flow;              /* flow row, -1 */
+  int32_t node;              /* owner node row */
+  int32_t need;              /* predecessors needed; 0: all */
+  int32_t pcur;              /* all-of: predecessors [0, pcur) are known */
+  int32_t npred;
+  int32_t pred_off;          /* its predecessors: pred rows [pred_off, pred_off + npred) */
+  int32_t nsucc;
+  int32_t succ_off;          /* its successors: succ rows [succ_off, succ_off + nsucc) */
+  int32_t gpu;               /* its GPU's row, -1: none */
+  int32_t rate;              /* work done per ps: overlap_q16 (full speed) or 65536 (slowed) */
+  int32_t gnext;             /* next running compute task of its GPU, -1 */
+  int32_t idx;               /* index in the experiment's task graph */
+  int32_t exp;
+  int64_t tmin;              /* ps: earliest start */
+  int64_t delay;             /* ps after the predecessors are known */
+  int64_t dur;               /* ps: compute and coll */
+  int64_t kmax;              /* ps: the latest known time among them */
+  int64_t rem;               /* compute, slowed or not: work left, ps x overlap_q16 */
+  int64_t tupd;              /* ps: when rem was last brought up to date */
+} eng_task_t;
+
 /* X(table, type, member): the world's columns, each of its table's row count
  * (eng_world_t.n); a row struct is one column of its table. */
 #define ENG_COLUMNS(X)                                                                             \
@@ -245,33 +276,7 @@ typedef struct eng_flow_t {
   /* flow table: sender columns written by src, receiver columns by dst */                         \
   X(flow, eng_flow_t, flow)         /* the row: eng_flow_t */                                      \
   /* task table: rows grouped by owner host, in task order within a host */                        \
-  X(task, int32_t, task_exp)                                                                       \
-  X(task, int32_t, task_node)       /* owner node row */                                           \
-  X(task, int32_t, task_idx)        /* index in the experiment's task graph */                     \
-  X(task, uint8_t, task_kind)       /* tg_kind_t */                                                \
-  X(task, int32_t, task_flow)       /* flow row, -1 */                                             \
-  X(task, int64_t, task_tmin)       /* ps: earliest start */                                       \
-  X(task, int64_t, task_delay)      /* ps after the predecessors are known */                      \
-  X(task, int64_t, task_dur)        /* ps: compute and coll */                                     \
-  X(task, int32_t, task_need)       /* predecessors needed; 0: all */                              \
-  X(task, uint8_t, task_spred)      /* 1: its first predecessor is its stream's previous member */ \
-  X(task, int32_t, task_pred_off)   /* its predecessors: pred rows [pred_off, pred_off + npred) */ \
-  X(task, int32_t, task_npred)                                                                     \
-  X(task, int32_t, task_pcur)       /* all-of: predecessors [0, pcur) are known */                 \
-  X(task, int64_t, task_kmax)       /* ps: the latest known time among them */                     \
-  X(task, int32_t, task_succ_off)   /* its successors: succ rows [succ_off, succ_off + nsucc) */   \
-  X(task, int32_t, task_nsucc)                                                                     \
-  X(task, int64_t, task_start)      /* ps of its start event (planned until started); -1: none */  \
-  X(task, uint8_t, task_started)                                                                   \
-  X(task, int64_t, task_end)        /* ps; -1 until it ended (read by other hosts' tasks) */       \
-  X(task, int64_t, task_hkey) /* key of its pending event in its owner's heap; ENG_INF: none */    \
-  X(task, int32_t, task_hidx) /* tie-break of that event: its number at the owner, or its rank */  \
-  X(task, int32_t, task_hpos)       /* position in the owner's heap, -1: not there */              \
-  X(task, int32_t, task_gpu)        /* its GPU's row, -1: none */                                  \
-  X(task, int64_t, task_rem)        /* compute, slowed or not: work left, ps x overlap_q16 */      \
-  X(task, int64_t, task_tupd)       /* ps: when rem was last brought up to date */                 \
-  X(task, int32_t, task_rate) /* work done per ps: overlap_q16 (full speed) or 65536 (slowed) */   \
-  X(task, int32_t, task_gnext)      /* next running compute task of its GPU, -1 */                 \
+  X(task, eng_task_t, task)         /* the row: eng_task_t */                                      \
   X(gpu, int32_t, gpu_comm)         /* per GPU: its communication tasks running now */             \
   X(gpu, int32_t, gpu_run)          /* its first running compute task (task row), -1 */            \
   X(dcqcn, cc_dcqcn_t, dcqcn_s)     /* per-flow state of each CC algorithm: one table each */      \
