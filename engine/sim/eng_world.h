@@ -78,11 +78,13 @@ enum {
   ENG_F_HOSTSLOT = 4, /* queued in a host control descriptor */
 };
 
-/* Row structs: the fields of a node, port, class queue or flow that one
+/* Row structs: the fields of a node, port, class queue, flow or task that one
  * thread reads and writes together as it steps an event, side by side in
- * memory (one or two 32-byte sectors an access, where a column each cost a
- * sector each). The fields many threads read across rows (a node's idle
- * check, a switch's port keys) stay columns of their own. */
+ * memory, where a column each cost a 32-byte memory sector of its own a read.
+ * Hot fields first; each struct fills whole sectors (pad, checked below), so
+ * that a row starts on a sector and its first fields share one. The fields
+ * many threads read across rows (a node's idle check, a switch's port keys)
+ * stay columns of their own. */
 
 /* A node row (hosts and switches): what one thread reads and writes as it steps the node. */
 typedef struct eng_node_t {
@@ -125,6 +127,7 @@ typedef struct eng_node_t {
   int64_t c_retx_bytes;      /* payload bytes sent again */
   int64_t c_phased;          /* steps in port phases (eng_phase.h) */
   int64_t c_offpath;         /* their events off their critical paths */
+  uint8_t pad[16]; /* to whole sectors */
 } eng_node_t;
 
 /* An egress port row (port p's peer reads p's rings). */
@@ -168,6 +171,7 @@ typedef struct eng_port_t {
   int64_t paused_ps;         /* time spent paused, ps */
   int64_t hdrm_cap;          /* as an ingress: its PFC headroom, bytes */
   int64_t pfc_a16;           /* as an ingress: its PFC threshold factor x 2^16 */
+  uint8_t pad[16]; /* to whole sectors */
 } eng_port_t;
 
 /* A class queue row: exp_n_cls per port, as its egress and as an ingress. */
@@ -180,16 +184,20 @@ typedef struct eng_cls_t {
   int32_t n_ready;           /* host: own flows of the class eligible to send here now */
   uint8_t paused;            /* by a PAUSE of this class from the peer */
   uint8_t pause_sent;        /* as an ingress: PAUSE outstanding towards the peer */
+  uint8_t pad[24]; /* to whole sectors */
 } eng_cls_t;
 
-/* A flow row: sender fields written by src, receiver fields by dst. */
+/* A flow row: its header first (what every hop of its packets reads), then
+ * sender fields written by src, receiver fields by dst. */
 typedef struct eng_flow_t {
+  eng_fhdr_t hdr;            /* its two ends and task index, as hops read them */
+  int32_t cls;               /* its class queue: its priority with `classes`, else 0 */
+  int32_t task;              /* task row */
   uint32_t snd_nxt;
   uint32_t snd_una;
   uint32_t max_sent;
   uint32_t npkts;
   int32_t ccx;               /* its row in the table of its experiment's algorithm */
-  int32_t cls;               /* its class queue: its priority with `classes`, else 0 */
   int32_t rank;              /* rank at its source once started, -1 before */
   int32_t rport;             /* local port whose ready bitset holds it, -1: not eligible */
   int64_t rto_at;            /* ps; ENG_INF: disarmed */
@@ -198,11 +206,10 @@ typedef struct eng_flow_t {
   cc_state_t cc;             /* sender: congestion-control state of every flow */
   uint32_t rcv_nxt;
   uint32_t nack_for;         /* rcv_nxt a NACK was sent for; UINT32_MAX: none */
-  int32_t task;              /* task row */
   int64_t recv;              /* ps: the receiver held every byte; -1 until then */
   int64_t cnp_last;          /* receiver: ps of its last CNP, -1: none */
   eng_rxmap_t rx_map;        /* receiver: out-of-order packets held (reorder on) */
-  eng_fhdr_t hdr;            /* its two ends and task index, as hops read them */
+  uint8_t pad[24]; /* to whole sectors */
 } eng_flow_t;
 
 /* A task row (grouped by owner host, in task order within a host): its heap key first. */
@@ -234,7 +241,18 @@ typedef struct eng_task_t {
   int64_t kmax;              /* ps: the latest known time among them */
   int64_t rem;               /* compute, slowed or not: work left, ps x overlap_q16 */
   int64_t tupd;              /* ps: when rem was last brought up to date */
+  uint8_t pad[24]; /* to whole sectors */
 } eng_task_t;
+
+#ifdef __cplusplus
+#define ENG_STATIC_ASSERT static_assert
+#else
+#define ENG_STATIC_ASSERT _Static_assert
+#endif
+ENG_STATIC_ASSERT(sizeof(eng_node_t) % 32 == 0 && sizeof(eng_port_t) % 32 == 0 &&
+                      sizeof(eng_cls_t) % 32 == 0 && sizeof(eng_flow_t) % 32 == 0 &&
+                      sizeof(eng_task_t) % 32 == 0,
+                  "row structs fill whole 32-byte sectors");
 
 /* X(table, type, member): the world's columns, each of its table's row count
  * (eng_world_t.n); a row struct is one column of its table. */
