@@ -103,7 +103,7 @@ static json_t *rec_json(const shd_rec_t *r, int32_t run) {
 static int file_read(drv_costs_t *c, const char *path, char *err, size_t errlen) {
   struct stat st;
   if (stat(path, &st) != 0 && errno == ENOENT) return 1;
-  json_t *root = base_json_load(path, err, errlen);
+  json_t *root = base_json_load(path, 0, err, errlen);
   if (!root) return -1;
   const json_t *runs = json_object_get(root, "runs"), *models = json_object_get(root, "models");
   int rc = 0;
@@ -167,7 +167,7 @@ int drv_costs_load(drv_costs_t *c, const char *path, FILE *warn, char *err, size
   memset(c, 0, sizeof *c);
   c->run = 1;
   preset_file(c->presets_path, sizeof c->presets_path);
-  c->presets = base_json_load(c->presets_path, err, errlen);
+  c->presets = base_json_load(c->presets_path, 0, err, errlen);
   if (!c->presets) return -1;
   if (!json_is_object(json_object_get(c->presets, "workers"))) {
     base_errf(err, errlen, "%s: workers: expected an object", c->presets_path);

@@ -170,7 +170,7 @@ static int id_files(const job_exp_t *x, const char *base_dir, char *paths[3], in
     paths[(*n)++] = id_join(base_dir, x->topology_file);
     const char *p = paths[0];
     if (p && strcmp(p + id_len(p), ".json") == 0) { /* as topo_load reads it */
-      json_t *root = base_json_load(p, err, errlen); /* a pipe is refused, not read */
+      json_t *root = base_json_load(p, 0, err, errlen); /* a pipe is refused, not read */
       if (!root) return -1;
       const json_t *obj = json_object_get(root, "topology");
       const char *inner = id_topo_file(obj ? obj : root);

@@ -161,7 +161,7 @@ int job_presets_load(const char *path, job_presets_t *ps, char *err, size_t errl
   static const char *const members[] = {"description", "defaults",    "sources",
                                         "cc_presets",  "ecn_columns", "presets"};
   memset(ps, 0, sizeof *ps);
-  json_t *root = base_json_load(path, err, errlen); /* a pipe is refused, not read */
+  json_t *root = base_json_load(path, 0, err, errlen); /* a pipe is refused, not read */
   if (!root) return -1;
   int rc = -1;
   const char *key;

@@ -6,7 +6,7 @@
 #include "base/base_err.h"
 #include "base/base_file.h"
 
-json_t *base_json_load(const char *path, char *err, size_t errlen) {
+json_t *base_json_load(const char *path, size_t flags, char *err, size_t errlen) {
   char why[128];
   FILE *f = base_fopen_input(path, "rb", why, sizeof why);
   if (!f) {
@@ -14,7 +14,7 @@ json_t *base_json_load(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   json_error_t je;
-  json_t *root = json_loadf(f, 0, &je);
+  json_t *root = json_loadf(f, flags, &je);
   fclose(f);
   if (root) return root;
   if (je.line > 0)

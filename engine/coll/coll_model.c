@@ -271,7 +271,7 @@ oom:
 }
 
 int coll_model_load(coll_model_t *m, const char *path, char *err, size_t errlen) {
-  json_t *root = base_json_load(path, err, errlen);
+  json_t *root = base_json_load(path, 0, err, errlen);
   if (!root) return -1;
   int rc = coll_model_from_json(m, root, path, err, errlen);
   json_decref(root);

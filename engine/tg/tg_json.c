@@ -295,7 +295,7 @@ int tg_from_json(const json_t *root, const char *where, tg_t *g, char *err, size
 }
 
 int tg_read_json(const char *path, tg_t *g, char *err, size_t errlen) {
-  json_t *root = base_json_load(path, err, errlen);
+  json_t *root = base_json_load(path, 0, err, errlen);
   if (!root) return -1;
   int rc = tg_from_json(root, path, g, err, errlen);
   json_decref(root);

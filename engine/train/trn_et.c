@@ -274,7 +274,7 @@ int trn_et_pg_metadata(trn_et_t *et, const char *values, char *err, size_t errle
 
 /* ASTRA-sim's --comm-group-configuration: {"ID": [ranks], ...}. */
 static int read_groups(trn_et_t *et, const char *path, char *err, size_t errlen) {
-  json_t *root = base_json_load(path, err, errlen);
+  json_t *root = base_json_load(path, 0, err, errlen);
   if (!root) return -1;
   int rc = 0;
   int32_t *ranks = malloc((size_t)et->n_ranks * sizeof *ranks);

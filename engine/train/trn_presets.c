@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base_err.h"
+#include "base/base_json.h"
 #include "train/trn_int.h"
 
 #ifndef MV_PRESET_DIR
@@ -17,15 +18,9 @@ static const char *const gpus_file_keys[] = {
 
 static json_t *load(const char *dir, const char *file, char *path, size_t len, char *err,
                     size_t errlen) {
-  json_error_t je;
   snprintf(path, len, "%s/%s", dir, file);
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    if (je.line > 0) /* one line, whatever jansson quotes of the file */
-      base_errf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-    else
-      base_errf(err, errlen, "cannot read %s: %s", path, je.text);
-  } else if (!json_is_object(root)) {
+  json_t *root = base_json_load(path, JSON_REJECT_DUPLICATES, err, errlen);
+  if (root && !json_is_object(root)) {
     base_errf(err, errlen, "%s: must hold a JSON object", path);
     json_decref(root);
     root = NULL;

@@ -2,7 +2,8 @@
  * base_json_load, base_json_describe): a document loads; a syntax error names
  * its file and line; a missing file names the file and no line (jansson says
  * line -1 there); a pipe, a device or a folder is refused before it is read
- * (a pipe would block the reader); values are described exactly. */
+ * (a pipe would block the reader); jansson's flags reach the decoder (a
+ * duplicate key refused); values are described exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static void write_text(const char *name, const char *text) {
 /* err after loading `p` starts with "P: why" (or "P:LINE: ..." for why NULL, line) */
 static void refused(const char *p, int line, const char *why) {
   err[0] = '\0';
-  json_t *v = base_json_load(p, err, sizeof err);
+  json_t *v = base_json_load(p, 0, err, sizeof err);
   CHECK(v == NULL);
   json_decref(v);
   if (why)
@@ -45,12 +46,22 @@ int main(void) {
   CHECK(mkdtemp(dir) != NULL);
 
   write_text("good.json", "{\"a\": [1, 2.5, \"x\"]}\n");
-  json_t *v = base_json_load(path, err, sizeof err);
+  json_t *v = base_json_load(path, 0, err, sizeof err);
   CHECK(json_is_object(v) && json_array_size(json_object_get(v, "a")) == 3);
   json_decref(v);
 
   write_text("bad.json", "{\"a\": 1,\n \"b\" 2}\n");
   refused(path, 2, NULL);
+  /* jansson's flags pass through: a key given twice loads, unless refused */
+  write_text("dup.json", "{\"a\": 1,\n \"a\": 2}\n");
+  v = base_json_load(path, 0, err, sizeof err);
+  CHECK(json_integer_value(json_object_get(v, "a")) == 2);
+  json_decref(v);
+  v = base_json_load(path, JSON_REJECT_DUPLICATES, err, sizeof err);
+  snprintf(want, sizeof want, "%s:2: duplicate object key", path);
+  CHECK(v == NULL && strncmp(err, want, strlen(want)) == 0);
+  if (v || strncmp(err, want, strlen(want))) fprintf(stderr, "  got: %s\n", err);
+  json_decref(v);
   char missing[200];
   snprintf(missing, sizeof missing, "%s/missing.json", dir);
   refused(missing, 0, NULL);
@@ -87,6 +98,8 @@ int main(void) {
   snprintf(path, sizeof path, "%s/good.json", dir);
   unlink(path);
   snprintf(path, sizeof path, "%s/bad.json", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/dup.json", dir);
   unlink(path);
   rmdir(dir);
   return mvtest_end();
