@@ -325,7 +325,7 @@ static void build_tmp_free(build_tmp_t *m) {
 }
 
 /* Rows of tasks (by owner, task order within one) and flows (by source),
- * stream predecessors and edge counts. */
+ * stream predecessors, edge counts and the nodes' tiers. */
 static int build_tmp(const topo_t *t, const tg_t *g, build_tmp_t *m) {
   size_t nn = (size_t)t->n_nodes + 1, nt = (size_t)g->n + 1;
   int32_t max_stream = -1;

@@ -380,7 +380,7 @@ static size_t cu_layout(const eng_world_t *w, eng_cols_t *d, char *base, size_t 
   for (int storage = 0; storage < 2; storage++) {
 #define CU_PLACE(tab, type, name)                                                                  \
   if (eng_table_is_storage(ENG_T_##tab) == storage) {                                              \
-    d->name = (type *)(base + off);                                                        \
+    d->name = (type *)(base + off);                                                                \
     off += (col_bytes(w, ENG_T_##tab, sizeof(type)) + 255) & ~(size_t)255;                         \
   }
     ENG_COLUMNS(CU_PLACE)
@@ -408,7 +408,7 @@ static int cu_move(eng_world_t *w, char *arena, size_t moved, int up, char *err,
     size_t n_ = col_bytes(w, ENG_T_##tab, sizeof(type));                                           \
     size_t a_ = off > c0 ? off : c0, b_ = off + n_ < c1 ? off + n_ : c1;                           \
     if (a_ < b_) {                                                                                 \
-      char *h_ = (char *)w->c.name + (a_ - off);                                           \
+      char *h_ = (char *)w->c.name + (a_ - off);                                                   \
       if (up)                                                                                      \
         memcpy(cu_stage + (a_ - c0), h_, b_ - a_);                                                 \
       else                                                                                         \

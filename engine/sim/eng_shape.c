@@ -29,7 +29,7 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots) {
   if (n <= slots) return w[0];
   double *h = (double *)malloc(sizeof(double) * (size_t)slots), end = 0;
   if (!h) return w[0] * (double)((n + slots - 1) / slots); /* bound: waves of the largest */
-  for (int32_t i = 0; i < slots; i++)                      /* the first items, one per worker */
+  for (int32_t i = 0; i < slots; i++) /* the first items, one per worker */
     h[i] = 0;
   for (int32_t i = 0; i < n; i++) {
     h[0] += w[i]; /* the worker that is free first takes the next item */
