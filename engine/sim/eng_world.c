@@ -10,7 +10,7 @@
 
 void eng_cols_alloc(eng_world_t *w) {
 #define ENG_ALLOC(tab, type, name)                                                                 \
-  w->c.name =                                                                              \
+  w->c.name =                                                                                      \
       (type *)calloc((size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1), sizeof(type));
   ENG_COLUMNS(ENG_ALLOC)
 #undef ENG_ALLOC
