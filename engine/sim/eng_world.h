@@ -130,23 +130,34 @@ typedef struct eng_node_t {
   uint8_t pad[16]; /* to whole sectors */
 } eng_node_t;
 
-/* An egress port row (port p's peer reads p's rings). */
+/* An egress port row (port p's peer reads p's rings), a sector each: what a
+ * port's key reads of its own row (eng_tx_time; eng_link_key's peer), where
+ * its rings lie, their cursors. So a port's key reads three sectors (its own
+ * first, its peer's second and third) and a window's commit (eng_port_commit)
+ * one. */
 typedef struct eng_port_t {
   int64_t busy_until;        /* ps */
   int64_t q_bytes;           /* bytes queued in its class queues */
+  int32_t peer;              /* port row at the other end of the link */
+  int32_t cq_head;           /* control queue (pool rows), -1 empty */
+  int32_t n_ready;           /* host: own flows eligible to send on this port now */
+  uint8_t paused;            /* classes paused by PAUSEs from the peer */
   int32_t ring_off;          /* first ring row */
   uint32_t ring_mask;        /* capacity - 1 (power of two) */
+  int32_t pfc_off;           /* first PFC-ring row */
+  uint32_t pfc_mask;         /* capacity - 1 (power of two) */
+  int32_t node;
+  int32_t cls_off;           /* first row of its classes (exp_n_cls of them) */
+  int32_t rr_cls;            /* class served last (round robin among classes) */
+  int32_t cq_tail;
   uint32_t ring_tail;        /* written by the owner */
   uint32_t ring_pub;         /* tail as of the last commit: what the peer may read */
   uint32_t ring_head;        /* written by the peer as it consumes */
   uint32_t ring_hsnap;       /* head as of the last commit: what the owner may reuse */
-  int32_t peer;              /* port row at the other end of the link */
-  int32_t node;
-  int32_t cls_off;           /* first row of its classes (exp_n_cls of them) */
-  int32_t rr_cls;            /* class served last (round robin among classes) */
-  int32_t cq_head;           /* control queue (pool rows), -1 empty */
-  int32_t cq_tail;
-  int32_t n_ready;           /* host: own flows eligible to send on this port now */
+  uint32_t pfc_tail;
+  uint32_t pfc_pub;
+  uint32_t pfc_head;
+  uint32_t pfc_hsnap;
   int64_t rate;              /* bit/s */
   int64_t delay;             /* ps */
   int64_t ser_full;          /* serialisation of a full data packet (mtu + header), ps */
@@ -158,20 +169,13 @@ typedef struct eng_port_t {
   uint64_t deq_count;        /* data packets dequeued (RED draw counter) */
   uint64_t tx_count;         /* transmissions (loss draw counter) */
   uint64_t tx_bytes;         /* bytes sent (HPCC telemetry) */
-  int32_t pfc_off;           /* first PFC-ring row */
-  uint32_t pfc_mask;         /* capacity - 1 (power of two) */
-  uint32_t pfc_tail;
-  uint32_t pfc_pub;
-  uint32_t pfc_head;
-  uint32_t pfc_hsnap;
-  uint8_t paused;            /* classes paused by PAUSEs from the peer */
   int64_t busy_ps;           /* time spent transmitting, ps */
   int64_t q_max;             /* largest data queue seen, bytes */
   int64_t paused_since;      /* ps the current pause began; -1: not paused */
   int64_t paused_ps;         /* time spent paused, ps */
   int64_t hdrm_cap;          /* as an ingress: its PFC headroom, bytes */
   int64_t pfc_a16;           /* as an ingress: its PFC threshold factor x 2^16 */
-  uint8_t pad[16]; /* to whole sectors */
+  uint8_t pad[24]; /* to whole sectors */
 } eng_port_t;
 
 /* A class queue row: exp_n_cls per port, as its egress and as an ingress. */
@@ -253,6 +257,9 @@ ENG_STATIC_ASSERT(sizeof(eng_node_t) % 32 == 0 && sizeof(eng_port_t) % 32 == 0 &
                       sizeof(eng_cls_t) % 32 == 0 && sizeof(eng_flow_t) % 32 == 0 &&
                       sizeof(eng_task_t) % 32 == 0,
                   "row structs fill whole 32-byte sectors");
+ENG_STATIC_ASSERT(offsetof(eng_port_t, ring_off) == 32 && offsetof(eng_port_t, ring_tail) == 64 &&
+                      offsetof(eng_port_t, rate) == 96,
+                  "a port's key fields, ring places and ring cursors fill a sector each");
 
 /* X(table, type, member): the world's columns, each of its table's row count
  * (eng_world_t.n); a row struct is one column of its table. */
