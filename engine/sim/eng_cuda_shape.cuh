@@ -246,9 +246,9 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
   const int shaped = w->n_exps > 8 && most <= 4 * 512 && lanes == 1 && !forced && !t && !c_env &&
                      !cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0) &&
                      cu_shape(w, work, most, sms, T, C) == 0;
-  /* Blocks a SM for the block size taken, the model's included (its blocks of
-   * 512 in clusters for the training sweep run the 128-register kernel, one a
-   * SM; the size asked before the model, 128, would have given 2). */
+  /* Blocks a SM for the block size taken, the model's included: blocks of 512
+   * it takes without clusters run the kernel built for one a SM, not the one
+   * for 2 that the 128 threads asked before it would have chosen. */
   *O = ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*T);
   if (shaped || (m && strcmp(m, "experiment") == 0)) return CU_EXPERIMENTS;
   /* A block size or cluster asked for is a shape of the experiment mode: the

@@ -7,6 +7,7 @@
 #ifndef ENG_WORLD_H
 #define ENG_WORLD_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -248,18 +249,13 @@ typedef struct eng_task_t {
   uint8_t pad[24]; /* to whole sectors */
 } eng_task_t;
 
-#ifdef __cplusplus
-#define ENG_STATIC_ASSERT static_assert
-#else
-#define ENG_STATIC_ASSERT _Static_assert
-#endif
-ENG_STATIC_ASSERT(sizeof(eng_node_t) % 32 == 0 && sizeof(eng_port_t) % 32 == 0 &&
-                      sizeof(eng_cls_t) % 32 == 0 && sizeof(eng_flow_t) % 32 == 0 &&
-                      sizeof(eng_task_t) % 32 == 0,
-                  "row structs fill whole 32-byte sectors");
-ENG_STATIC_ASSERT(offsetof(eng_port_t, ring_off) == 32 && offsetof(eng_port_t, ring_tail) == 64 &&
-                      offsetof(eng_port_t, rate) == 96,
-                  "a port's key fields, ring places and ring cursors fill a sector each");
+static_assert(sizeof(eng_node_t) % 32 == 0 && sizeof(eng_port_t) % 32 == 0 &&
+                  sizeof(eng_cls_t) % 32 == 0 && sizeof(eng_flow_t) % 32 == 0 &&
+                  sizeof(eng_task_t) % 32 == 0,
+              "row structs fill whole 32-byte sectors");
+static_assert(offsetof(eng_port_t, ring_off) == 32 && offsetof(eng_port_t, ring_tail) == 64 &&
+                  offsetof(eng_port_t, rate) == 96,
+              "a port's key fields, ring places and ring cursors fill a sector each");
 
 /* X(table, type, member): the world's columns, each of its table's row count
  * (eng_world_t.n); a row struct is one column of its table. */
