@@ -30,6 +30,12 @@
 #           duration, registers, achieved occupancy, active threads per warp,
 #           eligible warps, cycles per issued instruction, DRAM and L2
 #           throughput, L1 and L2 hit rates, the largest stall reasons
+#   ncusrc  row 5's kernel at half its batch (1,024 permutations: lanes of 4,
+#           the device still full) under ncu's SourceCounters (kernel replay;
+#           the whole batch under it does not end within a call): the L2
+#           sectors its global and local (spilled) accesses ask for, against
+#           the ideal of coalesced accesses, per packet-hop, and how the
+#           long-scoreboard stalls spread over its instructions
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
@@ -345,6 +351,47 @@ for part in $parts; do
     prof="$prof${hop:+; DRAM $hop}"
     echo "ncu row 5 (rc $rc; $(grep -m1 'lane groups' ncu-perm.log)): $prof; stalls per issued instruction: $stalls"
     rows+=("| row 5's kernel under ncu: ${prof:-no report (rc $rc)}; stalls per issued instruction: ${stalls:--} | - | - | - | - |")
+    ;;
+  ncusrc)
+    if ! command -v ncu > /dev/null; then
+      echo "ncu: not on PATH, part skipped"
+      continue
+    fi
+    perm_list
+    head -1024 perm/list.txt > perm/half.txt
+    rm -rf ncusrc-run
+    timeout "${BENCH_RUN_S:-900}" ncu -o ncu-src --force-overwrite --clock-control none \
+      --kernel-name regex:k_experiments --launch-count 1 --section SourceCounters \
+      --section WarpStateStats "$mv" net --topology k8.json --flows-from perm/half.txt \
+      --set mtu=9000 --backend cuda -o ncusrc-run > ncu-src.log 2>&1
+    rc=$?
+    ncu -i ncu-src.ncu-rep --page source --csv --print-source sass > ncu-src.csv 2> /dev/null
+    prof=$(/usr/bin/python3 - ncu-src.csv ncusrc-run/summary.jsonl << 'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]  # the kernel's name first
+head, rows = rows[0], rows[1:]
+col = {k: i for i, k in enumerate(head)}
+def num(r, k):
+    try:
+        return float(r[col[k]].replace(",", ""))
+    except (KeyError, ValueError, IndexError):
+        return 0.0
+def total(k):
+    return sum(num(r, k) for r in rows)
+hops = sum(json.loads(l).get("packet_hops", 0) for l in open(sys.argv[2]))
+g, ideal = (total("L2 Theoretical Sectors Global" + s) for s in ("", " Ideal"))
+loc = total("L2 Theoretical Sectors Local")
+lsb = sorted((num(r, "stall_long_sb") for r in rows), reverse=True)
+samples = total("Warp Stall Sampling (All Samples)")
+top = sum(lsb[:40]) / sum(lsb) * 100 if sum(lsb) else 0
+print(f"{hops:.4g} packet-hops; L2 sectors a packet-hop: global {g / hops:.0f} "
+      f"(ideal {ideal / hops:.0f}), local {loc / hops:.0f}; stall samples: long scoreboard "
+      f"{sum(lsb) / samples * 100:.0f} %, barrier {total('stall_barrier') / samples * 100:.0f} %; "
+      f"the 40 instructions (of {len(rows)}) most waited on hold {top:.0f} % of the long-scoreboard")
+PY
+    )
+    echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
+    rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
     ;;
   train | trainph | train128 | trainc2)
     # trainph: the same with port phases and switch warps (a block of 512 per
