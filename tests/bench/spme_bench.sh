@@ -370,11 +370,11 @@ for part in $parts; do
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1])))[1:]  # the kernel's name first
 head, rows = rows[0], rows[1:]
-col = {k: i for i, k in enumerate(head)}
+col = {k: i for i, k in enumerate(head)}  # a column ncu no longer names: no report, not zeros
 def num(r, k):
     try:
         return float(r[col[k]].replace(",", ""))
-    except (KeyError, ValueError, IndexError):
+    except (ValueError, IndexError):  # "-" where an instruction has no value
         return 0.0
 def total(k):
     return sum(num(r, k) for r in rows)
@@ -382,11 +382,11 @@ hops = sum(json.loads(l).get("packet_hops", 0) for l in open(sys.argv[2]))
 g, ideal = (total("L2 Theoretical Sectors Global" + s) for s in ("", " Ideal"))
 loc = total("L2 Theoretical Sectors Local")
 lsb = sorted((num(r, "stall_long_sb") for r in rows), reverse=True)
-samples = total("Warp Stall Sampling (All Samples)")
-top = sum(lsb[:40]) / sum(lsb) * 100 if sum(lsb) else 0
+samples, waits = total("Warp Stall Sampling (All Samples)"), sum(lsb)
+top = sum(lsb[:40]) / waits * 100
 print(f"{hops:.4g} packet-hops; L2 sectors a packet-hop: global {g / hops:.0f} "
       f"(ideal {ideal / hops:.0f}), local {loc / hops:.0f}; stall samples: long scoreboard "
-      f"{sum(lsb) / samples * 100:.0f} %, barrier {total('stall_barrier') / samples * 100:.0f} %; "
+      f"{waits / samples * 100:.0f} %, barrier {total('stall_barrier') / samples * 100:.0f} %; "
       f"the 40 instructions (of {len(rows)}) most waited on hold {top:.0f} % of the long-scoreboard")
 PY
     )
