@@ -16,6 +16,7 @@
 
 #include "driver/drv.h"
 #include "driver/drv_run.h"
+#include "sim/eng_num.h"
 
 volatile sig_atomic_t drv_stop_signal;
 
@@ -217,6 +218,7 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
   drv_comm_t c;
   char err[1024];
   int abandoned = 0, merged = 0, stopped = 0;
+  double t_end[2] = {0, 0}; /* s: the batches, the finish */
   if (!r) return drv_fail(2, "multiverse %s: out of memory\n", p->cmd);
   r->pipe = p;
   r->o = p->o;
@@ -258,6 +260,7 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
              (long long)r->skipped, (long long)r->to_run, r->n_batches, r->size,
              r->size == 1 ? "" : "s", what, r->makespan);
     fflush(stdout);
+    const double tl = omp_get_wtime();
     stopped = drv_run_loop(r, &merged, &abandoned);
     /* Refinement: each stage after the one before has merged, through the
      * same loop (jobs/job_refine.c picks its experiments). */
@@ -270,10 +273,19 @@ int drv_pipe_run(drv_pipe_t *p, int argc, char **argv) {
       fflush(stdout);
       stopped = drv_run_loop(r, &merged, &abandoned);
     }
+    const double tf = omp_get_wtime();
     if (r->rank == 0 && rc == 0) rc = finish(r, stopped, merged);
     drv_bcast_int(&rc);
+    t_end[0] = tf - tl;
+    t_end[1] = omp_get_wtime() - tf;
   }
+  const double tr = omp_get_wtime();
   if (r->rank == 0 && p->temp_run_dir && r->run_dir) remove_tree(r->run_dir);
+  if (r->rank == 0 && eng_env_flag("MULTIVERSE_VERBOSE")) /* the benchmarks read it */
+    fprintf(stderr,
+            "run: set-up %.3f s, plan %.3f s, batches %.3f s, finish %.3f s, its folder "
+            "removed in %.3f s\n",
+            r->setup_s, r->plan_s, t_end[0], t_end[1], omp_get_wtime() - tr);
   if (!abandoned) drv_run_free(r);
   drv_comm_finalize();
   if (abandoned) { /* a batch still runs on its thread: leave without waiting */
