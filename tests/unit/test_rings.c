@@ -5,8 +5,11 @@
  * rings given up front, to the picosecond. MULTIVERSE_RINGS=compact forces
  * that path; worst (and auto, the default, where worst-case rings add at most
  * half to the experiment's bytes: here with a 2 GB switch buffer) builds
- * worst-case rings at once: no second run, the same picoseconds. */
-#define _POSIX_C_SOURCE 200809L
+ * worst-case rings at once: no second run, the same picoseconds. Every
+ * column of a world holds at least one whole row, an empty table's too (the
+ * CUDA backend moves max(rows, 1) rows of each). */
+#define _GNU_SOURCE /* malloc_usable_size */
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "mvsim.h"
@@ -48,6 +51,17 @@ static int run_mode(const char *mode, const eng_exp_desc_t *x, const ref_result_
   return bad;
 }
 
+/* Columns of w whose memory holds fewer than max(rows, 1) rows of their type. */
+static int short_columns(const eng_world_t *w) {
+  int bad = 0;
+#define SHORT_COL(tab, type, name)                                                                 \
+  bad += malloc_usable_size(w->c.name) <                                                           \
+         (size_t)(w->n[ENG_T_##tab] ? w->n[ENG_T_##tab] : 1) * sizeof(type);
+  ENG_COLUMNS(SHORT_COL)
+#undef SHORT_COL
+  return bad;
+}
+
 int main(void) {
   setenv("MULTIVERSE_RINGS", "compact", 1);
   topo_t t = mvsim_star(N + 1, 100000000000LL, 1000000); /* host N receives */
@@ -64,6 +78,8 @@ int main(void) {
   eng_world_t *w = NULL;
   char err[256];
   CHECK(eng_world_create(&d, &w, err, sizeof err) == 0);
+  CHECK(w->n[ENG_T_pint] == 0 && w->n[ENG_T_tser] == 0); /* empty tables: no HPCC, no trace */
+  CHECK_EQ_I64(short_columns(w), 0);
   CHECK(eng_world_run(w, ENG_BACKEND_CPU, err, sizeof err) == 0);
   /* The compact experiment overflowed and ran again; the large one did not. */
   CHECK(w->n_parts == 1 && w->part_of[0] == 0 && w->part_of[1] == -1);
