@@ -135,6 +135,8 @@ void drv_run_dir(const drv_opts_t *o, const drv_job_t *j, char *buf, size_t len)
 typedef struct drv_worker_desc_t {
   eng_backend_t backend;
   int threads;        /* CPU: its threads (at most: a batch uses what it merits); CUDA: 1 */
+  int host_threads;   /* threads of its batches' host side (their results): CPU, its
+                       * threads; CUDA, the rank's cores no CPU worker has */
   int64_t mem_budget; /* bytes one batch may use */
   char name[160]; /* its hardware, the cost model's key: "cuda:NVIDIA H200", "cpu:AMD EPYC 9454" */
 } drv_worker_desc_t;

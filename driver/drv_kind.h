@@ -79,7 +79,8 @@ typedef struct drv_kind_t {
   int (*canon_describe)(void *k, const json_t *exp, const char *where, char **canon, uint64_t *id,
                         char *err, size_t errlen, drv_exp_t *x, int64_t *mem);
   /* Results of experiment e of batch b (x ran as it): one value per column;
-   * strings stay valid until release. */
+   * strings stay valid until release. Called on several threads at once,
+   * each for its own experiment. */
   void (*results)(void *k, drv_exp_t *x, const eng_batch_t *b, int32_t e, ana_value_t *v);
   void (*release)(void *k, drv_exp_t *x);
 } drv_kind_t;

@@ -224,6 +224,15 @@ int drv_machine(const drv_opts_t *o, int local_rank, int local_size, drv_machine
     snprintf(err, errlen, "no worker: %s", eng_cuda_unavailable_reason());
     return 2;
   }
+  /* The host side of a GPU's batches (their results: files per experiment)
+   * on the cores the CPU workers leave, at least the one driving it. */
+  int left = share + (cuda ? 1 : 0);
+  for (int i = 0; i < m->n_workers; i++)
+    if (m->w[i].backend == ENG_BACKEND_CPU) left -= m->w[i].threads;
+  for (int i = 0; i < m->n_workers; i++)
+    m->w[i].host_threads = m->w[i].backend == ENG_BACKEND_CPU ? m->w[i].threads
+                           : left > 1                         ? left
+                                                              : 1;
   m->backend = m->w[0].backend;
   m->mem_budget = m->w[0].mem_budget;
   return 0;

@@ -54,7 +54,8 @@ typedef struct drv_sink_t {
   /* Before a batch is made: what an experiment's run needs besides its spec
    * (a trace selection); one that changes x->desc clears x->desc.validated. */
   void (*prepare)(void *ctx, int64_t index, drv_exp_t *x);
-  /* 0, or -1 with a message: the run stops as when a shard cannot be written. */
+  /* 0, or -1 with a message: the run stops as when a shard cannot be written.
+   * Called on several threads at once, each for its own experiment. */
   int (*write)(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errlen);
 } drv_sink_t;
 
@@ -78,6 +79,7 @@ typedef struct drv_work_t {
   int64_t not_ok;    /* rows not ok */
   int splits;        /* times the engine's batch was halved */
   int threads;       /* the most CPU threads an engine batch ran with */
+  int host_threads;  /* threads for its results (drv_worker_desc_t); 0: one */
   double wall_s;     /* s */
   int32_t *pos;      /* (n) the members' places among the experiments to run */
   int32_t worker;    /* the rank's worker that runs it */

@@ -355,6 +355,7 @@ static void start_batch(loop_t *l, int i, const int32_t *pos, int32_t n, double 
                     .worker = i,
                     .est_s = est,
                     .wake = l->wake,
+                    .host_threads = r->m.w[i].host_threads,
                     .rows = ana_table_create(r->kind->cols, r->kind->n_cols, err, sizeof err)};
   /* A CPU batch's threads as it merits, at most the worker's; --threads: exactly. */
   w->run = (eng_run_desc_t){.backend = (eng_backend_t)s->worker_backend[g],

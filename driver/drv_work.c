@@ -12,10 +12,32 @@
 #include "driver/drv_run.h"
 #include "sim/eng_num.h"
 
-/* The row of experiment k (values NULL: none), and the command's sink's view of
- * it (b NULL: it did not run). */
+/* What the command's sink writes of experiment k (b NULL: it did not run); 0,
+ * or -1 with a message. Safe on several threads at once, each its own k. */
+static int work_sink(const drv_work_t *w, drv_exp_t *xs, int32_t k, ana_status_t st,
+                     const char *msg, const ana_value_t *values, const eng_batch_t *b, int32_t e,
+                     double wall, char *err, size_t errlen) {
+  if (!w->sink || !w->sink->write) return 0;
+  drv_sink_exp_t ev = {.index = w->index[k],
+                       .id = w->id[k],
+                       .x = &xs[k],
+                       .b = b,
+                       .e = e,
+                       .status = st,
+                       .message = msg,
+                       .values = values,
+                       .wall_s = wall,
+                       .batch = w->batch,
+                       .backend = w->run.backend,
+                       .out_dir = w->out_dir};
+  return w->sink->write(w->sink->ctx, &ev, err, errlen);
+}
+
+/* The row of experiment k (values NULL: none); with sink_done 0, the
+ * command's sink's view of it too (b NULL: it did not run). */
 static void work_row(drv_work_t *w, drv_exp_t *xs, int32_t k, ana_status_t st, const char *msg,
-                     const ana_value_t *values, const eng_batch_t *b, int32_t e, double wall) {
+                     const ana_value_t *values, const eng_batch_t *b, int32_t e, double wall,
+                     int sink_done) {
   char id[17];
   drv_id_text(w->id[k], id);
   ana_value_t *miss = NULL;
@@ -31,23 +53,10 @@ static void work_row(drv_work_t *w, drv_exp_t *xs, int32_t k, ana_status_t st, c
                                          .config = w->canon[k],
                                          .values = values ? values : miss});
   w->not_ok += st != ANA_OK;
-  if (w->sink && w->sink->write && !w->sink_error[0]) {
-    drv_sink_exp_t ev = {.index = w->index[k],
-                         .id = w->id[k],
-                         .x = &xs[k],
-                         .b = b,
-                         .e = e,
-                         .status = st,
-                         .message = msg,
-                         .values = values ? values : miss,
-                         .wall_s = wall,
-                         .batch = w->batch,
-                         .backend = w->run.backend,
-                         .out_dir = w->out_dir};
-    char err[1024];
-    if (w->sink->write(w->sink->ctx, &ev, err, sizeof err))
-      snprintf(w->sink_error, sizeof w->sink_error, "%s", err);
-  }
+  char err[1024];
+  if (!sink_done && !w->sink_error[0] &&
+      work_sink(w, xs, k, st, msg, values ? values : miss, b, e, wall, err, sizeof err))
+    snprintf(w->sink_error, sizeof w->sink_error, "%s", err);
   free(miss);
 }
 
@@ -59,10 +68,50 @@ static ana_status_t work_status(const eng_result_t *r, const char **msg) {
                                       : ANA_FAILED;
 }
 
+/* The results of a batch that ran, experiments which[0..n) of xs as places
+ * 0..n-1 of b: each one's values and the sink's files on the worker's host
+ * threads (2,048 small experiments: 0.77 s on one thread, 0.18 s on 16),
+ * then the rows in order. The sink's first error in that order is the one
+ * kept, as when they were written one after the other. */
+static void work_results(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32_t n,
+                         const eng_batch_t *b, double wall) {
+  const int32_t nc = w->kind->n_cols;
+  ana_value_t *vals = calloc((size_t)n * (size_t)nc + 1, sizeof *vals);
+  ana_status_t *st = malloc(((size_t)n + 1) * sizeof *st);
+  const char **msg = malloc(((size_t)n + 1) * sizeof *msg);
+  char(*err)[1024] = calloc((size_t)n + 1, sizeof *err);
+  int *bad = calloc((size_t)n + 1, sizeof *bad);
+  if (!vals || !st || !msg || !err || !bad) abort();
+  int threads = w->host_threads > 0 ? w->host_threads : 1;
+  if (threads > n) threads = n;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (int32_t e = 0; e < n; e++) {
+    const int32_t k = which[e];
+    eng_result_t r;
+    eng_exp_result(b, e, &r);
+    st[e] = work_status(&r, &msg[e]);
+    ana_value_t *v = &vals[(size_t)e * (size_t)nc];
+    if (st[e] != ANA_INVALID)
+      w->kind->results(w->k, &xs[k], b, e, v);
+    else
+      drv_missing_values(w->kind, v);
+    bad[e] = work_sink(w, xs, k, st[e], msg[e], v, b, e, wall, err[e], sizeof err[e]);
+  }
+  for (int32_t e = 0; e < n; e++) {
+    work_row(w, xs, which[e], st[e], msg[e], st[e] != ANA_INVALID ? &vals[(size_t)e * nc] : NULL, b,
+             e, wall, 1);
+    if (bad[e] && !w->sink_error[0]) snprintf(w->sink_error, sizeof w->sink_error, "%s", err[e]);
+  }
+  free(vals);
+  free(st);
+  free(msg);
+  free(err);
+  free(bad);
+}
+
 /* Runs experiments which[0..n) of xs as one engine batch; halves it while the
  * device has too little memory. */
-static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32_t n,
-                       ana_value_t *vals) {
+static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32_t n) {
   char err[1024];
   eng_exp_desc_t *d = malloc(((size_t)n + 1) * sizeof *d);
   if (!d) abort();
@@ -86,26 +135,15 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
   if ((rc == ENG_E_NOMEM || rc == ENG_E_TOO_BIG) && n > 1) {
     eng_batch_destroy(b);
     w->splits++;
-    work_group(w, xs, which, n / 2, vals);
-    work_group(w, xs, which + n / 2, n - n / 2, vals);
+    work_group(w, xs, which, n / 2);
+    work_group(w, xs, which + n / 2, n - n / 2);
     return;
   }
-  for (int32_t e = 0; e < n; e++) {
-    int32_t k = which[e];
-    if (rc) {
-      work_row(w, xs, k, ANA_FAILED, err, NULL, NULL, -1, wall);
-      continue;
-    }
-    eng_result_t r;
-    const char *msg;
-    eng_exp_result(b, e, &r);
-    ana_status_t st = work_status(&r, &msg);
-    if (st == ANA_INVALID) {
-      work_row(w, xs, k, st, msg, NULL, b, e, wall);
-      continue;
-    }
-    w->kind->results(w->k, &xs[k], b, e, vals);
-    work_row(w, xs, k, st, msg, vals, b, e, wall);
+  if (rc) {
+    for (int32_t e = 0; e < n; e++)
+      work_row(w, xs, which[e], ANA_FAILED, err, NULL, NULL, -1, wall, 0);
+  } else {
+    work_results(w, xs, which, n, b, wall);
   }
   const double td = omp_get_wtime();
   eng_batch_destroy(b);
@@ -120,8 +158,7 @@ void drv_work_run(drv_work_t *w) {
   double t0 = omp_get_wtime();
   drv_exp_t *xs = calloc((size_t)w->n + 1, sizeof *xs);
   int32_t *which = malloc(((size_t)w->n + 1) * sizeof *which), m = 0;
-  ana_value_t *vals = calloc((size_t)w->kind->n_cols + 1, sizeof *vals);
-  if (!xs || !which || !vals) abort();
+  if (!xs || !which) abort();
   w->not_ok = 0;
   w->sink_error[0] = '\0';
   for (int32_t k = 0; k < w->n; k++) {
@@ -132,17 +169,16 @@ void drv_work_run(drv_work_t *w) {
       if (w->sink && w->sink->prepare) w->sink->prepare(w->sink->ctx, w->index[k], &xs[k]);
       which[m++] = k;
     } else {
-      work_row(w, xs, k, xs[k].status, xs[k].message, NULL, NULL, -1, 0);
+      work_row(w, xs, k, xs[k].status, xs[k].message, NULL, NULL, -1, 0, 0);
     }
   }
   if (eng_env_flag("MULTIVERSE_VERBOSE"))
     fprintf(stderr, "batch: %d experiments described in %.3f s\n", w->n, omp_get_wtime() - t0);
-  if (m) work_group(w, xs, which, m, vals);
+  if (m) work_group(w, xs, which, m);
   for (int32_t k = 0; k < w->n; k++)
     drv_exp_release(w->kind, w->k, &xs[k]);
   free(xs);
   free(which);
-  free(vals);
   w->wall_s = omp_get_wtime() - t0;
 }
 
