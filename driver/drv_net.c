@@ -295,7 +295,8 @@ static int net_finish(void *ctx, const drv_end_t *end) {
                           .sweep = label && *label ? label : NULL,
                           .outdir = a->out ? n->od.stage : NULL,
                           .trace = n->trace.every && e == a->trace_exp,
-                          .json = a->json};
+                          .json = a->json,
+                          .may_link = a->pipe->temp_run_dir};
     int wr = label ? drv_net_render(&r, summary) : drv_fail(2, "multiverse net: out of memory\n");
     if (wr > rc) rc = wr;
     free(label);

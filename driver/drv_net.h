@@ -25,6 +25,7 @@ typedef struct drv_net_render_t {
   const char *outdir; /* where fct-N.txt, tasks-N.txt, trace-N.csv go; NULL: none */
   int trace;          /* it has the time series */
   int json;           /* a JSON line on stdout instead of the summary line */
+  int may_link;       /* the run folder is removed at the end: link its files (drv_sink_place) */
 } drv_net_render_t;
 
 /* Writes its files into outdir (fct-N.txt, fct-N.partial.txt unless ok; none if

@@ -295,18 +295,18 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
   drv_sink_path(fct, sizeof fct, r->out, r->id, "fct");
   if (r->outdir && !invalid && (ok || access(fct, F_OK) == 0)) {
     snprintf(path, sizeof path, "%s/fct-%d%s.txt", r->outdir, r->index, tail);
-    rc = drv_sink_copy("net", r->out, r->id, "fct", path);
+    rc = drv_sink_place("net", r->out, r->id, "fct", path, r->may_link);
     if (!rc && json_object_get(s, "tasks")) {
       snprintf(path, sizeof path, "%s/tasks-%d%s.txt", r->outdir, r->index, tail);
-      rc = drv_sink_copy("net", r->out, r->id, "tasks", path);
+      rc = drv_sink_place("net", r->out, r->id, "tasks", path, r->may_link);
     }
     if (!rc && json_object_get(s, "open_flows")) {
       snprintf(path, sizeof path, "%s/open-%d.txt", r->outdir, r->index);
-      rc = drv_sink_copy("net", r->out, r->id, "open", path);
+      rc = drv_sink_place("net", r->out, r->id, "open", path, r->may_link);
     }
     if (!rc && r->trace) {
       snprintf(path, sizeof path, "%s/trace-%d.csv", r->outdir, r->index);
-      rc = drv_sink_copy("net", r->out, r->id, "trace.csv", path);
+      rc = drv_sink_place("net", r->out, r->id, "trace.csv", path, r->may_link);
     }
   }
   char *line = json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER);

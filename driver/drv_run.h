@@ -44,6 +44,11 @@ int drv_sink_text(const drv_sink_exp_t *ev, const char *ext, const char *text, c
                   size_t errlen);
 /* Copies DIR/ID.EXT to `to` by the output rule; 0, or 2 with a message. */
 int drv_sink_copy(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to);
+/* The same, or with may_link (the run folder is removed when the command
+ * ends: nothing else sees its files) a hard link to it where `to` does not
+ * exist yet and the file system allows. */
+int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to,
+                   int may_link);
 
 /* What a command writes besides the results file (net's FCT files and
  * summaries, train's lines and trace, collective's table): each experiment's,

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/drv.h"
 #include "driver/drv_run.h"
@@ -30,8 +31,17 @@ int drv_sink_text(const drv_sink_exp_t *ev, const char *ext, const char *text, c
 }
 
 int drv_sink_copy(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to) {
+  return drv_sink_place(cmd, dir, id, ext, to, 0);
+}
+
+int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to,
+                   int may_link) {
   char from[DRV_OUT_PATH_MAX + 1], buf[65536], err[2 * DRV_OUT_PATH_MAX];
   drv_sink_path(from, sizeof from, dir, id, ext);
+  /* A complete file (the sink renamed it into place) linked where no file is:
+   * one operation in place of a copy; else (a file there, another file
+   * system, no links there) the copy. */
+  if (may_link && link(from, to) == 0) return 0;
   FILE *in = fopen(from, "rb");
   if (!in) return drv_fail(2, "multiverse %s: cannot read %s: %s\n", cmd, from, strerror(errno));
   drv_out_t o;

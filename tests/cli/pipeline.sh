@@ -78,6 +78,10 @@ if mpirun --oversubscribe -np 2 "$mv" "${net[@]}" -o two --run-dir two.run > two
   for f in ref/fct-*.txt; do cmp -s "$f" "two/${f#ref/}" || same=0; done
   [ "$(strip < two.txt)" = "$(strip < ref.txt)" ] || same=0
   if [ $same = 1 ]; then ok "net on 2 ranks: FCT files and lines of 1 rank"; else bad "net on 2 ranks differs"; fi
+  # A kept run folder (--run-dir) gets copies, not links to its files: an
+  # output edited in place must not change what a rerun renders.
+  links=$(stat -c %h two/fct-*.txt | sort -u | tr '\n' ' ')
+  if [ "$links" = "1 " ]; then ok "net --run-dir: outputs are copies"; else bad "net --run-dir: link counts $links"; fi
 else
   bad "net on 2 ranks: $(cat two.err)"
 fi
