@@ -15,6 +15,10 @@
 #   hpcc    the same trace under HPCC, 256 variants of hpcc_ai_mbps
 #   perm    2,048 permutations of 2 MB per host on a k=8 fat-tree, both backends
 #           whole, every FCT file compared
+#   host    row 5 (perm) three times on each backend, alternating: its
+#           phases as MULTIVERSE_VERBOSE prints them (the run's, the batch's,
+#           the results step's threads, thread-seconds and page faults), every
+#           FCT file compared
 #   one     one WebSearch experiment alone: CUDA against one CPU thread
 #   ablate  SPME lanes off (MULTIVERSE_LANES=1) against the default, on perm
 #           and on 256 WebSearch variants of its first 300 flows
@@ -221,6 +225,17 @@ for part in $parts; do
     id=$(same perm-cpu perm-gpu 2048)
     echo "perm: CUDA $tg s ($kg); CPU $T s; $id"
     rows+=("| permutations k=8, 2,048 | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s | $(ratio "$T" "$tg") | $id |")
+    ;;
+  host)
+    perm_list
+    for i in 1 2 3; do
+      for b in cuda cpu; do
+        run "$b" "host-$b" --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend "$b" --threads "$threads"
+        echo "host $b $i: wall $(fm "$T" %.2f) s; $(grep -h '^world:\|^results:\|^batch: .* ran in\|^run:' "host-$b.err" |
+          sed 's/ bytes, [0-9]* per experiment//' | tr '\n' ' ')"
+      done
+      echo "host $i: $(same host-cpu host-cuda 2048)"
+    done
     ;;
   one)
     run gpu one-gpu "${ws[@]}" --set cc=dcqcn --backend cuda
