@@ -135,7 +135,7 @@ static void work_group(drv_work_t *w, drv_exp_t *xs, const int32_t *which, int32
   eng_batch_t *b = NULL;
   double t0 = 0, wall = 0; /* s: the batch's run */
   const double tc = omp_get_wtime();
-  int rc = eng_batch_create(&(eng_batch_desc_t){n, d}, &b, err, sizeof err);
+  int rc = eng_batch_create(&(eng_batch_desc_t){n, d, w->host_threads}, &b, err, sizeof err);
   const int verbose = eng_env_flag("MULTIVERSE_VERBOSE"); /* the benchmarks read it */
   if (!rc && verbose)
     fprintf(stderr, "world: %lld bytes, %.0f per experiment, built in %.3f s\n",

@@ -75,6 +75,7 @@ typedef struct eng_exp_desc_t {
 typedef struct eng_batch_desc_t {
   int32_t n_exps;
   const eng_exp_desc_t *exps;
+  int32_t threads; /* host threads that build its worlds; 0: one (the worlds are the same) */
 } eng_batch_desc_t;
 
 typedef struct eng_run_desc_t {

@@ -220,13 +220,13 @@ int64_t eng_batch_memory(const eng_batch_desc_t *d) {
 /* Worlds for valid experiments v[lo, hi) (the lo-th valid onwards), halved
  * while one would have too many rows; world k holds them from first[k]. */
 static int batch_worlds(eng_batch_t *b, const eng_exp_desc_t *v, int32_t lo, int32_t hi,
-                        int32_t *first, char *err, size_t errlen) {
-  eng_world_desc_t wd = {.n_exps = hi - lo, .exps = v + lo};
+                        int32_t threads, int32_t *first, char *err, size_t errlen) {
+  eng_world_desc_t wd = {.n_exps = hi - lo, .exps = v + lo, .threads = threads};
   int rc = eng_world_create(&wd, &b->w[b->n_w], err, errlen);
   if (rc == ENG_E_TOO_BIG && hi - lo > 1) {
     int32_t mid = lo + (hi - lo) / 2;
-    rc = batch_worlds(b, v, lo, mid, first, err, errlen);
-    return rc ? rc : batch_worlds(b, v, mid, hi, first, err, errlen);
+    rc = batch_worlds(b, v, lo, mid, threads, first, err, errlen);
+    return rc ? rc : batch_worlds(b, v, mid, hi, threads, first, err, errlen);
   }
   if (rc == 0) first[b->n_w++] = lo;
   return rc;
@@ -262,7 +262,7 @@ int eng_batch_create(const eng_batch_desc_t *d, eng_batch_t **out, char *err, si
   b->w = calloc((size_t)nv + 1, sizeof *b->w);
   first = malloc(((size_t)nv + 2) * sizeof *first);
   if (!v || !b->w || !first) goto fail_oom;
-  rc = batch_worlds(b, v, 0, nv, first, err, errlen);
+  rc = batch_worlds(b, v, 0, nv, d->threads, first, err, errlen);
   if (!rc && nf) rc = flw_world_create(nf, fv, &b->fw, err, errlen);
   if (rc) goto fail;
   /* widx: index among the valid experiments, then within its world. */

@@ -216,8 +216,11 @@ static int32_t build_routes_of(const eng_exp_desc_t *x, int32_t e) {
   return e;
 }
 
-int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
-                         int64_t rows[ENG_T_COUNT], uint8_t *worst_of) {
+/* eng_world_batch_rows, and each experiment's rows in each[e] (NULL: not
+ * wanted), its routing tables counted where it is the first on its topology. */
+static int build_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+                            int64_t rows[ENG_T_COUNT], uint8_t *worst_of,
+                            int64_t (*each)[ENG_T_COUNT]) {
   int hpcc = 0;
   for (int tab = 0; tab < ENG_T_COUNT; tab++)
     rows[tab] = 0;
@@ -229,6 +232,7 @@ int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
     if (build_routes_of(x, e) != e) r[ENG_T_route] = r[ENG_T_set] = r[ENG_T_setport] = 0;
     for (int tab = 0; tab < ENG_T_COUNT; tab++)
       rows[tab] += r[tab];
+    if (each) memcpy(each[e], r, sizeof r);
     hpcc |= x[e].params->ccp.kind == CC_HPCC;
   }
   rows[ENG_T_pint] = hpcc ? rows[ENG_T_pool] : 0;
@@ -236,10 +240,16 @@ int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
   return 0;
 }
 
-static int build_count(eng_world_t *w, const eng_world_desc_t *d, char *err, size_t errlen) {
+int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+                         int64_t rows[ENG_T_COUNT], uint8_t *worst_of) {
+  return build_batch_rows(n, x, worst_rings, rows, worst_of, NULL);
+}
+
+static int build_count(eng_world_t *w, const eng_world_desc_t *d, int64_t (*each)[ENG_T_COUNT],
+                       char *err, size_t errlen) {
   w->worst_rings_of = malloc((size_t)d->n_exps + 1);
   if (!w->worst_rings_of ||
-      eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of)) {
+      build_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of, each)) {
     snprintf(err, errlen, "out of memory counting the world's rows");
     return ENG_E_NOMEM;
   }
@@ -267,6 +277,29 @@ typedef struct build_base_t {
   int32_t cca[4];       /* next row of each CC algorithm's table (by cc_kind_t) */
   int32_t gpu, gpu_end; /* first GPU row of the experiment, and past its last */
 } build_base_t;
+
+/* The fields of build_base_t that are tables' rows, each named as its table:
+ * an experiment's first rows, advanced by its count (routing tables: the
+ * first experiment on a topology counts them, the others 0). */
+#define BUILD_BASE_FIELDS(X)                                                                       \
+  X(node)                                                                                          \
+  X(port)                                                                                          \
+  X(flow)                                                                                          \
+  X(task)                                                                                          \
+  X(pred)                                                                                          \
+  X(succ)                                                                                          \
+  X(rbit)                                                                                          \
+  X(poke)                                                                                          \
+  X(route)                                                                                         \
+  X(set)                                                                                           \
+  X(setport)                                                                                       \
+  X(pool)                                                                                          \
+  X(ring)                                                                                          \
+  X(tser)                                                                                          \
+  X(tval)                                                                                          \
+  X(flet)                                                                                          \
+  X(cls)                                                                                           \
+  X(gpu)
 
 /* Where one copy of a topology's routing tables starts. */
 typedef struct build_routes_t {
@@ -521,25 +554,21 @@ static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
   c->exp_ccp[e].clock_ns = p->ser_floor_ns; /* pacing on the links' clock */
 }
 
-/* Fills experiment e's rows; 0 or -1 when out of memory. */
+/* Fills experiment e's rows from b (its first rows in each table, advanced
+ * as they are taken), with rt[e] where its routing tables are; 0 or -1 when
+ * out of memory. Experiments' rows are disjoint: any may be built beside
+ * any other. */
 static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
                      build_routes_t *rt) {
   const int worst_rings = w->worst_rings_of[e];
-  int32_t owner = build_routes_of(w->desc.exps, e);
-  if (owner == e) {
-    rt[e] = (build_routes_t){b->route, b->set, b->setport};
+  if (build_routes_of(w->desc.exps, e) == e) { /* the first on its topology: its copy */
     const topo_routes_t *r = &xd->topo->routes;
     for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++)
-      w->c.route_set[b->route + i] = r->table[i];
+      w->c.route_set[rt[e].route + i] = r->table[i];
     for (uint32_t s = 0; s <= r->n_sets; s++)
-      w->c.set_off[b->set + (int32_t)s] = (uint32_t)b->setport + r->set_off[s];
+      w->c.set_off[rt[e].set + (int32_t)s] = (uint32_t)rt[e].setport + r->set_off[s];
     for (uint32_t s = 0; s < r->set_off[r->n_sets]; s++)
-      w->c.setport_port[b->setport + (int32_t)s] = r->set_ports[s];
-    b->route += r->n_rows * r->n_groups;
-    b->set += (int32_t)r->n_sets + 1;
-    b->setport += (int32_t)r->set_off[r->n_sets];
-  } else {
-    rt[e] = rt[owner];
+      w->c.setport_port[rt[e].setport + (int32_t)s] = r->set_ports[s];
   }
   eng_cols_t *c = &w->c;
   const topo_t *t = xd->topo;
@@ -673,13 +702,46 @@ int64_t eng_world_estimate(const eng_world_desc_t *d) {
   return bytes;
 }
 
+/* Where each experiment's rows start (its rows as counted, after those of
+ * the experiments before it) and where its routing tables are (the first
+ * experiment on its topology holds the copy). */
+static void build_bases(const eng_world_desc_t *d, const int64_t (*each)[ENG_T_COUNT],
+                        build_base_t *base, build_routes_t *rt) {
+  build_base_t b = {0};
+  for (int32_t e = 0; e < d->n_exps; e++) {
+    const int64_t *r = each[e];
+    const int32_t owner = build_routes_of(d->exps, e);
+    b.gpu_end = b.gpu;
+    base[e] = b;
+    rt[e] = owner == e ? (build_routes_t){b.route, b.set, b.setport} : rt[owner];
+#define BUILD_ADVANCE(field) b.field += (int32_t)r[ENG_T_##field];
+    BUILD_BASE_FIELDS(BUILD_ADVANCE)
+#undef BUILD_ADVANCE
+    b.cca[CC_DCQCN] += (int32_t)r[ENG_T_dcqcn];
+    b.cca[CC_DCTCP] += (int32_t)r[ENG_T_dctcp];
+    b.cca[CC_HPCC] += (int32_t)r[ENG_T_hpcc];
+  }
+}
+
+/* Whether an experiment built from `from` took at most its counted rows r
+ * (to reached): else its rows ran into the next one's, a bug of the count. */
+static int build_within(const build_base_t *from, const build_base_t *to, const int64_t *r) {
+  int ok = 1;
+#define BUILD_WITHIN(field) ok &= to->field - from->field <= r[ENG_T_##field];
+  BUILD_BASE_FIELDS(BUILD_WITHIN)
+#undef BUILD_WITHIN
+  return ok;
+}
+
 int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, size_t errlen) {
   int rc = ENG_E_NOMEM;
   build_routes_t *rt = NULL;
+  build_base_t *base = NULL;
+  int64_t(*each)[ENG_T_COUNT] = malloc(((size_t)d->n_exps + 1) * sizeof *each);
   eng_world_t *w = calloc(1, sizeof *w);
   *out = NULL;
-  if (!w) goto fail_oom;
-  rc = build_count(w, d, err, errlen);
+  if (!w || !each) goto fail_oom;
+  rc = build_count(w, d, each, err, errlen);
   if (rc) goto fail;
   rc = ENG_E_NOMEM;
   w->n_exps = d->n_exps;
@@ -690,11 +752,26 @@ int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, si
   eng_cols_alloc(w);
   w->exp_task_row = calloc((size_t)w->n[ENG_T_task] + 1, sizeof(int32_t));
   rt = malloc(((size_t)d->n_exps + 1) * sizeof *rt);
-  if (!eng_cols_ok(w) || !w->exp_task_row || !rt) goto fail_oom;
-  build_base_t b = {0};
-  for (int32_t e = 0; e < d->n_exps; e++)
-    if (build_exp(w, e, &d->exps[e], &b, rt)) goto fail_oom;
+  base = malloc(((size_t)d->n_exps + 1) * sizeof *base);
+  if (!eng_cols_ok(w) || !w->exp_task_row || !rt || !base) goto fail_oom;
+  build_bases(d, (const int64_t(*)[ENG_T_COUNT])each, base, rt);
+  int bad = 0, over = 0;
+  const int threads = d->threads > 1 ? d->threads : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(| : bad, over)
+  for (int32_t e = 0; e < d->n_exps; e++) {
+    build_base_t b = base[e];
+    bad |= build_exp(w, e, &d->exps[e], &b, rt) != 0;
+    over |= !build_within(&base[e], &b, each[e]);
+  }
+  if (over) {
+    snprintf(err, errlen, "internal error: an experiment took more rows than its count");
+    rc = -1;
+    goto fail;
+  }
+  if (bad) goto fail_oom;
   free(rt);
+  free(base);
+  free(each);
   *out = w;
   return 0;
 fail_oom:
@@ -702,6 +779,8 @@ fail_oom:
            w ? (long long)eng_world_bytes(w) : 0LL);
 fail:
   free(rt);
+  free(base);
+  free(each);
   eng_world_destroy(w);
   return rc;
 }

@@ -390,6 +390,7 @@ typedef struct eng_world_desc_t {
    * ring overflows is run again with worst-case rings by eng_world_run (same
    * results: a ring's size changes nothing but whether it overflows). */
   int32_t worst_rings;
+  int32_t threads; /* host threads that fill its rows; 0: one (the rows are the same) */
 } eng_world_desc_t;
 
 typedef struct eng_world_t {

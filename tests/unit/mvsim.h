@@ -92,7 +92,7 @@ static inline tg_t mvsim_tg(const trf_flows_t *fl) {
 static inline eng_batch_t *mvsim_run(int n, const eng_exp_desc_t *ex, eng_backend_t be) {
   char err[512];
   eng_batch_t *b = NULL;
-  eng_batch_desc_t d = {n, ex};
+  eng_batch_desc_t d = {.n_exps = n, .exps = ex};
   eng_run_desc_t run = {.backend = be};
   if (eng_batch_create(&d, &b, err, sizeof err) || eng_batch_run(b, &run, err, sizeof err)) {
     fprintf(stderr, "mvsim_run: %s\n", err);

@@ -75,7 +75,7 @@ int main(void) {
       NULL,
   };
   const int n = (int)(sizeof ex / sizeof ex[0]);
-  eng_batch_desc_t d = {n, ex};
+  eng_batch_desc_t d = {.n_exps = n, .exps = ex};
   eng_batch_t *b = NULL;
   eng_run_desc_t cpu = {.backend = ENG_BACKEND_CPU};
   CHECK(eng_batch_create(&d, &b, err, sizeof err) == 0);
@@ -111,7 +111,8 @@ int main(void) {
                           .threads = threads[k],
                           .max_threads = most[k],
                           .finished = &ended};
-    CHECK(eng_batch_create(&(eng_batch_desc_t){counts[k], valid}, &cb, err, sizeof err) == 0);
+    CHECK(eng_batch_create(&(eng_batch_desc_t){.n_exps = counts[k], .exps = valid}, &cb, err,
+                           sizeof err) == 0);
     CHECK(eng_batch_run(cb, &run, err, sizeof err) == 0);
     CHECK_EQ_I64(ended, counts[k]);
     eng_batch_destroy(cb);
@@ -140,7 +141,7 @@ int main(void) {
   /* The valid ones alone give the same times; without HPCC in the batch the
    * estimates add up. */
   eng_exp_desc_t alone[] = {ex[0], ex[6]};
-  eng_batch_desc_t da = {2, alone};
+  eng_batch_desc_t da = {.n_exps = 2, .exps = alone};
   eng_batch_t *a = NULL;
   CHECK(eng_batch_create(&da, &a, err, sizeof err) == 0 &&
         eng_batch_run(a, &cpu, err, sizeof err) == 0);
@@ -152,14 +153,14 @@ int main(void) {
   topo_t t2 = mvsim_star(4, 100000000000LL, 1 * US);
   eng_exp_desc_t plain[] = {ex[0], ex[0]};
   plain[1].tasks = &two;
-  eng_batch_desc_t dp = {2, plain};
+  eng_batch_desc_t dp = {.n_exps = 2, .exps = plain};
   int64_t shared = eng_batch_memory(&dp);
   plain[1].topo = &t2;
   CHECK_EQ_I64(eng_batch_memory(&dp), eng_exp_memory(&plain[0]) + eng_exp_memory(&plain[1]));
   CHECK(shared < eng_batch_memory(&dp));
 
   /* A batch of invalid experiments only builds and runs (nothing to do). */
-  eng_batch_desc_t di = {2, ex + 1};
+  eng_batch_desc_t di = {.n_exps = 2, .exps = ex + 1};
   eng_batch_t *inv = NULL;
   CHECK(eng_batch_create(&di, &inv, err, sizeof err) == 0);
   CHECK(eng_batch_run(inv, &cpu, err, sizeof err) == 0);
