@@ -87,5 +87,9 @@ int main(void) {
   }
   for (int k = 0; k < 2; k++)
     eng_world_destroy(w[k]);
+  for (int i = 0; i < 4; i++)
+    tg_free(&g[i]);
+  topo_free(&small);
+  topo_free(&big);
   return mvtest_end();
 }
