@@ -231,7 +231,7 @@ for part in $parts; do
     for i in 1 2 3; do
       for b in cuda cpu; do
         run "$b" "host-$b" --topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend "$b" --threads "$threads"
-        echo "host $b $i: wall $(fm "$T" %.2f) s; $(grep -h '^world:\|^results:\|^batch: .* ran in\|^run:' "host-$b.err" |
+        echo "host $b $i: wall $(fm "$T" %.2f) s; $(grep -h '^world:\|^cuda: [0-9]\|^results:\|^batch: .* ran in\|^run:' "host-$b.err" |
           sed 's/ bytes, [0-9]* per experiment//' | tr '\n' ' ')"
       done
       echo "host $i: $(same host-cpu host-cuda 2048)"
