@@ -756,7 +756,8 @@ int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, si
   if (!eng_cols_ok(w) || !w->exp_task_row || !rt || !base) goto fail_oom;
   build_bases(d, (const int64_t(*)[ENG_T_COUNT])each, base, rt);
   int bad = 0, over = 0;
-  const int threads = d->threads > 1 ? d->threads : 1;
+  int threads = d->threads < d->n_exps ? d->threads : d->n_exps; /* none idle */
+  if (threads < 1) threads = 1;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(| : bad, over)
   for (int32_t e = 0; e < d->n_exps; e++) {
     build_base_t b = base[e];
