@@ -385,7 +385,7 @@ typedef struct eng_world_desc_t {
                                * must outlive the world */
   /* 1: size every link's ring for back-to-back minimum-size packets, so it can
    * never overflow. 0 (default): each experiment as MULTIVERSE_RINGS says
-   * (auto: worst-case where they add at most half to its bytes, else for MTU
+   * (auto: worst-case where they at most double its bytes, else for MTU
    * packets with room to spare: docs/engine.md); an experiment whose compact
    * ring overflows is run again with worst-case rings by eng_world_run (same
    * results: a ring's size changes nothing but whether it overflows). */
