@@ -52,10 +52,11 @@
 #           results compared with train's)
 #   train128, trainc2  the same in blocks of 128 threads (the shape before the
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
-#   traincpu  a part of the sweep on the CPU backend with every core: one value
-#           of one grid key (BENCH_TRAIN_PART, default network.cc=dcqcn); the
-#           parts of a key summed give the sweep's CPU time, which no device
-#           call is long enough to take whole; rows compared with train's
+#   traincpu  the sweep, or a part of it, on the CPU backend with every core:
+#           BENCH_TRAIN_PART all, or one value of one grid key (default
+#           network.cc=dcqcn); the parts of a key summed give the sweep's CPU
+#           time (on the H200's 16 cores 65.6 s in three parts, session 21);
+#           rows compared with train's
 #   shapes  the sweep's heaviest experiment with one layer
 #           (tests/bench/train-proxy-1layer.json) in every launch shape
 #   conc    the one-layer proxy alone in a block of 512, then 132 variants of
@@ -463,11 +464,11 @@ PY
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
     ;;
   traincpu)
-    # The training sweep on the CPU backend with every core, a part at a time
-    # (the whole run takes longer than a device call): the experiments of one
-    # value of one grid key, BENCH_TRAIN_PART (default network.cc=dcqcn, 48 of
-    # the 144; training.micro_batch=1 is half). Prints their wall time; the
-    # parts' times of one key summed are the sweep's. Also their share of the
+    # The training sweep on the CPU backend with every core, whole
+    # (BENCH_TRAIN_PART=all) or the experiments of one value of one grid key
+    # (default network.cc=dcqcn, 48 of the 144; training.micro_batch=1 is
+    # half). Prints their wall time; the parts' times of one key summed are
+    # the sweep's. Also their share of the
     # sweep's packet-hops as the plan estimates them and the sweep's time
     # scaled by it: an estimate (the plan's hops do not see the congestion
     # control's own cost). Their rows are compared with train's
@@ -483,6 +484,9 @@ try:
 except ValueError:
     value = text
 grid = j["sweep"]["grid"]
+if sys.argv[2] == "all":
+    json.dump(j, sys.stdout, indent=1)
+    sys.exit(0)
 if value not in grid.pop(key, []):
     sys.exit(f"BENCH_TRAIN_PART: {sys.argv[2]} is not a value of the grid")
 node = j["base"]
