@@ -265,6 +265,67 @@ static int net_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errl
   return drv_net_sink(ev, n->trace.every ? &n->trace : NULL, err, errlen);
 }
 
+/* An experiment's rendering (drv_net_render): its summary line, its line for
+ * standard output, its messages, and what it returned. */
+typedef struct net_lines_t {
+  char *text[3]; /* summary, stdout, stderr */
+  size_t len[3];
+  int rc;
+} net_lines_t;
+
+static void render_one(const net_t *n, const drv_end_t *end, const char *out, int64_t e,
+                       net_lines_t *l) {
+  const net_args_t *a = &n->a;
+  FILE *f[3];
+  for (int i = 0; i < 3; i++)
+    if (!(f[i] = open_memstream(&l->text[i], &l->len[i]))) abort();
+  char *label = drv_sweep_label(a->sweeps, a->n_sweeps, (long)(e % n->n_combo));
+  int64_t je = n->distinct[e / n->n_combo] * n->n_combo + e % n->n_combo; /* in the job */
+  drv_net_render_t r = {.out = out,
+                        .id = end->job->id[je],
+                        .index = (int)e,
+                        .flows_path = a->flows[e / n->n_combo],
+                        .sweep = label && *label ? label : NULL,
+                        .outdir = a->out ? n->od.stage : NULL,
+                        .trace = n->trace.every && e == a->trace_exp,
+                        .json = a->json,
+                        .may_link = a->pipe->temp_run_dir};
+  l->rc = label ? drv_net_render(&r, f[0], f[1], f[2])
+                : (fprintf(f[2], "multiverse net: out of memory\n"), 2);
+  free(label);
+  for (int i = 0; i < 3; i++)
+    if (fclose(f[i])) abort();
+}
+
+/* Every experiment rendered on the rank's threads, a stretch at a time, and
+ * their lines written in order: summary.jsonl, standard output, messages.
+ * Rendering stops after the stretch of the first experiment that cannot be
+ * read or written (2); lines stop with it. Returns the worst. */
+static int render_all(const net_t *n, const drv_end_t *end, const char *out, FILE *summary) {
+  const int64_t total = (int64_t)n->a.n_flows * n->n_combo, stretch = 4096;
+  net_lines_t *l = calloc((size_t)(total < stretch ? total : stretch) + 1, sizeof *l);
+  if (!l) return drv_fail(2, "multiverse net: out of memory\n");
+  int rc = 0;
+  for (int64_t e0 = 0; e0 < total && rc < 2; e0 += stretch) {
+    const int64_t m = total - e0 < stretch ? total - e0 : stretch;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(end->threads)
+    for (int64_t i = 0; i < m; i++)
+      render_one(n, end, out, e0 + i, &l[i]);
+    for (int64_t i = 0; i < m; i++) {
+      if (rc < 2) {
+        if (summary) fwrite(l[i].text[0], 1, l[i].len[0], summary);
+        fwrite(l[i].text[1], 1, l[i].len[1], stdout);
+        fwrite(l[i].text[2], 1, l[i].len[2], stderr);
+        if (l[i].rc > rc) rc = l[i].rc;
+      }
+      for (int k = 0; k < 3; k++)
+        free(l[i].text[k]);
+    }
+  }
+  free(l);
+  return rc;
+}
+
 /* Rank 0 at the end: every experiment's files, summary and line, in the
  * order of --flows and --sweep; the ns-3 configuration's FCT file. */
 static int net_finish(void *ctx, const drv_end_t *end) {
@@ -284,23 +345,7 @@ static int net_finish(void *ctx, const drv_end_t *end) {
     drv_outdir_end(&n->od, DRV_OUT_FAILED);
     return drv_fail(2, "multiverse net: cannot write %s: %s\n", path, strerror(errno));
   }
-  int rc = 0;
-  for (int64_t e = 0; e < (int64_t)a->n_flows * n->n_combo && rc < 2; e++) {
-    char *label = drv_sweep_label(a->sweeps, a->n_sweeps, (long)(e % n->n_combo));
-    int64_t je = n->distinct[e / n->n_combo] * n->n_combo + e % n->n_combo; /* in the job */
-    drv_net_render_t r = {.out = out,
-                          .id = end->job->id[je],
-                          .index = (int)e,
-                          .flows_path = a->flows[e / n->n_combo],
-                          .sweep = label && *label ? label : NULL,
-                          .outdir = a->out ? n->od.stage : NULL,
-                          .trace = n->trace.every && e == a->trace_exp,
-                          .json = a->json,
-                          .may_link = a->pipe->temp_run_dir};
-    int wr = label ? drv_net_render(&r, summary) : drv_fail(2, "multiverse net: out of memory\n");
-    if (wr > rc) rc = wr;
-    free(label);
-  }
+  int rc = render_all(n, end, out, summary);
   fflush(stdout);
   if (summary && fclose(summary)) rc = drv_fail(2, "multiverse net: cannot write %s\n", path);
   if (drv_outdir_end(&n->od, rc == 2 ? DRV_OUT_FAILED : DRV_OUT_DONE)) rc = 2;

@@ -29,9 +29,11 @@ typedef struct drv_net_render_t {
 } drv_net_render_t;
 
 /* Writes its files into outdir (fct-N.txt, fct-N.partial.txt unless ok; none if
- * invalid), its JSON line to `summary` (NULL: none) and its line to stdout.
- * Returns 0 when it is ok, 1 when not, 2 when a file cannot be written. */
-int drv_net_render(const drv_net_render_t *r, FILE *summary);
+ * invalid), its JSON line to `summary` (NULL: none), its line for standard
+ * output to `out` and a message why to `msg`. Returns 0 when it is ok, 1 when
+ * not, 2 when a file cannot be read or written. Experiments render on several
+ * threads at once, each into streams of its own. */
+int drv_net_render(const drv_net_render_t *r, FILE *summary, FILE *out, FILE *msg);
 /* Copies experiment id's FCT file to `to`; 0 or 2. */
 int drv_net_fct_copy(const char *out, uint64_t id, const char *to);
 

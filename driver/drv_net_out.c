@@ -273,12 +273,12 @@ static const char *out_text(const json_t *s, const char *k, const char *fmt, cha
   return buf;
 }
 
-int drv_net_render(const drv_net_render_t *r, FILE *summary) {
+int drv_net_render(const drv_net_render_t *r, FILE *summary, FILE *out, FILE *msg) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%016" PRIx64 ".json", r->out, r->id);
   json_error_t je;
   json_t *s = json_load_file(path, 0, &je);
-  if (!s) return drv_fail(2, "multiverse net: %s: %s\n", path, je.text);
+  if (!s) return fprintf(msg, "multiverse net: %s: %s\n", path, je.text), 2;
   const char *status = json_string_value(json_object_get(s, "status"));
   int ok = status && strcmp(status, "ok") == 0, invalid = status && strcmp(status, "invalid") == 0;
   json_object_set_new(s, "experiment", json_integer(r->index));
@@ -295,28 +295,28 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
   drv_sink_path(fct, sizeof fct, r->out, r->id, "fct");
   if (r->outdir && !invalid && (ok || access(fct, F_OK) == 0)) {
     snprintf(path, sizeof path, "%s/fct-%d%s.txt", r->outdir, r->index, tail);
-    rc = drv_sink_place("net", r->out, r->id, "fct", path, r->may_link);
+    rc = drv_sink_place("net", r->out, r->id, "fct", path, r->may_link, msg);
     if (!rc && json_object_get(s, "tasks")) {
       snprintf(path, sizeof path, "%s/tasks-%d%s.txt", r->outdir, r->index, tail);
-      rc = drv_sink_place("net", r->out, r->id, "tasks", path, r->may_link);
+      rc = drv_sink_place("net", r->out, r->id, "tasks", path, r->may_link, msg);
     }
     if (!rc && json_object_get(s, "open_flows")) {
       snprintf(path, sizeof path, "%s/open-%d.txt", r->outdir, r->index);
-      rc = drv_sink_place("net", r->out, r->id, "open", path, r->may_link);
+      rc = drv_sink_place("net", r->out, r->id, "open", path, r->may_link, msg);
     }
     if (!rc && r->trace) {
       snprintf(path, sizeof path, "%s/trace-%d.csv", r->outdir, r->index);
-      rc = drv_sink_place("net", r->out, r->id, "trace.csv", path, r->may_link);
+      rc = drv_sink_place("net", r->out, r->id, "trace.csv", path, r->may_link, msg);
     }
   }
   char *line = json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (summary && line) fprintf(summary, "%s\n", line);
   if (r->json) {
-    printf("%s\n", line ? line : "");
+    fprintf(out, "%s\n", line ? line : "");
   } else if (invalid) {
-    printf("exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
-           r->sweep ? r->sweep : "", r->sweep ? "]" : "",
-           json_string_value(json_object_get(s, "reason")));
+    fprintf(out, "exp %d %s%s%s%s: invalid: %s\n", r->index, r->flows_path, r->sweep ? " [" : "",
+            r->sweep ? r->sweep : "", r->sweep ? "]" : "",
+            json_string_value(json_object_get(s, "reason")));
   } else {
     const char *reason = json_string_value(json_object_get(s, "reason"));
     char mx[32], p99[32], sl[32]; /* "-" when no flow finished (null in the summary) */
@@ -328,15 +328,16 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary) {
                json_number_value(json_object_get(s, "open_goodput_gbps")));
 #define I(k) ((long long)json_integer_value(json_object_get(s, k)))
 #define D(k) json_number_value(json_object_get(s, k))
-    printf("exp %d %s%s%s%s: %s flows=%lld bytes=%lld max_fct=%s p99_fct=%s p99_slowdown=%s "
-           "drops=%lld pauses=%lld ecn=%lld cnps=%lld hops=%lld%s wall=%.3fs (%.3g hops/s)%s%s\n",
-           r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
-           r->sweep ? "]" : "", status, I("flows"), I("bytes"),
-           out_text(s, "max_fct_ns", "%.0fns", mx, sizeof mx),
-           out_text(s, "p99_fct_ns", "%.0fns", p99, sizeof p99),
-           out_text(s, "p99_slowdown", "%.2f", sl, sizeof sl), I("drops"), I("pfc_pauses"),
-           I("ecn_marks"), I("cnps"), I("packet_hops"), open, D("wall_s"), D("packet_hops_per_s"),
-           *reason ? ": " : "", reason);
+    fprintf(out,
+            "exp %d %s%s%s%s: %s flows=%lld bytes=%lld max_fct=%s p99_fct=%s p99_slowdown=%s "
+            "drops=%lld pauses=%lld ecn=%lld cnps=%lld hops=%lld%s wall=%.3fs (%.3g hops/s)%s%s\n",
+            r->index, r->flows_path, r->sweep ? " [" : "", r->sweep ? r->sweep : "",
+            r->sweep ? "]" : "", status, I("flows"), I("bytes"),
+            out_text(s, "max_fct_ns", "%.0fns", mx, sizeof mx),
+            out_text(s, "p99_fct_ns", "%.0fns", p99, sizeof p99),
+            out_text(s, "p99_slowdown", "%.2f", sl, sizeof sl), I("drops"), I("pfc_pauses"),
+            I("ecn_marks"), I("cnps"), I("packet_hops"), open, D("wall_s"), D("packet_hops_per_s"),
+            *reason ? ": " : "", reason);
 #undef I
 #undef D
   }

@@ -193,11 +193,15 @@ static int finish(drv_run_t *r, int stopped, int merged) {
   const drv_pipe_t *p = r->pipe;
   drv_done_t done;
   drv_done_read(r->run_dir, &done, stderr);
+  int threads = 0; /* the workers' host threads: the rank's cores (drv_machine.c) */
+  for (int i = 0; i < r->m.n_workers; i++)
+    threads += r->m.w[i].host_threads;
   drv_end_t end = {.run_dir = r->run_dir,
                    .job = &r->job,
                    .done = &done,
                    .stopped = stopped,
-                   .status = exit_status(&r->o, &r->job, &done, stopped, merged)};
+                   .status = exit_status(&r->o, &r->job, &done, stopped, merged),
+                   .threads = threads > 0 ? threads : 1};
   int rc = p->finish ? p->finish(p->finish_ctx, &end) : end.status;
   if (stopped > 0 && stopped < DRV_STOP_ERROR && !p->finish)
     printf("multiverse %s: stopped by signal %d (%s) with %lld of %lld experiments of this run "

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "driver/drv_mpi.h"
 #include "driver/drv_wake.h"
@@ -46,9 +47,9 @@ int drv_sink_text(const drv_sink_exp_t *ev, const char *ext, const char *text, c
 int drv_sink_copy(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to);
 /* The same, or with may_link (the run folder is removed when the command
  * ends: nothing else sees its files) a hard link to it where `to` does not
- * exist yet and the file system allows. */
+ * exist yet and the file system allows; its message goes to `msg`. */
 int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to,
-                   int may_link);
+                   int may_link, FILE *msg);
 
 /* What a command writes besides the results file (net's FCT files and
  * summaries, train's lines and trace, collective's table): each experiment's,
@@ -135,6 +136,7 @@ typedef struct drv_end_t {
   const drv_done_t *done; /* every id's best status in the run folder */
   int stopped;          /* the signal that stopped the run, DRV_STOP_ERROR, or 0 */
   int status;           /* the exit status by drv.h's rule */
+  int threads;          /* the rank's cores, its workers done: the finish's threads */
 } drv_end_t;
 
 /* What a command hands the pipeline. */

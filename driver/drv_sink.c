@@ -31,11 +31,11 @@ int drv_sink_text(const drv_sink_exp_t *ev, const char *ext, const char *text, c
 }
 
 int drv_sink_copy(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to) {
-  return drv_sink_place(cmd, dir, id, ext, to, 0);
+  return drv_sink_place(cmd, dir, id, ext, to, 0, stderr);
 }
 
 int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ext, const char *to,
-                   int may_link) {
+                   int may_link, FILE *msg) {
   char from[DRV_OUT_PATH_MAX + 1], buf[65536], err[2 * DRV_OUT_PATH_MAX];
   drv_sink_path(from, sizeof from, dir, id, ext);
   /* A complete file (the sink renamed it into place) linked where no file is:
@@ -43,11 +43,12 @@ int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ex
    * system, no links there) the copy. */
   if (may_link && link(from, to) == 0) return 0;
   FILE *in = fopen(from, "rb");
-  if (!in) return drv_fail(2, "multiverse %s: cannot read %s: %s\n", cmd, from, strerror(errno));
+  if (!in)
+    return fprintf(msg, "multiverse %s: cannot read %s: %s\n", cmd, from, strerror(errno)), 2;
   drv_out_t o;
   if (drv_out_open(&o, to, err, sizeof err)) {
     fclose(in);
-    return drv_fail(2, "multiverse %s: %s\n", cmd, err);
+    return fprintf(msg, "multiverse %s: %s\n", cmd, err), 2;
   }
   size_t n;
   int bad = 0;
@@ -57,7 +58,7 @@ int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ex
   fclose(in);
   if (bad) {
     drv_out_abort(&o);
-    return drv_fail(2, "multiverse %s: cannot copy %s to %s\n", cmd, from, to);
+    return fprintf(msg, "multiverse %s: cannot copy %s to %s\n", cmd, from, to), 2;
   }
-  return drv_out_commit(&o, err, sizeof err) ? drv_fail(2, "multiverse %s: %s\n", cmd, err) : 0;
+  return drv_out_commit(&o, err, sizeof err) ? fprintf(msg, "multiverse %s: %s\n", cmd, err), 2 : 0;
 }

@@ -59,9 +59,14 @@ for b in a b c d e; do
       ! grep -q "in 1 worlds" parts-$b.err
       for i in $(seq 0 $((n - 1))); do cmp out-$b/fct-$i.txt parts-$b/fct-$i.txt; done ;;
     threads)
-      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 1 -o t1-$b > /dev/null
-      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 2 -o t2-$b > /dev/null
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 1 -o t1-$b > t1-$b.out
+      "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --threads 2 -o t2-$b > t2-$b.out
       for i in $(seq 0 $((n - 1))); do cmp t1-$b/fct-$i.txt t2-$b/fct-$i.txt; done
+      # The finish renders the experiments on the run's threads: the same
+      # lines, in order, but for the walls.
+      diff <(sed -e 's/ wall=.*//' t1-$b.out) <(sed -e 's/ wall=.*//' t2-$b.out)
+      diff <(sed -e 's/,"wall_s":.*}/}/' t1-$b/summary.jsonl) <(sed -e 's/,"wall_s":.*}/}/' t2-$b/summary.jsonl)
+      [ "$(awk '{ print $1 $2 }' t2-$b.out | tr '\n' ' ')" = "$(seq -f 'exp%g' -s ' ' 0 $((n - 1))) " ]
       # Fewer experiments than threads: window-major, every phase in parallel.
       "$mv" net --topology "${topo[$b]}" --flows $b-3.txt ${sets[$b]} --threads 2 -o w2-$b > /dev/null
       cmp t1-$b/fct-3.txt w2-$b/fct-0.txt ;;
