@@ -266,7 +266,7 @@ static int net_write(void *ctx, const drv_sink_exp_t *ev, char *err, size_t errl
 }
 
 /* An experiment's rendering (drv_net_render): its summary line, its line for
- * standard output, its messages, and what it returned. */
+ * standard output, its messages, and what it returned (-1: out of memory). */
 typedef struct net_lines_t {
   char *text[3]; /* summary, stdout, stderr */
   size_t len[3];
@@ -277,8 +277,18 @@ static void render_one(const net_t *n, const drv_end_t *end, const char *out, in
                        net_lines_t *l) {
   const net_args_t *a = &n->a;
   FILE *f[3];
-  for (int i = 0; i < 3; i++)
-    if (!(f[i] = open_memstream(&l->text[i], &l->len[i]))) abort();
+  int oom = 0;
+  for (int i = 0; i < 3; i++) {
+    l->text[i] = NULL;
+    l->len[i] = 0;
+    oom |= !(f[i] = open_memstream(&l->text[i], &l->len[i]));
+  }
+  if (oom) {
+    for (int i = 0; i < 3; i++)
+      if (f[i]) fclose(f[i]);
+    l->rc = -1;
+    return;
+  }
   char *label = drv_sweep_label(a->sweeps, a->n_sweeps, (long)(e % n->n_combo));
   int64_t je = n->distinct[e / n->n_combo] * n->n_combo + e % n->n_combo; /* in the job */
   drv_net_render_t r = {.out = out,
@@ -294,7 +304,7 @@ static void render_one(const net_t *n, const drv_end_t *end, const char *out, in
                 : (fprintf(f[2], "multiverse net: out of memory\n"), 2);
   free(label);
   for (int i = 0; i < 3; i++)
-    if (fclose(f[i])) abort();
+    if (fclose(f[i])) l->rc = -1; /* a stream that could not grow */
 }
 
 /* Every experiment rendered on the rank's threads, a stretch at a time, and
@@ -312,14 +322,18 @@ static int render_all(const net_t *n, const drv_end_t *end, const char *out, FIL
     for (int64_t i = 0; i < m; i++)
       render_one(n, end, out, e0 + i, &l[i]);
     for (int64_t i = 0; i < m; i++) {
-      if (rc < 2) {
+      if (rc < 2 && l[i].rc < 0) {
+        rc = drv_fail(2, "multiverse net: out of memory\n");
+      } else if (rc < 2) {
         if (summary) fwrite(l[i].text[0], 1, l[i].len[0], summary);
         fwrite(l[i].text[1], 1, l[i].len[1], stdout);
         fwrite(l[i].text[2], 1, l[i].len[2], stderr);
         if (l[i].rc > rc) rc = l[i].rc;
       }
-      for (int k = 0; k < 3; k++)
+      for (int k = 0; k < 3; k++) {
         free(l[i].text[k]);
+        l[i].text[k] = NULL;
+      }
     }
   }
   free(l);
