@@ -18,7 +18,10 @@
 #   host    row 5 (perm) three times on each backend, alternating: its
 #           phases as MULTIVERSE_VERBOSE prints them (the run's, the batch's,
 #           the results step's threads, thread-seconds and page faults), every
-#           FCT file compared
+#           FCT file compared. Its results step makes 4,096 files in the
+#           temporary run folder ($TMPDIR, else /tmp): on a disk soon after
+#           many deletions that takes seconds (RESULTS.md, session 21), so
+#           TMPDIR and WORKDIR on a memory file system measure the program
 #   one     one WebSearch experiment alone: CUDA against one CPU thread
 #   serialph  serial port phases in a GPU thread's switch step: BENCH_MV_SERIAL
 #           names a multiverse built with -DMV_CUDA_SERIAL_PHASES=ON; WebSearch
