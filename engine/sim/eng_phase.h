@@ -27,8 +27,9 @@
  * with a warp per switch, a thread per port, where a switch steps in a warp
  * of its own: there the buffer's sums and counts change by atomics and the
  * descriptor pool under a lock (eng_ctx_t.lock), whose rows then go to
- * packets in another order (docs/engine.md); with MULTIVERSE_PHASES=1 a
- * switch one GPU thread steps runs them here, as the CPU does. */
+ * packets in another order (docs/engine.md); in a build with
+ * MV_CUDA_SERIAL_PHASES and with MULTIVERSE_PHASES=1 a switch one GPU thread
+ * steps runs them here, as the CPU does (ENG_PHASE_SERIAL). */
 #ifndef ENG_PHASE_H
 #define ENG_PHASE_H
 
