@@ -38,6 +38,9 @@ int drv_costs_name_ok(const char *path);
 
 /* Prints the message to stderr (unless drv_quiet) and returns rc. */
 int drv_fail(int rc, const char *fmt, ...);
+/* The same to stream f (stderr: unless drv_quiet; another stream, a message
+ * kept to be printed later in order, always). */
+int drv_fail_to(FILE *f, int rc, const char *fmt, ...);
 extern int drv_quiet;
 
 /* The network presets file to read: `path`, else $MULTIVERSE_PRESETS/network.json

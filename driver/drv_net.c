@@ -301,7 +301,7 @@ static void render_one(const net_t *n, const drv_end_t *end, const char *out, in
                         .json = a->json,
                         .may_link = a->pipe->temp_run_dir};
   l->rc = label ? drv_net_render(&r, f[0], f[1], f[2])
-                : (fprintf(f[2], "multiverse net: out of memory\n"), 2);
+                : drv_fail_to(f[2], 2, "multiverse net: out of memory\n");
   free(label);
   for (int i = 0; i < 3; i++)
     if (fclose(f[i])) l->rc = -1; /* a stream that could not grow */
@@ -327,7 +327,7 @@ static int render_all(const net_t *n, const drv_end_t *end, const char *out, FIL
       } else if (rc < 2) {
         if (summary) fwrite(l[i].text[0], 1, l[i].len[0], summary);
         fwrite(l[i].text[1], 1, l[i].len[1], stdout);
-        fwrite(l[i].text[2], 1, l[i].len[2], stderr);
+        if (!drv_quiet) fwrite(l[i].text[2], 1, l[i].len[2], stderr);
         if (l[i].rc > rc) rc = l[i].rc;
       }
       for (int k = 0; k < 3; k++) {

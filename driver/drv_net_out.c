@@ -278,7 +278,7 @@ int drv_net_render(const drv_net_render_t *r, FILE *summary, FILE *out, FILE *ms
   snprintf(path, sizeof path, "%s/%016" PRIx64 ".json", r->out, r->id);
   json_error_t je;
   json_t *s = json_load_file(path, 0, &je);
-  if (!s) return fprintf(msg, "multiverse net: %s: %s\n", path, je.text), 2;
+  if (!s) return drv_fail_to(msg, 2, "multiverse net: %s: %s\n", path, je.text);
   const char *status = json_string_value(json_object_get(s, "status"));
   int ok = status && strcmp(status, "ok") == 0, invalid = status && strcmp(status, "invalid") == 0;
   json_object_set_new(s, "experiment", json_integer(r->index));

@@ -44,11 +44,11 @@ int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ex
   if (may_link && link(from, to) == 0) return 0;
   FILE *in = fopen(from, "rb");
   if (!in)
-    return fprintf(msg, "multiverse %s: cannot read %s: %s\n", cmd, from, strerror(errno)), 2;
+    return drv_fail_to(msg, 2, "multiverse %s: cannot read %s: %s\n", cmd, from, strerror(errno));
   drv_out_t o;
   if (drv_out_open(&o, to, err, sizeof err)) {
     fclose(in);
-    return fprintf(msg, "multiverse %s: %s\n", cmd, err), 2;
+    return drv_fail_to(msg, 2, "multiverse %s: %s\n", cmd, err);
   }
   size_t n;
   int bad = 0;
@@ -58,7 +58,8 @@ int drv_sink_place(const char *cmd, const char *dir, uint64_t id, const char *ex
   fclose(in);
   if (bad) {
     drv_out_abort(&o);
-    return fprintf(msg, "multiverse %s: cannot copy %s to %s\n", cmd, from, to), 2;
+    return drv_fail_to(msg, 2, "multiverse %s: cannot copy %s to %s\n", cmd, from, to);
   }
-  return drv_out_commit(&o, err, sizeof err) ? fprintf(msg, "multiverse %s: %s\n", cmd, err), 2 : 0;
+  return drv_out_commit(&o, err, sizeof err) ? drv_fail_to(msg, 2, "multiverse %s: %s\n", cmd, err)
+                                             : 0;
 }

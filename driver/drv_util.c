@@ -8,11 +8,23 @@
 
 int drv_quiet;
 
+static int fail_v(FILE *f, int rc, const char *fmt, va_list ap) {
+  if (f != stderr || !drv_quiet) vfprintf(f, fmt, ap);
+  return rc;
+}
+
 int drv_fail(int rc, const char *fmt, ...) {
-  if (drv_quiet) return rc;
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  fail_v(stderr, rc, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int drv_fail_to(FILE *f, int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fail_v(f, rc, fmt, ap);
   va_end(ap);
   return rc;
 }
