@@ -67,6 +67,7 @@ for b in a b c d e; do
       diff <(sed -e 's/ wall=.*//' t1-$b.out) <(sed -e 's/ wall=.*//' t2-$b.out)
       diff <(sed -e 's/,"wall_s":.*}/}/' t1-$b/summary.jsonl) <(sed -e 's/,"wall_s":.*}/}/' t2-$b/summary.jsonl)
       [ "$(awk '{ print $1 $2 }' t2-$b.out | tr '\n' ' ')" = "$(seq -f 'exp%g' -s ' ' 0 $((n - 1))) " ]
+      [ "$(grep -o '"experiment":[0-9]*' t2-$b/summary.jsonl | cut -d: -f2 | tr '\n' ' ')" = "$(seq -s ' ' 0 $((n - 1))) " ]
       # Fewer experiments than threads: window-major, every phase in parallel.
       "$mv" net --topology "${topo[$b]}" --flows $b-3.txt ${sets[$b]} --threads 2 -o w2-$b > /dev/null
       cmp t1-$b/fct-3.txt w2-$b/fct-0.txt ;;
