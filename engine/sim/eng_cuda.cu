@@ -229,11 +229,12 @@ static __global__ void __launch_bounds__(128, 4)
  *
  * Which rows a thread takes: a warp holds S = 32 / L row positions of its L
  * lanes; position j of warp w takes, in K rounds (K * S * W >= the group's
- * most rows, W warps), row eng_deal_row(deal, j, w, k, K, W, S) in round k:
- * by default interleaved (neighbours, of one role, and each position's rows
- * spread over the table), or far apart (MULTIVERSE_CUDA_DEAL=0: the S rows a
- * warp steps at once lie far apart, at most one switch of a table's end among
- * them). */
+ * most rows, W warps), row eng_deal_row(deal, j, w, k, K, W, P) in round k
+ * for j < P (eng_deal_span): by default interleaved (neighbours, of one role,
+ * and each position's rows spread over the table) over as many warps as the
+ * table fills, or packed into the first warps (MULTIVERSE_CUDA_DEAL=1), or
+ * far apart (0: the S rows a warp steps at once lie far apart, at most one
+ * switch of a table's end among them). */
 /* A barrier of the threads that step a lane group: the block's, or the
  * cluster's (CL: a group stepped by a cluster of blocks on as many SMs). The
  * cluster barrier orders the cluster's memory operations (release, acquire),
@@ -263,7 +264,7 @@ static __device__ __forceinline__ void
 cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
          const int32_t *sw_off, int32_t *next, int32_t *finished) {
   __shared__ int32_t g_sh, lanes_sh;
-#define CU_K_SH(ph, tab, fn) __shared__ int32_t rounds_##tab;
+#define CU_K_SH(ph, tab, fn) __shared__ int32_t rounds_##tab, span_##tab;
   ENG_SYSTEMS(CU_K_SH)
 #undef CU_K_SH
   __shared__ int running_sh[2];
@@ -296,14 +297,16 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
     if (e >= 0 && eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e) > most)                            \
       most = eng_hi_##tab(CU_C, e) - eng_lo_##tab(CU_C, e);                                        \
   }                                                                                                \
-  rounds_##tab = (most + S * W - 1) / (S * W);
+  rounds_##tab = (most + S * W - 1) / (S * W);                                                     \
+  span_##tab = eng_deal_span(cu_deal, most, rounds_##tab, W, S);
         ENG_SYSTEMS(CU_ROUNDS)
 #undef CU_ROUNDS
       }
     }
     cu_group_sync<CL>();
     const int32_t g = *cu_lead<CL>(&g_sh);
-#define CU_K_LOCAL(ph, tab, fn) const int32_t rk_##tab = *cu_lead<CL>(&rounds_##tab);
+#define CU_K_LOCAL(ph, tab, fn)                                                                    \
+  const int32_t rk_##tab = *cu_lead<CL>(&rounds_##tab), sp_##tab = *cu_lead<CL>(&span_##tab);
     ENG_SYSTEMS(CU_K_LOCAL)
 #undef CU_K_LOCAL
     if constexpr (CL) /* the lead block neither moves on nor leaves while others read */
@@ -316,10 +319,11 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
         if (phase == 1 && lead) running_sh[(wi + 1) & 1] = 0;
 #define CU_EXP(ph, tab, fn)                                                                        \
   if (ph == phase && e >= 0) {                                                                     \
-    const int32_t k_ = rk_##tab, lo_ = eng_lo_##tab(CU_C, e), hi_ = eng_hi_##tab(CU_C, e);         \
+    const int32_t k_ = j < sp_##tab ? rk_##tab : 0, lo_ = eng_lo_##tab(CU_C, e);                   \
+    const int32_t hi_ = eng_hi_##tab(CU_C, e);                                                     \
     CU_FIRST_##tab;                                                                                \
     for (int32_t r = 0; r < k_; r++) {                                                             \
-      const int32_t i = lo_ + eng_deal_row(cu_deal, j, w, r, k_, W, S);                            \
+      const int32_t i = lo_ + eng_deal_row(cu_deal, j, w, r, rk_##tab, W, sp_##tab);               \
       if (i >= hi_) break;                                                                         \
       CU_LCALL_##tab(fn, i);                                                                       \
     }                                                                                              \
@@ -648,7 +652,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
                               int32_t lg, int32_t C, int O, int *d_flags, char *err,
                               size_t errlen) {
   int dev = 0, sms = 0, per_sm = 0;
-  int32_t deal = ENG_DEAL_NEAR;
+  int32_t deal = ENG_DEAL_SPREAD;
   int32_t *d_next = (int32_t *)d_flags, *d_fin = (int32_t *)d_flags + 1, fin = 0, n_groups = 0;
   int32_t *groups = NULL, *d_groups = NULL, *sw = NULL, *d_sw = NULL, *d_sw_off = NULL,
           *d_ph = NULL;
@@ -667,7 +671,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
-  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_NEAR, ENG_DEAL_NEAR);
+  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, ENG_DEAL_SPREAD);
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
@@ -725,7 +729,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads (%d a SM), "
               "clusters of %d%s, rows %s\n",
               n.exp, n_groups, 1 << lg, grid, T, per_sm, C, sw_warps ? ", switch warps" : "",
-              deal == ENG_DEAL_NEAR ? "interleaved" : "far apart");
+              deal == ENG_DEAL_SPREAD ? "spread"
+              : deal == ENG_DEAL_NEAR ? "packed"
+                                      : "far apart");
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                      (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
                                      d_fin));

@@ -31,12 +31,14 @@
 #           steps, every FCT file compared with this binary's
 #   ablate  SPME lanes off (MULTIVERSE_LANES=1) against the default, on perm
 #           and on 256 WebSearch variants of its first 300 flows
-#   deal    a lane group's rows dealt interleaved (the default) against far
-#           apart (MULTIVERSE_CUDA_DEAL=0), on perm and ws's 256 variants
+#   deal    a lane group's rows dealt spread over the warps (the default),
+#           packed into the first warps (MULTIVERSE_CUDA_DEAL=1) and far apart
+#           (0), on perm, ws's 256 variants and 64 of them (BENCH_DEAL_W: a
+#           list of perm, ws, ws64)
 #   permshapes  row 5's batch (perm) in the launch shapes of session 15's
 #           sweep: lanes of 8 at 2 blocks of 512 a SM (the default since
 #           session 16), 16 at one (the default before), 8 in blocks of 256
-#           at 3 a SM, 32, each dealt interleaved (the default)
+#           at 3 a SM, 32, each dealt spread over the warps (the default)
 #           and far apart (MULTIVERSE_CUDA_DEAL=0); kernel times, every FCT
 #           file compared with the default's
 #   ncu     row 5's kernel under Nsight Compute (one launch, kernel replay):
@@ -55,6 +57,8 @@
 #           results compared with train's)
 #   train128, trainc2  the same in blocks of 128 threads (the shape before the
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
+#   trainpack, trainfar  the same with the rows dealt packed into the first
+#           warps (MULTIVERSE_CUDA_DEAL=1) or far apart (0) (after train)
 #   traincpu  the sweep, or a part of it, on the CPU backend with every core:
 #           BENCH_TRAIN_PART all, or one value of one grid key (default
 #           network.cc=dcqcn); the parts of a key summed give the sweep's CPU
@@ -319,34 +323,50 @@ for part in $parts; do
     done
     ;;
   deal)
-    # Lane groups' rows dealt far apart (MULTIVERSE_CUDA_DEAL=0) against
-    # interleaved (the default, eng_deal_row), side by side: the permutations
-    # and 256 WebSearch variants (rows 5 and 1), FCT files compared.
+    # A lane group's rows dealt far apart (MULTIVERSE_CUDA_DEAL=0), packed
+    # into the first warps (1: the default of sessions 15-21) and spread over
+    # the warps (the default, eng_deal_span), side by side: the permutations
+    # and 256 WebSearch variants (rows 5 and 1: tables that fill the threads),
+    # and 64 variants (clusters of 2: 400 nodes on 1,024 threads). FCT files
+    # compared with the spread deal's.
     perm_list
-    for w in perm ws; do
-      if [ $w = perm ]; then a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048
-      else a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256; fi
-      pair dl-$w-far MULTIVERSE_CUDA_DEAL=0 dl-$w-near "" "$n" "${a[@]}"
-      echo "deal $w: far apart $TA s ($KA), interleaved $T s ($K); $ID"
-      rows+=("| rows dealt far apart / interleaved, $w | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (interleaved) | $(ratio "$TA" "$T") | $ID |")
+    for w in ${BENCH_DEAL_W:-perm ws ws64}; do
+      case $w in
+      perm) a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048 ;;
+      ws) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256 ;;
+      ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
+      esac
+      line="deal $w:"
+      for dl in 2 1 0; do
+        RUN_ENV=(MULTIVERSE_CUDA_DEAL=$dl)
+        run gpu dl-$w-$dl "${a[@]}" --backend cuda
+        RUN_ENV=()
+        eval "T$dl=\$T"
+        id=identical
+        [ $dl = 2 ] || id=$(same dl-$w-2 dl-$w-$dl "$n")
+        line+=" $(echo "far packed spread" | cut -d' ' -f$((dl + 1))) $T s ($K), $id;"
+      done
+      echo "$line"
+      rows+=("| rows dealt far apart / packed / spread, $w | $(fm "$T0" %.2f) / $(fm "$T1" %.2f) s | $(fm "$T2" %.2f) s (spread) | $(ratio "$T1" "$T2") (packed / spread) | $id |")
     done
     ;;
   permshapes)
-    # Row 5 in launch shapes (knobs: docs/cli.md), each dealt interleaved and
-    # far apart; every run's FCT files compared with the default's (the first).
+    # Row 5 in launch shapes (knobs: docs/cli.md), each dealt spread over the
+    # warps (the default) and far apart; every run's FCT files compared with
+    # the default's (the first).
     perm_list
     a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000 --backend cuda)
     shapes=("" "MULTIVERSE_LANES=16 MULTIVERSE_CUDA_BLOCKS_PER_SM=1"
       "MULTIVERSE_LANES=8 MULTIVERSE_CUDA_BLOCK=256 MULTIVERSE_CUDA_BLOCKS_PER_SM=3"
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_BLOCK=512")
     for i in "${!shapes[@]}"; do
-      for deal in 1 0; do
+      for deal in 2 0; do
         read -ra RUN_ENV <<< "${shapes[$i]} MULTIVERSE_CUDA_DEAL=$deal"
         run ps "ps-$i-$deal" "${a[@]}"
         RUN_ENV=()
         id=-
-        [ "$T" = - ] || [ "$i$deal" = 01 ] || id=$(same ps-0-1 "ps-$i-$deal" 2048)
-        line="| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 1 ] && echo interleaved || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
+        [ "$T" = - ] || [ "$i$deal" = 02 ] || id=$(same ps-0-2 "ps-$i-$deal" 2048)
+        line="| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 2 ] && echo spread || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
         echo "permshapes: $line"
         rows+=("$line")
       done
@@ -438,18 +458,22 @@ PY
     echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
     rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
     ;;
-  train | trainph | train128 | trainc2)
+  train | trainph | train128 | trainc2 | trainpack | trainfar)
     # trainph: the same with port phases and switch warps (a block of 512 per
     # experiment, a warp per switch); train128: blocks of 128 (the shape before
     # the launch-shape model); trainc2: clusters of 2 blocks of 512 with lanes
     # of 2 (what the two knobs alone gave sessions 7 and 8: a block size asked
-    # for sets the lanes that make 144 groups resident on 132 SMs). Each one's
-    # results compared with train's (run train first).
+    # for sets the lanes that make 144 groups resident on 132 SMs); trainpack,
+    # trainfar: the rows dealt packed into the first warps or far apart
+    # (MULTIVERSE_CUDA_DEAL=1, 0). Each one's results compared with train's
+    # (run train first).
     d=$part knobs=()
     case $part in
     trainph) knobs=(MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1) ;;
     train128) knobs=(MULTIVERSE_CUDA_BLOCK=128) ;;
     trainc2) knobs=(MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2 MULTIVERSE_LANES=2) ;;
+    trainpack) knobs=(MULTIVERSE_CUDA_DEAL=1) ;;
+    trainfar) knobs=(MULTIVERSE_CUDA_DEAL=0) ;;
     esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
     s=$(bench_now)

@@ -111,26 +111,31 @@ for b in a b c d e; do
       [ "$(grep -c '^world: ' split-$b.err)" -ge 2 ] # several batches (or halves) ran
       # SPME lanes: a block steps 4, 8 or 32 experiments side by side (a warp
       # the same node of each), each in its own windows, its rows dealt
-      # interleaved (the default); lanes of 8 in the kernel compiled for 2
+      # interleaved over the warps (the default); lanes of 8 in the kernel compiled for 2
       # blocks of 512 a SM (64 registers: the default where the groups
       # outnumber the SMs).
       for l in 4 8 32; do
         MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=$l MULTIVERSE_CUDA_BLOCK=$((l == 4 ? 128 : 512)) \
           MULTIVERSE_CUDA_BLOCKS_PER_SM=$((l == 8 ? 2 : 1)) \
           "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane$l-$b > /dev/null 2> lane$l-$b.err
-        grep -q "rows interleaved" lane$l-$b.err
+        grep -q "rows spread" lane$l-$b.err
       done
       grep -q "blocks of 512 threads (2 a SM)" lane8-$b.err
       # The rows dealt far apart (MULTIVERSE_CUDA_DEAL=0, eng_deal_row; the
-      # default deals them interleaved): in lanes of 8, and on clusters of 2
-      # with switch warps (warps numbered across the cluster; the switches'
-      # rows skipped by the threads).
+      # default deals them interleaved over the warps): in lanes of 8, and on
+      # clusters of 2 with switch warps (warps numbered across the cluster;
+      # the switches' rows skipped by the threads); packed into the first
+      # warps (1) on clusters of 2, where the default spreads these small
+      # tables over both blocks.
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o far8-$b > /dev/null 2> far8-$b.err
       grep -q "rows far apart" far8-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_SWITCH_WARPS=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o farcl-$b > /dev/null 2> farcl-$b.err
       grep -q "clusters of 2, switch warps, rows far apart" farcl-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o packcl-$b > /dev/null 2> packcl-$b.err
+      grep -q "clusters of 2, rows packed" packcl-$b.err
       # One experiment per block, each switch stepped by a warp (cu_switch_step).
       MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
@@ -159,7 +164,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 far8 farcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.

@@ -110,49 +110,66 @@ static void work(void) {
 }
 
 /* Whether deal d, with K rounds of S positions on W warps, has the threads'
- * loops as cu_lanes runs them (each while the row is below the lane's `rows`)
- * take each row of [0, rows) exactly once, a position's rows growing with the
- * round, and a warp's S rows of one round neighbours (interleaved) or K * W
- * apart (far). */
-static int deal_covers(int32_t d, int32_t rows, int32_t K, int32_t W, int32_t S) {
+ * loops as cu_lanes runs them (positions below eng_deal_span's P, each while
+ * the row is below the lane's `rows`, `most` the group's most) take each row
+ * of [0, rows) exactly once, a position's rows growing with the round, and a
+ * warp's rows of one round neighbours (interleaved) or K * W apart (far). */
+static int deal_covers(int32_t d, int32_t rows, int32_t most, int32_t K, int32_t W, int32_t S) {
   static int32_t seen[1000];
-  int ok = rows <= 1000;
+  const int32_t P = eng_deal_span(d, most, K, W, S);
+  int ok = rows <= 1000 && P >= 1 && P <= S;
   memset(seen, 0, sizeof seen);
   for (int32_t w = 0; ok && w < W; w++)
-    for (int32_t j = 0; j < S; j++)
+    for (int32_t j = 0; j < P; j++)
       for (int32_t k = 0, last = -1; k < K; k++) {
-        const int32_t i = eng_deal_row(d, j, w, k, K, W, S);
+        const int32_t i = eng_deal_row(d, j, w, k, K, W, P);
         if (i >= rows) break;
         ok &= i > last;
         last = i;
         seen[i]++;
         if (k == 0 && j > 0) /* the row beside it in the warp */
-          ok &= i - eng_deal_row(d, j - 1, w, 0, K, W, S) == (d == ENG_DEAL_NEAR ? 1 : K * W);
+          ok &= i - eng_deal_row(d, j - 1, w, 0, K, W, P) == (d == ENG_DEAL_FAR ? K * W : 1);
       }
   for (int32_t i = 0; ok && i < rows; i++)
     ok &= seen[i] == 1;
   return ok;
 }
 
-/* The rows of a lane group dealt to its threads (eng_deal_row), both deals
+/* The warps of W that take a row of a table of `rows` in deal d (S
+ * positions a warp, K rounds). */
+static int32_t deal_warps(int32_t d, int32_t rows, int32_t W, int32_t S) {
+  const int32_t K = (rows + S * W - 1) / (S * W), P = eng_deal_span(d, rows, K, W, S);
+  int32_t busy = 0;
+  for (int32_t w = 0; w < W; w++)
+    busy += eng_deal_row(d, 0, w, 0, K, W, P) < rows;
+  return busy;
+}
+
+/* The rows of a lane group dealt to its threads (eng_deal_row), every deal
  * (deal_covers), K from the group's most rows and a lane of that many or of
  * half as many. On a k = 8 fat tree (128 hosts, then 80 switches) in lanes of
  * 16 on 16 warps the most switches one position takes: 5 far apart (the
- * second position of each warp takes all), 3 interleaved. */
+ * second position of each warp takes all), 3 interleaved (packed or spread:
+ * that table fills the threads). A training experiment's 45 nodes on a
+ * cluster of 2 blocks of 512 in lanes of 1 (32 warps, 32 positions): packed,
+ * 2 warps of the first block; spread, 23 warps of 2 rows, 7 in the second
+ * block; far apart, every warp (a row or two each, K * W apart). The 376
+ * WebSearch nodes there: packed 12 warps, spread all 32, 12 rows each. */
 static void deal(void) {
   static const int32_t most_[] = {1, 31, 45, 208, 400, 1000};
   static const int32_t warps_[] = {4, 16, 64};
-  for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_NEAR; d++)
+  for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_SPREAD; d++)
     for (int a = 0; a < 6; a++)
       for (int b = 0; b < 3; b++)
         for (int32_t S = 1; S <= 32; S *= 2) {
           const int32_t most = most_[a], W = warps_[b], K = (most + S * W - 1) / (S * W);
-          CHECK(deal_covers(d, most, K, W, S));
-          CHECK(deal_covers(d, (most + 1) / 2, K, W, S));
+          CHECK(deal_covers(d, most, most, K, W, S));
+          CHECK(deal_covers(d, (most + 1) / 2, most, K, W, S));
         }
-  for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_NEAR; d++) {
+  for (int32_t d = ENG_DEAL_FAR; d <= ENG_DEAL_SPREAD; d++) {
     const int32_t rows = 208, W = 16, S = 2, K = 7;
     int32_t most = 0;
+    CHECK_EQ_I64(eng_deal_span(d, rows, K, W, S), S);
     for (int32_t w = 0; w < W; w++)
       for (int32_t j = 0; j < S; j++) {
         int32_t sw = 0;
@@ -162,8 +179,15 @@ static void deal(void) {
         }
         most = sw > most ? sw : most;
       }
-    CHECK_EQ_I64(most, d == ENG_DEAL_NEAR ? 3 : 5);
+    CHECK_EQ_I64(most, d == ENG_DEAL_FAR ? 5 : 3);
   }
+  CHECK_EQ_I64(deal_warps(ENG_DEAL_NEAR, 45, 32, 32), 2);
+  CHECK_EQ_I64(deal_warps(ENG_DEAL_SPREAD, 45, 32, 32), 23);
+  CHECK_EQ_I64(eng_deal_span(ENG_DEAL_SPREAD, 45, 1, 32, 32), 2);
+  CHECK_EQ_I64(deal_warps(ENG_DEAL_FAR, 45, 32, 32), 32);
+  CHECK_EQ_I64(deal_warps(ENG_DEAL_NEAR, 376, 32, 32), 12);
+  CHECK_EQ_I64(deal_warps(ENG_DEAL_SPREAD, 376, 32, 32), 32);
+  CHECK_EQ_I64(eng_deal_span(ENG_DEAL_SPREAD, 376, 1, 32, 32), 12);
 }
 
 /* The lanes rule (eng_shape_lanes) on an H200's 132 SMs, each case the shape
