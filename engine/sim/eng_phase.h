@@ -27,38 +27,21 @@
  * with a warp per switch, a thread per port, where a switch steps in a warp
  * of its own: there the buffer's sums and counts change by atomics and the
  * descriptor pool under a lock (eng_ctx_t.lock), whose rows then go to
- * packets in another order (docs/engine.md); in a build with
- * MV_CUDA_SERIAL_PHASES and with MULTIVERSE_PHASES=1 a switch one GPU thread
- * steps runs them here, as the CPU does (ENG_PHASE_SERIAL). */
+ * packets in another order (docs/engine.md). */
 #ifndef ENG_PHASE_H
 #define ENG_PHASE_H
 
 #define ENG_PHASE_CLS 8 /* class queues per port at most (eng_build_n_cls) */
-/* Arrivals in a window at most for the serial phases (eng_phase_step deals
- * them on its stack, 10 bytes each): a CPU thread's 2,048 (20 KB), a GPU
- * thread's 256 (2.5 KB of local memory, reserved for every resident thread);
- * a busier window steps in key order. */
-#ifdef __CUDA_ARCH__
-#define ENG_PHASE_SERIAL_MAX 256
-#else
-#define ENG_PHASE_SERIAL_MAX 2048
-#endif
+/* Arrivals in a window at most for the CPU's phases (eng_phase_step deals
+ * them on its stack, 20 KB); a busier window steps in key order. */
+#define ENG_PHASE_CPU_MAX 2048
 
-/* Whether a node step (eng_node_step: one thread steps a switch) takes the
- * serial phases where experiment setting ph allows them: on the CPU as the
- * setting says (eng_step.h); on the GPU only in a build that compiles them in
- * (cmake -DMV_CUDA_SERIAL_PHASES=ON: they add registers and stack to every
- * experiment kernel, unmeasured) and only where asked by name
- * (MULTIVERSE_PHASES=1): by default a switch a GPU thread steps keeps key
- * order, and one a warp or a block steps alone runs the phases a thread a
- * port (cu_phase_step). */
-#ifndef ENG_GPU_SERIAL_PHASES
-#define ENG_GPU_SERIAL_PHASES 0
-#endif
+/* Whether this backend steps in phases: the CPU's (the CUDA kernels compile
+ * the call away). */
 #ifdef __CUDA_ARCH__
-#define ENG_PHASE_SERIAL(ph) (ENG_GPU_SERIAL_PHASES && (ph) == ENG_PHASES_ON)
+#define ENG_PHASE_BACKEND 0
 #else
-#define ENG_PHASE_SERIAL(ph) 1
+#define ENG_PHASE_BACKEND 1
 #endif
 
 /* The slot of ring position j of link direction p. */
@@ -170,7 +153,7 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
 }
 
 /* The window of switch k->x (certified by eng_phase_ok with at most
- * ENG_PHASE_SERIAL_MAX arrivals) in two phases. S1: each ingress routes its
+ * ENG_PHASE_CPU_MAX arrivals) in two phases. S1: each ingress routes its
  * arrivals, writing the egress into the ring slot's `next` (a consumed slot:
  * only this step reads it again), and the arrivals are dealt to their egresses
  * in ingress order, then ring order (a counting sort: port_ph_cur counts, then
@@ -185,9 +168,9 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;
-  int32_t slot[ENG_PHASE_SERIAL_MAX]; /* the arrivals, grouped by egress */
-  uint16_t from[ENG_PHASE_SERIAL_MAX]; /* each one's ingress */
-  int16_t cur[ENG_PHASE_SERIAL_MAX], end[ENG_PHASE_SERIAL_MAX]; /* an egress's runs of one ingress */
+  int32_t slot[ENG_PHASE_CPU_MAX];                        /* the arrivals, grouped by egress */
+  uint16_t from[ENG_PHASE_CPU_MAX];                       /* each one's ingress */
+  int16_t cur[ENG_PHASE_CPU_MAX], end[ENG_PHASE_CPU_MAX]; /* an egress's runs of one ingress */
   for (int32_t o = 0; o < np; o++)
     c->port_ph_cur[p0 + o] = 0;
   for (int32_t lp = 0; lp < np; lp++) { /* S1 */

@@ -23,12 +23,6 @@
 #           many deletions that takes seconds (RESULTS.md, session 21), so
 #           TMPDIR and WORKDIR on a memory file system measure the program
 #   one     one WebSearch experiment alone: CUDA against one CPU thread
-#   serialph  serial port phases in a GPU thread's switch step: BENCH_MV_SERIAL
-#           names a multiverse built with -DMV_CUDA_SERIAL_PHASES=ON; WebSearch
-#           DCQCN, BENCH_SP_N variants (default 64: clusters and lanes, a thread
-#           per switch), this binary against that one in key order and with
-#           MULTIVERSE_PHASES=1, twice in turn: kernel times, the phased switch
-#           steps, every FCT file compared with this binary's
 #   ablate  SPME lanes off (MULTIVERSE_LANES=1) against the default, on perm
 #           and on 256 WebSearch variants of its first 300 flows
 #   deal    a lane group's rows dealt spread over the warps (the default),
@@ -92,7 +86,6 @@
 # usage: spme_bench.sh MULTIVERSE MV_GENFLOWS WORKDIR
 set -uo pipefail
 mv=$(realpath -e "$1") gen=$(realpath -e "$2") work=$3
-mv_serial=${BENCH_MV_SERIAL:+$(realpath -e "$BENCH_MV_SERIAL")} # part serialph
 [ -x "$mv" ] && [ -x "$gen" ] || { echo "spme_bench.sh: MULTIVERSE and MV_GENFLOWS must be programs (build/driver/multiverse, build/tests/mv_genflows)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../data/ns3_hpcc
@@ -259,25 +252,6 @@ for part in $parts; do
     id=$(same one-cpu one-gpu 1)
     echo "one: CUDA $tg s ($kg); one CPU thread $T s; $id"
     rows+=("| one WebSearch experiment (GPU over one core) | $(fm "$tg" %.2f) s | $(fm "$T" %.2f) s (1 thread) | $(ratio "$tg" "$T" "%.2fx of one core") | $id |")
-    ;;
-  serialph)
-    sp=$mv_serial main=$mv n=${BENCH_SP_N:-64}
-    [ -x "$sp" ] || { echo "  serialph: BENCH_MV_SERIAL must name a multiverse built with -DMV_CUDA_SERIAL_PHASES=ON"; continue; }
-    v=(--sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + n)))")
-    for i in 1 2; do
-      run gpu sp-def "${ws[@]}" --set cc=dcqcn "${v[@]}" --backend cuda
-      td=$T kd=$K
-      mv=$sp
-      run gpu sp-key "${ws[@]}" --set cc=dcqcn "${v[@]}" --backend cuda
-      tk=$T kk=$K
-      RUN_ENV=(MULTIVERSE_PHASES=1)
-      run gpu sp-ph "${ws[@]}" --set cc=dcqcn "${v[@]}" --backend cuda
-      RUN_ENV=() mv=$main
-      ph=$(grep -ho '[0-9]* switch steps in port phases' sp-ph.err | awk '{ s += $1 } END { print s + 0 }')
-      idk=$(same sp-def sp-key "$n") idp=$(same sp-def sp-ph "$n")
-      echo "serialph $i ($n variants): this build $(fm "$td" %.2f) s ($kd); the serial build in key order $(fm "$tk" %.2f) s ($kk), $idk; with MULTIVERSE_PHASES=1 $(fm "$T" %.2f) s ($K; $ph switch steps in phases), $idp"
-    done
-    rows+=("| WebSearch DCQCN x $n: serial build, MULTIVERSE_PHASES=1 over key order | $(fm "$T" %.2f) s / $(fm "$tk" %.2f) s | - | $(ratio "$tk" "$T") | $idp |")
     ;;
   phases)
     # Switches in port phases on the GPU (a warp per switch, a thread per
