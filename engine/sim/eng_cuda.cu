@@ -671,7 +671,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
   if (sw_warps || C != 1) T = 512;
-  deal = cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, ENG_DEAL_SPREAD);
+  deal =
+      cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, eng_deal_default(1 << lg));
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   smem = cu_sw_smem(T, sw_warps);
   if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;

@@ -78,26 +78,35 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
  * eng_deal_span): the P rows are neighbours, of one role (the threads of a
  * warp take one branch), and each position's rows spread over the whole table
  * (a k = 8 fat tree in lanes of 16 on 16 warps: at most 3 of its 80 switches
- * to a position). Spread over the warps (ENG_DEAL_SPREAD, the default since
- * session 22), P is the fewest positions that still cover the most rows in K
- * rounds, so that a table smaller than the group's threads takes every warp
- * it can, in every block of a cluster (a training experiment's 45 nodes on a
- * cluster of 2 blocks of 512: 23 warps of 2 rows, where packed, P = S
- * (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1, the default of sessions 15 to 21),
- * they took 2 warps of the first block and left the second SM idle). Far
- * apart (ENG_DEAL_FAR, MULTIVERSE_CUDA_DEAL=0, the default until session
- * 15), row j * K * W + k * W + w: the S rows a warp steps at once lie K * W
- * apart, so that a table's heavy rows at its end (switches) fall at most one
- * to a warp and round, but one position may take all of them (5 each to the
- * last, a host's beside a switch's in one warp). Packed was 1.28x faster than
- * far apart on the k = 8 permutations and 1.20x on 256 WebSearch variants
- * (H200, tests/bench/RESULTS.md, session 15), whose tables fill the threads.
- * Every deal takes each row of [0, K * P * W) once, and a position's rows grow
- * with k. Every experiment computes the same bits in any deal (a window's
- * nodes are independent). */
+ * to a position). Spread over the warps (ENG_DEAL_SPREAD, the default in
+ * lanes since session 22: eng_deal_default), P is the fewest positions that still cover the most
+ * rows in K rounds, so that a table smaller than the group's threads takes every warp it can, in
+ * every block of a cluster (a training experiment's 45 nodes on a cluster of 2 blocks of 512: 23
+ * warps of 2 rows, where packed, P = S (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1, the default of
+ * sessions 15 to 21), they took 2 warps of the first block and left the second SM idle). Far apart
+ * (ENG_DEAL_FAR, MULTIVERSE_CUDA_DEAL=0, the default until session 15 and again for a lane group of
+ * one experiment), row j * K * W + k * W + w: the S rows a warp steps at once lie K * W apart, so
+ * that a table's heavy rows at its end (switches) fall at most one to a warp and round, but one
+ * position may take all of them (5 each to the last, a host's beside a switch's in one warp).
+ * Packed was 1.28x faster than far apart on the k = 8 permutations and 1.20x on 256 WebSearch
+ * variants (H200, tests/bench/RESULTS.md, session 15), whose tables fill the threads. Every deal
+ * takes each row of [0, K * P * W) once, and a position's rows grow with k. Every experiment
+ * computes the same bits in any deal (a window's nodes are independent). */
 #define ENG_DEAL_FAR 0
 #define ENG_DEAL_NEAR 1
 #define ENG_DEAL_SPREAD 2
+
+/* The deal a lane group of `lanes` experiments takes unless
+ * MULTIVERSE_CUDA_DEAL says: spread over the warps in lanes, far apart for
+ * one experiment. On an H200 (tests/bench/RESULTS.md, session 22) far apart
+ * ran 64 WebSearch variants (an experiment a cluster of 2) 1.13-1.20x faster
+ * than spread (each warp takes 1 or 2 of its 56 switches, where spread gives
+ * 6 warps up to 12 neighbouring ones) and the training sweep (lanes of 1 too)
+ * 1.02x slower; in lanes (2,048 permutations in lanes of 8, 256 WebSearch
+ * variants in lanes of 2) it ran 1.30-1.32x slower. */
+ENG_INLINE int32_t eng_deal_default(int32_t lanes) {
+  return lanes == 1 ? ENG_DEAL_FAR : ENG_DEAL_SPREAD;
+}
 
 /* The positions P of a warp's S that take rows (eng_deal_row), for a table
  * whose most rows in the group are `most`, in K rounds on W warps. */

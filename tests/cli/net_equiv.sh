@@ -125,8 +125,8 @@ for b in a b c d e; do
       # default deals them interleaved over the warps): in lanes of 8, and on
       # clusters of 2 with switch warps (warps numbered across the cluster;
       # the switches' rows skipped by the threads); packed into the first
-      # warps (1) on clusters of 2, where the default spreads these small
-      # tables over both blocks.
+      # warps (1) and spread over them (2, the default in lanes) on clusters
+      # of 2, where a lane group of one experiment takes far apart by default.
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o far8-$b > /dev/null 2> far8-$b.err
       grep -q "rows far apart" far8-$b.err
@@ -136,6 +136,9 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o packcl-$b > /dev/null 2> packcl-$b.err
       grep -q "clusters of 2, rows packed" packcl-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=2 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sprcl-$b > /dev/null 2> sprcl-$b.err
+      grep -q "clusters of 2, rows spread" sprcl-$b.err
       # One experiment per block, each switch stepped by a warp (cu_switch_step).
       MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
@@ -164,7 +167,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.

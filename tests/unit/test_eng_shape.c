@@ -188,6 +188,9 @@ static void deal(void) {
   CHECK_EQ_I64(deal_warps(ENG_DEAL_NEAR, 376, 32, 32), 12);
   CHECK_EQ_I64(deal_warps(ENG_DEAL_SPREAD, 376, 32, 32), 32);
   CHECK_EQ_I64(eng_deal_span(ENG_DEAL_SPREAD, 376, 1, 32, 32), 12);
+  CHECK_EQ_I64(eng_deal_default(1), ENG_DEAL_FAR); /* the measured defaults */
+  for (int32_t L = 2; L <= 32; L *= 2)
+    CHECK_EQ_I64(eng_deal_default(L), ENG_DEAL_SPREAD);
 }
 
 /* The lanes rule (eng_shape_lanes) on an H200's 132 SMs, each case the shape
