@@ -28,7 +28,7 @@
 #   deal    a lane group's rows dealt spread over the warps (the default),
 #           packed into the first warps (MULTIVERSE_CUDA_DEAL=1) and far apart
 #           (0), on perm, ws's 256 variants and 64 of them (BENCH_DEAL_W: a
-#           list of perm, ws, ws64)
+#           list of perm, ws, ws64, hpcc64; default the first three)
 #   permshapes  row 5's batch (perm) in the launch shapes of session 15's
 #           sweep: lanes of 8 at 2 blocks of 512 a SM (the default since
 #           session 16), 16 at one (the default before), 8 in blocks of 256
@@ -309,6 +309,7 @@ for part in $parts; do
       perm) a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048 ;;
       ws) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256 ;;
       ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
+      hpcc64) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 73)") n=64 ;;
       esac
       line="deal $w:"
       for dl in 2 1 0; do
