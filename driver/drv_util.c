@@ -8,15 +8,14 @@
 
 int drv_quiet;
 
-static int fail_v(FILE *f, int rc, const char *fmt, va_list ap) {
+static void fail_v(FILE *f, const char *fmt, va_list ap) {
   if (f != stderr || !drv_quiet) vfprintf(f, fmt, ap);
-  return rc;
 }
 
 int drv_fail(int rc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fail_v(stderr, rc, fmt, ap);
+  fail_v(stderr, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -24,7 +23,7 @@ int drv_fail(int rc, const char *fmt, ...) {
 int drv_fail_to(FILE *f, int rc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fail_v(f, rc, fmt, ap);
+  fail_v(f, fmt, ap);
   va_end(ap);
   return rc;
 }

@@ -168,8 +168,8 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;
-  int32_t slot[ENG_PHASE_CPU_MAX];                        /* the arrivals, grouped by egress */
-  uint16_t from[ENG_PHASE_CPU_MAX];                       /* each one's ingress */
+  int32_t slot[ENG_PHASE_CPU_MAX]; /* the arrivals, grouped by egress */
+  uint16_t from[ENG_PHASE_CPU_MAX]; /* each one's ingress */
   int16_t cur[ENG_PHASE_CPU_MAX], end[ENG_PHASE_CPU_MAX]; /* an egress's runs of one ingress */
   for (int32_t o = 0; o < np; o++)
     c->port_ph_cur[p0 + o] = 0;

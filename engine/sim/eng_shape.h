@@ -70,28 +70,32 @@ typedef struct eng_lanes_t {
 eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
                             int per_sm_knob);
 
-/* Which row of a lane group's table a thread takes in the CUDA experiment
- * mode (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes),
- * W warps step the group, and K rounds cover its most rows (K * S * W >= the
+/* Which row of a lane group's table a thread takes in the CUDA experiment mode
+ * (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes), W
+ * warps step the group, and K rounds cover its most rows (K * S * W >= the
  * rows). Interleaved, position j of warp w takes in round k row
  * (k * W + w) * P + j for j < P (P positions of the warp's S used, from
  * eng_deal_span): the P rows are neighbours, of one role (the threads of a
  * warp take one branch), and each position's rows spread over the whole table
  * (a k = 8 fat tree in lanes of 16 on 16 warps: at most 3 of its 80 switches
- * to a position). Spread over the warps (ENG_DEAL_SPREAD, the default in
- * lanes since session 22: eng_deal_default), P is the fewest positions that still cover the most
- * rows in K rounds, so that a table smaller than the group's threads takes every warp it can, in
- * every block of a cluster (a training experiment's 45 nodes on a cluster of 2 blocks of 512: 23
- * warps of 2 rows, where packed, P = S (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1, the default of
- * sessions 15 to 21), they took 2 warps of the first block and left the second SM idle). Far apart
- * (ENG_DEAL_FAR, MULTIVERSE_CUDA_DEAL=0, the default until session 15 and again for a lane group of
- * one experiment), row j * K * W + k * W + w: the S rows a warp steps at once lie K * W apart, so
- * that a table's heavy rows at its end (switches) fall at most one to a warp and round, but one
- * position may take all of them (5 each to the last, a host's beside a switch's in one warp).
- * Packed was 1.28x faster than far apart on the k = 8 permutations and 1.20x on 256 WebSearch
- * variants (H200, tests/bench/RESULTS.md, session 15), whose tables fill the threads. Every deal
- * takes each row of [0, K * P * W) once, and a position's rows grow with k. Every experiment
- * computes the same bits in any deal (a window's nodes are independent). */
+ * to a position). Spread over the warps (ENG_DEAL_SPREAD, the default in lanes
+ * since session 22: eng_deal_default), P is the fewest positions that still
+ * cover the most rows in K rounds, so that a table smaller than the group's
+ * threads takes every warp it can, in every block of a cluster (a training
+ * experiment's 45 nodes on a cluster of 2 blocks of 512: 23 warps of 2 rows,
+ * where packed, P = S (ENG_DEAL_NEAR, MULTIVERSE_CUDA_DEAL=1, the default of
+ * sessions 15 to 21), they took 2 warps of the first block and left the second
+ * SM idle). Far apart (ENG_DEAL_FAR, MULTIVERSE_CUDA_DEAL=0, the default until
+ * session 15 and again for a lane group of one experiment), row
+ * j * K * W + k * W + w: the S rows a warp steps at once lie K * W apart, so
+ * that a table's heavy rows at its end (switches) fall at most one to a warp
+ * and round, but one position may take all of them (5 each to the last, a
+ * host's beside a switch's in one warp). Packed was 1.28x faster than far
+ * apart on the k = 8 permutations and 1.20x on 256 WebSearch variants (H200,
+ * tests/bench/RESULTS.md, session 15), whose tables fill the threads. Every
+ * deal takes each row of [0, K * P * W) once, and a position's rows grow with
+ * k. Every experiment computes the same bits in any deal (a window's nodes are
+ * independent). */
 #define ENG_DEAL_FAR 0
 #define ENG_DEAL_NEAR 1
 #define ENG_DEAL_SPREAD 2

@@ -395,8 +395,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
   /* Port phases where asked, and by default on a switch that keeps no tree:
    * a larger one's tree touches only its busy ports, the phases every port. */
   const int phases = c->exp_phases[e] == ENG_PHASES_ON || (c->exp_phases[e] == ENG_PHASES_AUTO && !tree);
-  if (ENG_PHASE_BACKEND && !is_host && phases &&
-      eng_phase_ok(&k, c->exp_t_end[e], ENG_PHASE_CPU_MAX)) {
+  if (ENG_PHASE_BACKEND && !is_host && phases && eng_phase_ok(&k, c->exp_t_end[e], ENG_PHASE_CPU_MAX)) {
     int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
     c->node[x].c_phased++;
     c->node[x].c_offpath += k.events - span;

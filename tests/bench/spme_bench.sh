@@ -301,8 +301,9 @@ for part in $parts; do
     # into the first warps (1: the default of sessions 15-21) and spread over
     # the warps (the default, eng_deal_span), side by side: the permutations
     # and 256 WebSearch variants (rows 5 and 1: tables that fill the threads),
-    # and 64 variants (clusters of 2: 400 nodes on 1,024 threads). FCT files
-    # compared with the spread deal's.
+    # and 64 variants (clusters of 2: 376 nodes on 1,024 threads). FCT files
+    # compared with the spread deal's; the row's last column names any that
+    # differ.
     perm_list
     for w in ${BENCH_DEAL_W:-perm ws ws64}; do
       case $w in
@@ -311,18 +312,18 @@ for part in $parts; do
       ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
       hpcc64) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 73)") n=64 ;;
       esac
-      line="deal $w:"
+      line="deal $w:" names=(far packed spread) td=() bad=""
       for dl in 2 1 0; do
         RUN_ENV=(MULTIVERSE_CUDA_DEAL=$dl)
         run gpu dl-$w-$dl "${a[@]}" --backend cuda
         RUN_ENV=()
-        eval "T$dl=\$T"
-        id=identical
+        td[dl]=$T id=identical
         [ $dl = 2 ] || id=$(same dl-$w-2 dl-$w-$dl "$n")
-        line+=" $(echo "far packed spread" | cut -d' ' -f$((dl + 1))) $T s ($K), $id;"
+        [ "$id" = identical ] || bad+="${bad:+; }${names[dl]}: $id"
+        line+=" ${names[dl]} $T s ($K), $id;"
       done
       echo "$line"
-      rows+=("| rows dealt far apart / packed / spread, $w | $(fm "$T0" %.2f) / $(fm "$T1" %.2f) s | $(fm "$T2" %.2f) s (spread) | $(ratio "$T1" "$T2") (packed / spread) | $id |")
+      rows+=("| rows dealt far apart / packed / spread, $w | $(fm "${td[0]}" %.2f) / $(fm "${td[1]}" %.2f) s | $(fm "${td[2]}" %.2f) s (spread) | $(ratio "${td[1]}" "${td[2]}") (packed / spread) | ${bad:-identical} |")
     done
     ;;
   permshapes)
