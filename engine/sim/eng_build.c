@@ -30,6 +30,14 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
  * still fits the 2^30 rows of a table. */
 #define BUILD_RING_MAX ((int64_t)1 << 27)
 
+/* A world's ring kind when counting rows: BUILD_RINGS_AUTO each experiment as
+ * build_take_worst says, BUILD_RINGS_WORST every ring worst-case (a world's
+ * worst_rings 1), BUILD_RINGS_COMPACT every ring compact where ring_cap is 0
+ * (build_batch_fit: a batch whose worst-case rings would not fit one world). */
+#define BUILD_RINGS_AUTO 0
+#define BUILD_RINGS_WORST 1
+#define BUILD_RINGS_COMPACT 2
+
 /* In-flight capacity of a link direction (a power of two). Worst case:
  * everything sent during one delay, plus one window, plus one serialisation,
  * at the smallest packet size — it can never overflow. Compact (build_take_worst says when):
@@ -110,19 +118,19 @@ int eng_graph_size(const topo_t *t, const tg_t *g, eng_graph_size_t *s) {
   return 0;
 }
 
-static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int rings,
                             int64_t rows[ENG_T_COUNT]);
 
 /* eng_world_rows, returning the ring kind it counted (1: worst-case), or -1
  * when out of memory. */
-static int build_exp_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
+static int build_exp_rows(const eng_exp_desc_t *x, int rings, int64_t rows[ENG_T_COUNT]) {
   eng_graph_size_t s;
   if (eng_graph_size(x->topo, x->tasks, &s)) return -1;
-  return build_rows_taken(x, &s, worst_rings, rows);
+  return build_rows_taken(x, &s, rings, rows);
 }
 
 int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
-  return build_exp_rows(x, worst_rings, rows) < 0 ? -1 : 0;
+  return build_exp_rows(x, worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows) < 0 ? -1 : 0;
 }
 
 static void build_rows(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
@@ -196,18 +204,19 @@ static int build_take_worst(const eng_exp_desc_t *x, const eng_graph_size_t *s) 
   return build_rows_bytes(worst) <= 2 * build_rows_bytes(compact);
 }
 
-/* Rows of x with the rings build_take_worst picks (worst-case always when the
- * world asks for them); returns the kind taken (1: worst-case). */
-static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+/* Rows of x with the rings of kind `rings` (BUILD_RINGS_*); returns the kind
+ * taken (1: worst-case). */
+static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, int rings,
                             int64_t rows[ENG_T_COUNT]) {
-  const int worst = worst_rings || build_take_worst(x, s);
+  const int worst =
+      rings == BUILD_RINGS_WORST || (rings == BUILD_RINGS_AUTO && build_take_worst(x, s));
   build_rows(x, s, worst, rows);
   return worst;
 }
 
 void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
                           int64_t rows[ENG_T_COUNT]) {
-  build_rows_taken(x, s, worst_rings, rows);
+  build_rows_taken(x, s, worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows);
 }
 
 /* The first of the n experiments x with e's topology: routing tables are
@@ -218,9 +227,10 @@ static int32_t build_routes_of(const eng_exp_desc_t *x, int32_t e) {
   return e;
 }
 
-/* eng_world_batch_rows, and each experiment's rows in each[e] (NULL: not
- * wanted), its routing tables counted where it is the first on its topology. */
-static int build_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+/* The rows of n experiments x with rings of kind `rings` (BUILD_RINGS_*), and
+ * each experiment's rows in each[e] (NULL: not wanted), its routing tables
+ * counted where it is the first on its topology. */
+static int build_batch_rows(int32_t n, const eng_exp_desc_t *x, int rings,
                             int64_t rows[ENG_T_COUNT], uint8_t *worst_of,
                             int64_t (*each)[ENG_T_COUNT]) {
   int hpcc = 0;
@@ -228,7 +238,7 @@ static int build_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
     rows[tab] = 0;
   for (int32_t e = 0; e < n; e++) {
     int64_t r[ENG_T_COUNT];
-    const int worst = build_exp_rows(&x[e], worst_rings, r);
+    const int worst = build_exp_rows(&x[e], rings, r);
     if (worst < 0) return -1;
     if (worst_of) worst_of[e] = (uint8_t)worst;
     if (build_routes_of(x, e) != e) r[ENG_T_route] = r[ENG_T_set] = r[ENG_T_setport] = 0;
@@ -242,16 +252,44 @@ static int build_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
   return 0;
 }
 
+/* Whether every table of rows fits one world (eng_world_row_limit). */
+static int build_rows_fit(const int64_t rows[ENG_T_COUNT]) {
+  const int64_t limit = eng_world_row_limit();
+  for (int tab = 0; tab < ENG_T_COUNT; tab++)
+    if (rows[tab] > limit) return 0;
+  return 1;
+}
+
+/* build_batch_rows for a world (worst_rings 1: every ring worst-case; 0: as
+ * MULTIVERSE_RINGS says), except that where the worst-case rings auto took
+ * would make a table too large for one world and compact rings would not,
+ * every ring is compact: a batch cut into more worlds runs them one after the
+ * other, which costs more than the few experiments whose compact rings
+ * overflow run again (H200, tests/bench/RESULTS.md, session 23: 512 WebSearch
+ * DCQCN variants in one world of compact rings 63.8 s of kernel, against
+ * 38.6-39.3 s for each world of 256 with worst-case rings). */
+static int build_batch_fit(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+                           int64_t rows[ENG_T_COUNT], uint8_t *worst_of,
+                           int64_t (*each)[ENG_T_COUNT]) {
+  const int rings = worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO;
+  if (build_batch_rows(n, x, rings, rows, worst_of, each)) return -1;
+  if (rings == BUILD_RINGS_WORST || build_rows_fit(rows)) return 0;
+  int64_t compact[ENG_T_COUNT];
+  if (build_batch_rows(n, x, BUILD_RINGS_COMPACT, compact, NULL, NULL)) return -1;
+  if (!build_rows_fit(compact)) return 0;
+  return build_batch_rows(n, x, BUILD_RINGS_COMPACT, rows, worst_of, each);
+}
+
 int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
                          int64_t rows[ENG_T_COUNT], uint8_t *worst_of) {
-  return build_batch_rows(n, x, worst_rings, rows, worst_of, NULL);
+  return build_batch_fit(n, x, worst_rings, rows, worst_of, NULL);
 }
 
 static int build_count(eng_world_t *w, const eng_world_desc_t *d, int64_t (*each)[ENG_T_COUNT],
                        char *err, size_t errlen) {
   w->worst_rings_of = malloc((size_t)d->n_exps + 1);
   if (!w->worst_rings_of ||
-      build_batch_rows(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of, each)) {
+      build_batch_fit(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of, each)) {
     snprintf(err, errlen, "out of memory counting the world's rows");
     return ENG_E_NOMEM;
   }

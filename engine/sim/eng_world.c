@@ -73,6 +73,7 @@ void eng_world_destroy(eng_world_t *w) {
   free((void *)w->desc.exps);
   for (int32_t k = 0; k < w->n_parts; k++)
     eng_world_destroy(w->parts[k]);
+  free(w->parts);
   free(w->part_of);
   free(w->part_idx);
   free(w);
@@ -221,10 +222,13 @@ const char *eng_fail_text(eng_fail_t f) {
   }
 }
 
-/* Runs experiments [lo, hi) of w's description in a world of their own,
- * part k of w, and records where their results are. */
-static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t n, int worst_rings,
+/* Runs experiments which[0..n) of w's description in a world of their own,
+ * the next part of w, and records where their results are. A world too large
+ * for one world's rows (with worst-case rings, more than their batch had) is
+ * run as two halves, each a part. */
+static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int worst_rings,
                         eng_backend_t backend, char *err, size_t errlen) {
+  const int32_t k = w->n_parts;
   eng_exp_desc_t *ex = malloc(((size_t)n + 1) * sizeof *ex);
   if (!w->part_of) {
     w->part_of = malloc(((size_t)w->n_exps + 1) * sizeof *w->part_of);
@@ -232,28 +236,40 @@ static int eng_run_part(eng_world_t *w, int32_t k, const int32_t *which, int32_t
     for (int32_t e = 0; w->part_of && e < w->n_exps; e++)
       w->part_of[e] = -1;
   }
-  if (!ex || !w->part_of || !w->part_idx) {
+  if (k == w->cap_parts && ex) {
+    const int32_t cap = k ? 2 * k : 2;
+    eng_world_t **p = realloc(w->parts, (size_t)cap * sizeof *p);
+    if (p) {
+      w->parts = p;
+      w->cap_parts = cap;
+    }
+  }
+  if (!ex || !w->part_of || !w->part_idx || k == w->cap_parts) {
     free(ex);
     snprintf(err, errlen, "out of memory splitting a batch of %d experiments", w->n_exps);
     return ENG_E_NOMEM;
   }
-  for (int32_t i = 0; i < n; i++) {
+  for (int32_t i = 0; i < n; i++)
     ex[i] = w->desc.exps[which[i]];
-    w->part_of[which[i]] = k;
-    w->part_idx[which[i]] = i;
-  }
   eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = worst_rings};
+  w->parts[k] = NULL;
   int rc = eng_world_create(&d, &w->parts[k], err, errlen);
   free(ex);
+  if (rc == ENG_E_TOO_BIG && n > 1) {
+    rc = eng_run_part(w, which, n / 2, worst_rings, backend, err, errlen);
+    return rc ? rc : eng_run_part(w, which + n / 2, n - n / 2, worst_rings, backend, err, errlen);
+  }
   if (rc && worst_rings && !w->desc.worst_rings) {
     /* Worst-case rings too large to build: the experiments stay failed with
      * the overflow ("raise ring_cap"), read from w. */
-    for (int32_t i = 0; i < n; i++)
-      w->part_of[which[i]] = -1;
     return 0;
   }
-  w->n_parts = k + 1;
   if (rc) return rc;
+  for (int32_t i = 0; i < n; i++) {
+    w->part_of[which[i]] = k;
+    w->part_idx[which[i]] = i;
+  }
+  w->n_parts = k + 1;
   w->parts[k]->threads = w->threads;
   w->parts[k]->max_threads = w->max_threads;
   return eng_world_run(w->parts[k], backend, err, errlen);
@@ -281,7 +297,7 @@ static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_
       fprintf(stderr, " %d", which[i]);
     fprintf(stderr, "%s\n", n > 16 ? " ..." : "");
   }
-  int rc = n ? eng_run_part(w, 0, which, n, 1, backend, err, errlen) : 0;
+  int rc = n ? eng_run_part(w, which, n, 1, backend, err, errlen) : 0;
   free(which);
   return rc;
 }
@@ -295,10 +311,9 @@ static int eng_run_split(eng_world_t *w, eng_backend_t backend, char *err, size_
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     which[e] = e;
-  int rc = eng_run_part(w, 0, which, half, w->desc.worst_rings, backend, err, errlen);
+  int rc = eng_run_part(w, which, half, w->desc.worst_rings, backend, err, errlen);
   if (!rc)
-    rc = eng_run_part(w, 1, which + half, w->n_exps - half, w->desc.worst_rings, backend, err,
-                      errlen);
+    rc = eng_run_part(w, which + half, w->n_exps - half, w->desc.worst_rings, backend, err, errlen);
   free(which);
   return rc;
 }

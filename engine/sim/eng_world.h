@@ -386,7 +386,9 @@ typedef struct eng_world_desc_t {
   /* 1: size every link's ring for back-to-back minimum-size packets, so it can
    * never overflow. 0 (default): each experiment as MULTIVERSE_RINGS says
    * (auto: worst-case where they at most double its bytes, else for MTU
-   * packets with room to spare: docs/engine.md); an experiment whose compact
+   * packets with room to spare, and for MTU packets throughout where
+   * worst-case ones would pass a table's row limit and these would not:
+   * docs/engine.md); an experiment whose compact
    * ring overflows is run again with worst-case rings by eng_world_run (same
    * results: a ring's size changes nothing but whether it overflows). */
   int32_t worst_rings;
@@ -404,11 +406,12 @@ typedef struct eng_world_t {
   uint8_t *worst_rings_of; /* (n_exps) 1: experiment e's rings are worst-case (as counted) */
   eng_world_desc_t desc;   /* what it was built from (exps copied) */
   /* Experiments whose results are in other worlds: run again with worst-case
-   * rings after their compact rings overflowed, or a batch split because it
-   * did not fit in device memory. Experiment e is experiment part_idx[e] of
+   * rings after their compact rings overflowed (in halves where one world
+   * would have too many rows), or a batch split because it did not fit in
+   * device memory. Experiment e is experiment part_idx[e] of
    * parts[part_of[e]] (part_of[e] = -1: here). */
-  int32_t n_parts;
-  struct eng_world_t *parts[2];
+  int32_t n_parts, cap_parts;
+  struct eng_world_t **parts;
   int32_t *part_of, *part_idx;
 } eng_world_t;
 
@@ -428,8 +431,9 @@ int64_t eng_world_row_limit(void);
 int eng_world_rings_check(const eng_exp_desc_t *x, char *err, size_t errlen);
 /* Bytes of one row of each table. */
 int64_t eng_world_row_bytes(int table);
-/* Rows of the batch of n experiments: experiments on one topology share its
- * routing tables, and HPCC telemetry is held for all once one runs HPCC;
+/* Rows of the batch of n experiments as a world of them counts them (rings
+ * as eng_world_desc_t's worst_rings says): experiments on one topology share
+ * its routing tables, and HPCC telemetry is held for all once one runs HPCC;
  * worst_of (NULL: not wanted) receives each experiment's ring kind (1:
  * worst-case). 0 or -1 when out of memory. */
 int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,

@@ -7,7 +7,9 @@
  * half to the experiment's bytes: here with a 2 GB switch buffer) builds
  * worst-case rings at once: no second run, the same picoseconds. Every
  * column of a world holds at least one whole row, an empty table's too (the
- * CUDA backend moves max(rows, 1) rows of each). */
+ * CUDA backend moves max(rows, 1) rows of each). A batch that worst-case rings
+ * would cut into more worlds takes compact ones, and those run again with
+ * worst-case rings in as many worlds as their rows need. */
 #define _GNU_SOURCE /* malloc_usable_size */
 #include <malloc.h>
 #include <stdlib.h>
@@ -129,6 +131,56 @@ int main(void) {
     CHECK(run_mode("compact", &x, &rr, &parts) == 0 && parts == 1);
     CHECK(run_mode("worst", &x, &rr, &parts) == 0 && parts == 0);
     CHECK(run_mode(NULL, &x, &rr, &parts) == 0 && parts == (roomy ? 0 : 1));
+  }
+
+  /* A batch whose worst-case rings (auto's choice, 640 MB buffers) would pass
+   * a world's rows while compact ones fit (MULTIVERSE_WORLD_ROWS between the
+   * two) is built in one world of compact rings, not cut into two; both
+   * experiments overflow and run again with worst-case rings, two to a world
+   * being too large, one per world: the reference's picoseconds. */
+  {
+    eng_params_t q = p;
+    q.buffer = 640LL << 20;
+    eng_exp_desc_t two[2] = {ex[0], ex[0]};
+    two[0].params = two[1].params = &q;
+    int64_t rc_[ENG_T_COUNT], rw_[ENG_T_COUNT], r1[ENG_T_COUNT], most_c = 0, most_w = 0, most_1 = 0;
+    setenv("MULTIVERSE_RINGS", "compact", 1);
+    CHECK(eng_world_batch_rows(2, two, 0, rc_, NULL) == 0);
+    unsetenv("MULTIVERSE_RINGS");
+    CHECK(eng_world_batch_rows(2, two, 1, rw_, NULL) == 0);
+    CHECK(eng_world_batch_rows(1, two, 1, r1, NULL) == 0);
+    for (int tab = 0; tab < ENG_T_COUNT; tab++) {
+      if (rc_[tab] > most_c) most_c = rc_[tab];
+      if (rw_[tab] > most_w) most_w = rw_[tab];
+      if (r1[tab] > most_1) most_1 = r1[tab];
+    }
+    /* the limit: two compact and one worst-case fit, two worst-case do not */
+    const int64_t limit = most_c > most_1 ? most_c : most_1;
+    printf("most rows of a table: two experiments compact %lld, worst-case %lld; one worst-case "
+           "%lld\n",
+           (long long)most_c, (long long)most_w, (long long)most_1);
+    CHECK(most_w > limit);
+    char lim[32];
+    snprintf(lim, sizeof lim, "%lld", (long long)limit);
+    setenv("MULTIVERSE_WORLD_ROWS", lim, 1);
+    int64_t ra[ENG_T_COUNT];
+    uint8_t kind[2] = {9, 9};
+    CHECK(eng_world_batch_rows(2, two, 0, ra, kind) == 0);
+    CHECK(kind[0] == 0 && kind[1] == 0 && ra[ENG_T_ring] == rc_[ENG_T_ring]);
+    eng_world_desc_t d2 = {.n_exps = 2, .exps = two};
+    CHECK(eng_world_create(&d2, &w, err, sizeof err) == 0);
+    CHECK(eng_world_run(w, ENG_BACKEND_CPU, err, sizeof err) == 0);
+    CHECK(w->n_parts == 2 && w->part_of[0] == 0 && w->part_of[1] == 1);
+    for (int e = 0; e < 2; e++) {
+      eng_result_t r;
+      eng_world_result(w, e, &r);
+      CHECK_EQ_I64(r.status, ENG_OK);
+      CHECK_EQ_I64(r.packet_hops, rr.packet_hops);
+      for (int i = 0; i < N; i++)
+        CHECK_EQ_I64(eng_task_end(w, e, i), rr.end_ps[i]);
+    }
+    eng_world_destroy(w);
+    unsetenv("MULTIVERSE_WORLD_ROWS");
   }
   ref_result_free(&rr);
   tg_free(&g);
