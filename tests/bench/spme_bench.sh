@@ -35,6 +35,12 @@
 #           at 3 a SM, 32, each dealt spread over the warps (the default)
 #           and far apart (MULTIVERSE_CUDA_DEAL=0); kernel times, every FCT
 #           file compared with the default's
+#   wsshapes  row 1's batch (ws) in lane and occupancy shapes: the default,
+#           lanes of 2 at 2 blocks a SM, lanes of 1, 32 on clusters of 8, 4 on
+#           clusters of 2; then 512 variants; every FCT file compared
+#   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
+#           metrics, kernel replay): occupancy, issue, active threads, stalls
+#           at the barrier and on loads, L1, L2 and DRAM
 #   ncu     row 5's kernel under Nsight Compute (one launch, kernel replay):
 #           duration, registers, achieved occupancy, active threads per warp,
 #           eligible warps, cycles per issued instruction, DRAM and L2
@@ -347,6 +353,79 @@ for part in $parts; do
         rows+=("$line")
       done
     done
+    ;;
+  wsshapes)
+    # Row 1 (256 WebSearch DCQCN variants) in lane and occupancy shapes: the
+    # default (lanes of 2, a block of 512 a SM), the same at 2 a SM (on half
+    # the SMs), lanes of 1 (SPME off), of 32 on clusters of 8 (a warp steps one
+    # node of 32 variants) and of 4 on clusters of 2; then 512 variants (one
+    # world of compact rings: worst-case ones would pass a table's 2^30 rows).
+    # Kernel times; every FCT file compared with the default's.
+    a=("${ws[@]}" --set cc=dcqcn --backend cuda)
+    shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=1"
+      "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_CLUSTER=8" "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_CLUSTER=2")
+    for i in "${!shapes[@]}"; do
+      read -ra RUN_ENV <<< "${shapes[$i]}"
+      run wss "wss-$i" "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"
+      RUN_ENV=()
+      id=-
+      [ "$T" = - ] || [ "$i" = 0 ] || id=$(same wss-0 "wss-$i" 256)
+      line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*' "wss-$i.err")) | - | - | $id |"
+      echo "wsshapes: $line"
+      rows+=("$line")
+    done
+    run wss wss-512 "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 521)"
+    id=$( [ "$T" = - ] && echo - || same wss-0 wss-512 256)
+    line="| WebSearch DCQCN, 512 variants | $(fm "$T" %.2f) s ($K) | - | - | first 256: $id |"
+    echo "wsshapes: $line"
+    rows+=("$line")
+    ;;
+  ncuws)
+    # Row 1's kernel over its first 0.5 ms of simulated time (max_time_s: the
+    # flows start at 2 s; 498 of 6,615 windows) under ncu (one launch, kernel
+    # replay, a list of metrics: occupancy, issue, active threads per warp
+    # instruction, eligible warps, stalls at the barrier, on global loads and
+    # instruction fetch, L1, L2 and DRAM): what limits rows 1-3.
+    if ! command -v ncu > /dev/null; then
+      echo "ncu: not on PATH, part skipped"
+      continue
+    fi
+    m=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+    m+=,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active
+    m+=,smsp__warps_eligible.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active
+    m+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
+    m+=,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,smsp__inst_executed.sum
+    m+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+    for st in barrier long_scoreboard no_instruction; do
+      m+=,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
+    done
+    rm -rf ncuws-run
+    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu --clock-control none --kernel-name regex:k_experiments \
+      --launch-count 1 --metrics "$m" --csv --page raw "$mv" net "${ws[@]}" --set cc=dcqcn --set max_time_s=2.0005 \
+      --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)" --backend cuda -o ncuws-run > ncuws.csv 2> ncuws.err
+    prof=$(/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith("\"")))
+if len(rows) < 3: sys.exit(0)
+v = dict(zip(rows[0], rows[2]))
+num = lambda k: float(v[k].replace(",", ""))
+print("; ".join(f"{n} {f}" for n, f in [
+    ("kernel ms", "%.0f" % (num("gpu__time_duration.sum") / 1e6)),
+    ("occupancy %", v["sm__warps_active.avg.pct_of_peak_sustained_active"]),
+    ("issue slots busy %", v["smsp__issue_active.avg.pct_of_peak_sustained_active"]),
+    ("active threads a warp instruction", v["smsp__thread_inst_executed_per_inst_executed.ratio"]),
+    ("eligible warps a scheduler", v["smsp__warps_eligible.avg.per_cycle_active"]),
+    ("warp cycles an issued instruction", "%.1f" % (num("smsp__warps_active.avg.per_cycle_active") / num("smsp__issue_active.avg.pct_of_peak_sustained_active") * 100)),
+    ("barrier", v["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"]),
+    ("long scoreboard", v["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]),
+    ("no instruction", v["smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"]),
+    ("L1 hit %", v["l1tex__t_sector_hit_rate.pct"]), ("L2 hit %", v["lts__t_sector_hit_rate.pct"]),
+    ("L2 throughput %", v["lts__throughput.avg.pct_of_peak_sustained_elapsed"]),
+    ("DRAM throughput %", v["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+    ("sectors a global load", "%.2f" % (num("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / num("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")))]))
+' ncuws.csv 2> /dev/null)
+    echo "ncu row 1, first 0.5 ms ($(grep -m1 'lane groups' ncuws.err)): ${prof:-no report}"
+    rows+=("| row 1's kernel, first 0.5 ms, under ncu: ${prof:-no report} | - | - | - | - |")
     ;;
   ncu)
     # Row 5's kernel under Nsight Compute (one launch, kernel replay, clocks
