@@ -364,9 +364,10 @@ static __global__ void __launch_bounds__(512, 1)
 }
 
 /* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
- * without switch warps. */
-template <bool SW>
-static __global__ void __launch_bounds__(512, 1)
+ * without switch warps; without them also compiled for 2 blocks a SM (64
+ * registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters on the same SMs. */
+template <bool SW, int OCC>
+static __global__ void __launch_bounds__(512, OCC)
     k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
   cu_lanes<SW, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);

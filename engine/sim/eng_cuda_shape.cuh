@@ -74,9 +74,13 @@ typedef void (*cu_exp_kern_t)(int32_t, int32_t, const int32_t *, const int32_t *
                               int32_t *, int32_t *);
 
 /* The experiment kernel for blocks of T threads, o of them per SM, with switch
- * warps (sw) or not, one lane group per cluster of C blocks. */
+ * warps (sw) or not, one lane group per cluster of C blocks (clusters with
+ * switch warps: one a SM). */
 static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
-  if (C > 1) return sw ? k_experiments_cl<true> : k_experiments_cl<false>;
+  if (C > 1)
+    return sw       ? k_experiments_cl<true, 1>
+           : o >= 2 ? k_experiments_cl<false, 2>
+                    : k_experiments_cl<false, 1>;
   if (sw) return k_experiments_sw;
   return T > 256 ? (o >= 2 ? k_experiments_512_2 : k_experiments_512_1)
        : T <= 128 ? k_experiments_128_4
@@ -131,7 +135,8 @@ static int cu_clusters_fit(cu_exp_kern_t kern, int32_t T, int32_t C, int sw, int
  * clusters of 8 (two waves). */
 static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size_t errlen) {
   for (*C = 8; *C > 1; *C /= 2) {
-    int clusters = cu_clusters_fit(cu_exp_kernel(512, 1, sw, *C), 512, *C, sw, n_groups);
+    int clusters =
+        cu_clusters_fit(cu_exp_kernel(512, cu_blocks_per_sm(512), sw, *C), 512, *C, sw, n_groups);
     if (clusters < 0) {
       snprintf(err, errlen, "cannot size clusters of %d blocks: %s", *C, cudaGetErrorString(cudaGetLastError()));
       return -1;

@@ -59,6 +59,8 @@
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
 #   trainpack, trainfar  the same with the rows dealt packed into the first
 #           warps (MULTIVERSE_CUDA_DEAL=1) or far apart (0) (after train)
+#   train2sm  the same with the kernels for 2 blocks of 512 a SM
+#           (MULTIVERSE_CUDA_BLOCKS_PER_SM=2; clusters too) (after train)
 #   traincpu  the sweep, or a part of it, on the CPU backend with every core:
 #           BENCH_TRAIN_PART all, or one value of one grid key (default
 #           network.cc=dcqcn); the parts of a key summed give the sweep's CPU
@@ -513,15 +515,18 @@ PY
     echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
     rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
     ;;
-  train | trainph | train128 | trainc2 | trainpack | trainfar)
+  train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm)
     # trainph: the same with port phases and switch warps (a block of 512 per
     # experiment, a warp per switch); train128: blocks of 128 (the shape before
     # the launch-shape model); trainc2: clusters of 2 blocks of 512 with lanes
     # of 2 (what the two knobs alone gave sessions 7 and 8: a block size asked
     # for sets the lanes that make 144 groups resident on 132 SMs); trainpack,
     # trainfar: the rows dealt packed into the first warps or far apart
-    # (MULTIVERSE_CUDA_DEAL=1, 0). Each one's results compared with train's
-    # (run train first).
+    # (MULTIVERSE_CUDA_DEAL=1, 0); train2sm: the kernels compiled for 2 blocks
+    # of 512 a SM (MULTIVERSE_CUDA_BLOCKS_PER_SM=2: the shape model sees blocks
+    # of 512 at 2 a SM and clusters of 2 at 2 a pair of SMs, twice the
+    # experiments at once). Each one's results compared with train's (run
+    # train first).
     d=$part knobs=()
     case $part in
     trainph) knobs=(MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1) ;;
@@ -529,6 +534,7 @@ PY
     trainc2) knobs=(MULTIVERSE_CUDA_BLOCK=512 MULTIVERSE_CUDA_CLUSTER=2 MULTIVERSE_LANES=2) ;;
     trainpack) knobs=(MULTIVERSE_CUDA_DEAL=1) ;;
     trainfar) knobs=(MULTIVERSE_CUDA_DEAL=0) ;;
+    train2sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=2) ;;
     esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
     s=$(bench_now)
