@@ -253,8 +253,9 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
                      cu_shape(w, work, most, sms, T, C) == 0;
   /* Blocks a SM for the block size taken, the model's included: blocks of 512
    * it takes without clusters run the kernel built for one a SM, not the one
-   * for 2 that the 128 threads asked before it would have chosen. */
-  *O = ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*T);
+   * for 2 that the 128 threads asked before it would have chosen; clusters
+   * (of blocks of 512 whatever *T says: cu_run_experiments) likewise. */
+  *O = ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*C != 1 ? 512 : *T);
   if (shaped || (m && strcmp(m, "experiment") == 0)) return CU_EXPERIMENTS;
   /* A block size or cluster asked for is a shape of the experiment mode: the
    * persistent kernel has neither (66 proxies of the training sweep took 45 s
