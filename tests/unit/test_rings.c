@@ -167,6 +167,10 @@ int main(void) {
     uint8_t kind[2] = {9, 9};
     CHECK(eng_world_batch_rows(2, two, 0, ra, kind) == 0);
     CHECK(kind[0] == 0 && kind[1] == 0 && ra[ENG_T_ring] == rc_[ENG_T_ring]);
+    setenv("MULTIVERSE_RINGS", "worst", 1); /* asked for: worst-case, too large */
+    CHECK(eng_world_batch_rows(2, two, 0, ra, kind) == 0);
+    CHECK(kind[0] == 1 && kind[1] == 1 && ra[ENG_T_ring] == rw_[ENG_T_ring]);
+    unsetenv("MULTIVERSE_RINGS");
     eng_world_desc_t d2 = {.n_exps = 2, .exps = two};
     CHECK(eng_world_create(&d2, &w, err, sizeof err) == 0);
     CHECK(eng_world_run(w, ENG_BACKEND_CPU, err, sizeof err) == 0);
