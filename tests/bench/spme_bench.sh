@@ -358,10 +358,11 @@ for part in $parts; do
     ;;
   wsshapes)
     # Row 1 (256 WebSearch DCQCN variants) in lane and occupancy shapes: the
-    # default (lanes of 2, a block of 512 a SM), the same at 2 a SM (on half
-    # the SMs), lanes of 1 (SPME off), of 32 on clusters of 8 (a warp steps one
-    # node of 32 variants) and of 4 on clusters of 2; then 512 variants (one
-    # world of compact rings: worst-case ones would pass a table's 2^30 rows).
+    # default (lanes of 2, a block of 512 a SM), the same in the kernel for 2 a
+    # SM (64 registers; its 128 blocks still run one a SM), lanes of 1 (SPME
+    # off), of 32 on clusters of 8 (a warp steps one node of 32 variants) and
+    # of 4 on clusters of 2; then 512 variants (one world of compact rings:
+    # worst-case ones would pass a table's 2^30 rows).
     # Kernel times; every FCT file compared with the default's.
     a=("${ws[@]}" --set cc=dcqcn --backend cuda)
     shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=1"
