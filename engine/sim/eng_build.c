@@ -276,10 +276,10 @@ static int build_batch_fit(int32_t n, const eng_exp_desc_t *x, int worst_rings,
   if (build_batch_rows(n, x, rings, rows, worst_of, each)) return -1;
   if (rings == BUILD_RINGS_WORST || (v && strcmp(v, "worst") == 0) || build_rows_fit(rows))
     return 0;
-  int64_t compact[ENG_T_COUNT];
-  if (build_batch_rows(n, x, BUILD_RINGS_COMPACT, compact, NULL, NULL)) return -1;
-  if (!build_rows_fit(compact)) return 0;
-  return build_batch_rows(n, x, BUILD_RINGS_COMPACT, rows, worst_of, each);
+  if (build_batch_rows(n, x, BUILD_RINGS_COMPACT, rows, worst_of, each)) return -1;
+  if (build_rows_fit(rows)) return 0;
+  /* too large either way: the count of the rings asked for (the batch is cut) */
+  return build_batch_rows(n, x, rings, rows, worst_of, each);
 }
 
 int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,

@@ -191,6 +191,24 @@ perm_list() {
   mkdir -p perm && gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
 }
 seqc() { seq -s, "$1" "$2"; }
+# has_ncu: whether Nsight Compute is on PATH (else says the part is skipped).
+has_ncu() {
+  command -v ncu > /dev/null && return 0
+  echo "ncu: not on PATH, part skipped"
+  return 1
+}
+# shaped DIR REF N ENV ARGS...: run of ARGS in DIR with the variables ENV
+# (VAR=VALUE words, or ""); in $ID whether its first N FCT files agree with
+# REF's (same; - for REF itself or a failed run).
+shaped() {
+  local d=$1 ref=$2 n=$3
+  read -ra RUN_ENV <<< "$4"
+  shift 4
+  run x "$d" "$@"
+  RUN_ENV=()
+  ID=-
+  [ "$T" = - ] || [ "$d" = "$ref" ] || ID=$(same "$ref" "$d" "$n")
+}
 # fm X FORMAT: X printed with FORMAT, or as it is when it is not a number.
 fm() {
   is_num "$1" && fmt "$1" "$2" || printf '%s' "$1"
@@ -345,12 +363,8 @@ for part in $parts; do
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_BLOCK=512")
     for i in "${!shapes[@]}"; do
       for deal in 2 0; do
-        read -ra RUN_ENV <<< "${shapes[$i]} MULTIVERSE_CUDA_DEAL=$deal"
-        run ps "ps-$i-$deal" "${a[@]}"
-        RUN_ENV=()
-        id=-
-        [ "$T" = - ] || [ "$i$deal" = 02 ] || id=$(same ps-0-2 "ps-$i-$deal" 2048)
-        line="| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 2 ] && echo spread || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $id |"
+        shaped "ps-$i-$deal" ps-0-2 2048 "${shapes[$i]} MULTIVERSE_CUDA_DEAL=$deal" "${a[@]}"
+        line="| row 5, ${shapes[$i]:-the default shape}, $([ $deal = 2 ] && echo spread || echo far apart) | $(fm "$T" %.2f) s ($K) | - | - | $ID |"
         echo "permshapes: $line"
         rows+=("$line")
       done
@@ -368,18 +382,13 @@ for part in $parts; do
     shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=1"
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_CLUSTER=8" "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_CLUSTER=2")
     for i in "${!shapes[@]}"; do
-      read -ra RUN_ENV <<< "${shapes[$i]}"
-      run wss "wss-$i" "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"
-      RUN_ENV=()
-      id=-
-      [ "$T" = - ] || [ "$i" = 0 ] || id=$(same wss-0 "wss-$i" 256)
-      line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*' "wss-$i.err")) | - | - | $id |"
+      shaped "wss-$i" wss-0 256 "${shapes[$i]}" "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"
+      line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*' "wss-$i.err")) | - | - | $ID |"
       echo "wsshapes: $line"
       rows+=("$line")
     done
-    run wss wss-512 "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 521)"
-    id=$( [ "$T" = - ] && echo - || same wss-0 wss-512 256)
-    line="| WebSearch DCQCN, 512 variants | $(fm "$T" %.2f) s ($K) | - | - | first 256: $id |"
+    shaped wss-512 wss-0 256 "" "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 521)"
+    line="| WebSearch DCQCN, 512 variants | $(fm "$T" %.2f) s ($K) | - | - | first 256: $ID |"
     echo "wsshapes: $line"
     rows+=("$line")
     ;;
@@ -389,10 +398,7 @@ for part in $parts; do
     # replay, a list of metrics: occupancy, issue, active threads per warp
     # instruction, eligible warps, stalls at the barrier, on global loads and
     # instruction fetch, L1, L2 and DRAM): what limits rows 1-3.
-    if ! command -v ncu > /dev/null; then
-      echo "ncu: not on PATH, part skipped"
-      continue
-    fi
+    has_ncu || continue
     m=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active
     m+=,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active
     m+=,smsp__warps_eligible.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active
@@ -435,10 +441,7 @@ print("; ".join(f"{n} {f}" for n, f in [
     # not locked; ncu on PATH): the profile table's metrics, read by name from
     # the report's details page, and the four largest stall reasons (warp
     # cycles per issued instruction) from its raw page.
-    if ! command -v ncu > /dev/null; then
-      echo "ncu: not on PATH, part skipped"
-      continue
-    fi
+    has_ncu || continue
     perm_list
     rm -rf ncu-run
     MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu -o ncu-perm --force-overwrite --clock-control none \
@@ -476,10 +479,7 @@ print("; ".join(f"{n} {f}" for n, f in [
     rows+=("| row 5's kernel under ncu: ${prof:-no report (rc $rc)}; stalls per issued instruction: ${stalls:--} | - | - | - | - |")
     ;;
   ncusrc)
-    if ! command -v ncu > /dev/null; then
-      echo "ncu: not on PATH, part skipped"
-      continue
-    fi
+    has_ncu || continue
     perm_list
     head -1024 perm/list.txt > perm/half.txt
     rm -rf ncusrc-run
