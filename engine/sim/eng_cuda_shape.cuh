@@ -147,9 +147,10 @@ static int cu_cluster_auto(int sw, int32_t n_groups, int32_t *C, char *err, size
 }
 
 /* Experiments of one launch shape the device steps at once: resident blocks
- * of T threads, or whole clusters of C; 0 where none fits. */
-static int32_t cu_resident(int32_t T, int32_t C, int sms, int32_t n_groups) {
-  cu_exp_kern_t kern = cu_exp_kernel(T, cu_blocks_per_sm(T), 0, C);
+ * of T threads of the kernel for O a SM, or whole clusters of C; 0 where none
+ * fits. */
+static int32_t cu_resident(int32_t T, int32_t C, int O, int sms, int32_t n_groups) {
+  cu_exp_kern_t kern = cu_exp_kernel(T, O, 0, C);
   int got = 0;
   if (C > 1) {
     got = cu_clusters_fit(kern, T, C, 0, n_groups);
@@ -164,12 +165,23 @@ static int32_t cu_resident(int32_t T, int32_t C, int sms, int32_t n_groups) {
 
 /* The launch shape of least modelled makespan (eng_shape_pick) for a world's
  * experiments, one per block or cluster: blocks of 128, 256 or 512 threads, or
- * clusters of 2, 4 or 8 blocks of 512. 0 with *T and *C, or -1 (none fits, or
- * out of memory). */
+ * clusters of 2, 4 or 8 blocks of 512; those of 512 in the kernels for one
+ * and for 2 a SM (MULTIVERSE_CUDA_BLOCKS_PER_SM: only its own). 0 with *T, *C
+ * and *O (the blocks a SM of the kernel), or -1 (none fits, or out of
+ * memory). */
 static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int sms, int32_t *T,
-                    int32_t *C) {
-  eng_shape_t s[] = {{128, 1, 0, 0}, {256, 1, 0, 0}, {512, 1, 0, 0},
-                     {512, 2, 0, 0}, {512, 4, 0, 0}, {512, 8, 0, 0}};
+                    int32_t *C, int *O) {
+  const int knob = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0);
+  eng_shape_t s[] = {{128, 1, 0, 0, cu_blocks_per_sm(128), 1},
+                     {256, 1, 0, 0, cu_blocks_per_sm(256), 1},
+                     {512, 1, 0, 0, 1, 1},
+                     {512, 2, 0, 0, 1, 1},
+                     {512, 4, 0, 0, 1, 1},
+                     {512, 8, 0, 0, 1, 1},
+                     {512, 1, 0, 0, 2, ENG_SHAPE_SPILL},
+                     {512, 2, 0, 0, 2, ENG_SHAPE_SPILL},
+                     {512, 4, 0, 0, 2, ENG_SHAPE_SPILL},
+                     {512, 8, 0, 0, 2, ENG_SHAPE_SPILL}};
   const int ns = (int)(sizeof s / sizeof s[0]);
   const int32_t n = w->n_exps;
   int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
@@ -178,8 +190,10 @@ static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int 
   if (order && wd && !eng_shape_order(work, n, order)) {
     for (int32_t i = 0; i < n; i++)
       wd[i] = work[order[i]];
-    for (int i = 0; i < ns; i++)
-      s[i].resident = cu_resident(s[i].threads, s[i].cluster, sms, n);
+    for (int i = 0; i < ns; i++) {
+      const int mine = s[i].threads < 512 || !knob || (knob >= 2) == (s[i].per_sm >= 2);
+      s[i].resident = mine ? cu_resident(s[i].threads, s[i].cluster, s[i].per_sm, sms, n) : 0;
+    }
     best = eng_shape_pick(s, ns, wd, n, most);
   }
   free(order);
@@ -187,11 +201,13 @@ static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int 
   if (best < 0) return -1;
   *T = s[best].threads;
   *C = s[best].cluster;
+  *O = s[best].per_sm;
   if (eng_env_flag("MULTIVERSE_VERBOSE")) {
-    fprintf(stderr, "cuda: launch shapes (threads x blocks: resident, modelled makespan):");
+    fprintf(stderr, "cuda: launch shapes (threads x blocks, kernel's blocks a SM: resident, "
+                    "modelled makespan):");
     for (int i = 0; i < ns; i++)
-      fprintf(stderr, " %dx%d: %d, %.4g%s", s[i].threads, s[i].cluster, s[i].resident,
-              s[i].resident ? s[i].score : 0.0, i == best ? " (taken)" : "");
+      fprintf(stderr, " %dx%d/%d: %d, %.4g%s", s[i].threads, s[i].cluster, s[i].per_sm,
+              s[i].resident, s[i].resident ? s[i].score : 0.0, i == best ? " (taken)" : "");
     fprintf(stderr, "\n");
   }
   return 0;
@@ -248,14 +264,15 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
   const char *m = getenv("MULTIVERSE_CUDA_LAUNCH");
   if (m && strcmp(m, "systems") == 0) return CU_SYSTEMS;
   if (m && strcmp(m, "persistent") == 0) return CU_PERSISTENT;
+  int o_shape = 0;
   const int shaped = w->n_exps > 8 && most <= 4 * 512 && lanes == 1 && !forced && !t && !c_env &&
                      !cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0) &&
-                     cu_shape(w, work, most, sms, T, C) == 0;
-  /* Blocks a SM for the block size taken, the model's included: blocks of 512
-   * it takes without clusters run the kernel built for one a SM, not the one
-   * for 2 that the 128 threads asked before it would have chosen; clusters
-   * (of blocks of 512 whatever *T says: cu_run_experiments) likewise. */
-  *O = ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*C != 1 ? 512 : *T);
+                     cu_shape(w, work, most, sms, T, C, &o_shape) == 0;
+  /* Blocks a SM: the model's where it chose the shape; else for the block
+   * size taken: clusters (of blocks of 512 whatever *T says:
+   * cu_run_experiments) run the kernel built for one a SM, not the one for 2
+   * that the 128 threads asked first would have chosen. */
+  *O = shaped ? o_shape : ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*C != 1 ? 512 : *T);
   if (shaped || (m && strcmp(m, "experiment") == 0)) return CU_EXPERIMENTS;
   /* A block size or cluster asked for is a shape of the experiment mode: the
    * persistent kernel has neither (66 proxies of the training sweep took 45 s

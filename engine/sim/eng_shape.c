@@ -40,13 +40,23 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots) {
   return end;
 }
 
+/* Whether shape x's blocks of 512 share their SMs two to one. */
+static int shares_sms(const eng_shape_t *x) {
+  return x->threads == 512 && x->per_sm >= 2;
+}
+
 int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes) {
+  int one_wave = 0; /* some shape of blocks of 512 one a SM runs all n at once */
+  for (int i = 0; i < n_shapes; i++)
+    one_wave |= s[i].threads == 512 && !shares_sms(&s[i]) && s[i].resident >= n;
   int best = -1;
   for (int i = 0; i < n_shapes; i++) {
-    if (s[i].resident < 1) continue;
+    s[i].score = 0;
+    if (s[i].resident < 1 || (one_wave && shares_sms(&s[i]))) continue;
     const double warps = (double)s[i].cluster * (double)(s[i].threads / 32);
     s[i].score = eng_shape_lpt(w, n, s[i].resident) *
-                 pow(1.0 + (double)most_nodes / warps, ENG_SHAPE_WARP_EXP);
+                 pow(1.0 + (double)most_nodes / warps, ENG_SHAPE_WARP_EXP) *
+                 (s[i].slow > 0 ? s[i].slow : 1.0);
     if (best < 0 || s[i].score < s[best].score) best = i;
   }
   return best;

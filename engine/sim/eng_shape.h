@@ -25,11 +25,20 @@ extern "C" {
  * block of 512 each, 3.22 s on clusters of 2 (k = 22, 11: 0.56). */
 #define ENG_SHAPE_WARP_EXP 0.4
 
+/* The experiment kernels compiled for 2 blocks of 512 a SM keep 64 registers
+ * and spill: at the same placement (one block a SM) an H200 ran 256
+ * WebSearch variants in 39.91 s of kernel there against 38.56 s in the kernel
+ * for one (tests/bench/RESULTS.md, session 23): a shape of theirs counts this
+ * much slower. */
+#define ENG_SHAPE_SPILL 1.035
+
 typedef struct eng_shape_t {
   int32_t threads;  /* per block */
   int32_t cluster;  /* blocks per experiment, 1: a block */
   int32_t resident; /* experiments stepped at once (the device's answer); 0: shape not available */
   double score;     /* eng_shape_pick: modelled makespan, in work units */
+  int32_t per_sm;   /* blocks a SM its kernel is compiled for (0: not said; 512 threads: 1 or 2) */
+  double slow;      /* its kernel's time over the default's at one block a SM (0: 1) */
 } eng_shape_t;
 
 /* Work of experiment e, to order and weigh experiments: its packet-hops as
@@ -45,8 +54,19 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots);
 
 /* The shape of least modelled makespan among s[0..n_shapes), the first on a
  * tie: the list schedule of the work w[0..n) (descending) on its resident
- * experiments, times (1 + most_nodes / its warps per experiment)^ENG_SHAPE_WARP_EXP.
- * Sets each shape's score; -1 when none has resident > 0. */
+ * experiments, times (1 + most_nodes / its warps per experiment)^ENG_SHAPE_WARP_EXP,
+ * times its kernel's slowness (slow). Shapes whose blocks of 512 share SMs
+ * (per_sm 2) count only where no shape of blocks of 512 one a SM (alone or
+ * in clusters) runs all n experiments at once: the model does not count
+ * what sharing an SM costs. It costs little where sharing makes every experiment resident (the
+ * 144-experiment training sweep took 48.8 s of kernel on an H200 on 62
+ * clusters of 4 two to a set of SMs, against 60.4 s on 66 clusters of 2 at
+ * one a SM: modelled 1.18x, measured 1.23x; 256 WebSearch variants in lanes
+ * of 1 1.22x, all resident at 2 a SM against taking turns), and more where
+ * it does not (16 WebSearch variants, 30 clusters of 4 resident at one a SM
+ * either way: 9.65 s of kernel there, 11.96 s on clusters of 8 two to a set
+ * of SMs, modelled 0.83x of it; RESULTS.md, session 24). Sets each shape's
+ * score (0 where not counted); -1 when none counts. */
 int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes);
 
 /* Experiments 0..n-1 ordered by work, heaviest first (on a tie the lower

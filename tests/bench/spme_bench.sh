@@ -59,8 +59,9 @@
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
 #   trainpack, trainfar  the same with the rows dealt packed into the first
 #           warps (MULTIVERSE_CUDA_DEAL=1) or far apart (0) (after train)
-#   train2sm  the same with the kernels for 2 blocks of 512 a SM
-#           (MULTIVERSE_CUDA_BLOCKS_PER_SM=2; clusters too) (after train)
+#   train2sm, train1sm  the same with the kernels for 2 blocks of 512 a SM
+#           only (MULTIVERSE_CUDA_BLOCKS_PER_SM=2; clusters too), or for one
+#           only (=1, the default before session 24) (after train)
 #   traincpu  the sweep, or a part of it, on the CPU backend with every core:
 #           BENCH_TRAIN_PART all, or one value of one grid key (default
 #           network.cc=dcqcn); the parts of a key summed give the sweep's CPU
@@ -516,7 +517,7 @@ PY
     echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
     rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
     ;;
-  train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm)
+  train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm | train1sm)
     # trainph: the same with port phases and switch warps (a block of 512 per
     # experiment, a warp per switch); train128: blocks of 128 (the shape before
     # the launch-shape model); trainc2: clusters of 2 blocks of 512 with lanes
@@ -524,10 +525,11 @@ PY
     # for sets the lanes that make 144 groups resident on 132 SMs); trainpack,
     # trainfar: the rows dealt packed into the first warps or far apart
     # (MULTIVERSE_CUDA_DEAL=1, 0); train2sm: the kernels compiled for 2 blocks
-    # of 512 a SM (MULTIVERSE_CUDA_BLOCKS_PER_SM=2: the shape model sees blocks
-    # of 512 at 2 a SM and clusters of 2 at 2 a pair of SMs, twice the
-    # experiments at once). Each one's results compared with train's (run
-    # train first).
+    # of 512 a SM only (MULTIVERSE_CUDA_BLOCKS_PER_SM=2: the shape model sees
+    # blocks of 512 at 2 a SM and clusters of 2 at 2 a pair of SMs, twice the
+    # experiments at once); train1sm: those for one a SM only (=1: the
+    # default before session 24, when the model began to weigh both). Each
+    # one's results compared with train's (run train first).
     d=$part knobs=()
     case $part in
     trainph) knobs=(MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 MULTIVERSE_LANES=1) ;;
@@ -536,6 +538,7 @@ PY
     trainpack) knobs=(MULTIVERSE_CUDA_DEAL=1) ;;
     trainfar) knobs=(MULTIVERSE_CUDA_DEAL=0) ;;
     train2sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=2) ;;
+    train1sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=1) ;;
     esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
     s=$(bench_now)
