@@ -204,10 +204,13 @@ static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int 
   *O = s[best].per_sm;
   if (eng_env_flag("MULTIVERSE_VERBOSE")) {
     fprintf(stderr, "cuda: launch shapes (threads x blocks, kernel's blocks a SM: resident, "
-                    "modelled makespan):");
-    for (int i = 0; i < ns; i++)
-      fprintf(stderr, " %dx%d/%d: %d, %.4g%s", s[i].threads, s[i].cluster, s[i].per_sm,
-              s[i].resident, s[i].resident ? s[i].score : 0.0, i == best ? " (taken)" : "");
+                    "modelled makespan or - where not counted):");
+    for (int i = 0; i < ns; i++) {
+      char score[32] = "-";
+      if (s[i].resident > 0 && s[i].score > 0) snprintf(score, sizeof score, "%.4g", s[i].score);
+      fprintf(stderr, " %dx%d/%d: %d, %s%s", s[i].threads, s[i].cluster, s[i].per_sm, s[i].resident,
+              score, i == best ? " (taken)" : "");
+    }
     fprintf(stderr, "\n");
   }
   return 0;
