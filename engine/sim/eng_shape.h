@@ -58,15 +58,18 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots);
  * times its kernel's slowness (slow). Shapes whose blocks of 512 share SMs
  * (per_sm 2) count only where no shape of blocks of 512 one a SM (alone or
  * in clusters) runs all n experiments at once: the model does not count
- * what sharing an SM costs. It costs little where sharing makes every experiment resident (the
- * 144-experiment training sweep took 48.8 s of kernel on an H200 on 62
- * clusters of 4 two to a set of SMs, against 60.4 s on 66 clusters of 2 at
- * one a SM: modelled 1.18x, measured 1.23x; 256 WebSearch variants in lanes
- * of 1 1.22x, all resident at 2 a SM against taking turns), and more where
- * it does not (16 WebSearch variants, 30 clusters of 4 resident at one a SM
- * either way: 9.65 s of kernel there, 11.96 s on clusters of 8 two to a set
- * of SMs, modelled 0.83x of it; RESULTS.md, session 24). Sets each shape's
- * score (0 where not counted); -1 when none counts. */
+ * what sharing an SM costs. Where no shape one a SM holds the batch, its
+ * experiments take turns anyway, and sharing lets each spread over more
+ * warps on about as many slots: the 144-experiment training sweep took
+ * 48.8 s of kernel on an H200 on 62 clusters of 4 two to a set of SMs
+ * (about one node a warp) against 60.4 s on 66 clusters of 2 at one a SM
+ * (two), modelled 1.18x, measured 1.23x; 256 WebSearch variants in lanes of
+ * 1 ran 1.22x faster all resident at 2 a SM than taking turns at one. Where a
+ * shape one a SM holds them all, sharing cost more than modelled: 16
+ * WebSearch variants took 9.65 s of kernel on 30 clusters of 4 at one a SM,
+ * 11.96 s on clusters of 8 two to a set of SMs, modelled 0.83x of it
+ * (RESULTS.md, session 24). Sets each shape's score (0 where not counted);
+ * -1 when none counts. */
 int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes);
 
 /* Experiments 0..n-1 ordered by work, heaviest first (on a tie the lower
