@@ -166,23 +166,13 @@ static int32_t cu_resident(int32_t T, int32_t C, int O, int sms, int32_t n_group
 /* The launch shape of least modelled makespan (eng_shape_pick) for a world's
  * experiments, one per block or cluster: blocks of 128, 256 or 512 threads, or
  * clusters of 2, 4 or 8 blocks of 512; those of 512 in the kernels for one
- * and for 2 a SM (MULTIVERSE_CUDA_BLOCKS_PER_SM: only its own). 0 with *T, *C
- * and *O (the blocks a SM of the kernel), or -1 (none fits, or out of
- * memory). */
+ * and for 2 a SM (eng_shape_list; MULTIVERSE_CUDA_BLOCKS_PER_SM: only its
+ * own). 0 with *T, *C and *O (the blocks a SM of the kernel), or -1 (none
+ * fits, or out of memory). */
 static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int sms, int32_t *T,
                     int32_t *C, int *O) {
-  const int knob = cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0);
-  eng_shape_t s[] = {{128, 1, 0, 0, cu_blocks_per_sm(128), 1},
-                     {256, 1, 0, 0, cu_blocks_per_sm(256), 1},
-                     {512, 1, 0, 0, 1, 1},
-                     {512, 2, 0, 0, 1, 1},
-                     {512, 4, 0, 0, 1, 1},
-                     {512, 8, 0, 0, 1, 1},
-                     {512, 1, 0, 0, 2, ENG_SHAPE_SPILL},
-                     {512, 2, 0, 0, 2, ENG_SHAPE_SPILL},
-                     {512, 4, 0, 0, 2, ENG_SHAPE_SPILL},
-                     {512, 8, 0, 0, 2, ENG_SHAPE_SPILL}};
-  const int ns = (int)(sizeof s / sizeof s[0]);
+  eng_shape_t s[ENG_SHAPES];
+  const int ns = eng_shape_list(s, cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0));
   const int32_t n = w->n_exps;
   int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
   double *wd = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -190,10 +180,8 @@ static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int 
   if (order && wd && !eng_shape_order(work, n, order)) {
     for (int32_t i = 0; i < n; i++)
       wd[i] = work[order[i]];
-    for (int i = 0; i < ns; i++) {
-      const int mine = s[i].threads < 512 || !knob || (knob >= 2) == (s[i].per_sm >= 2);
-      s[i].resident = mine ? cu_resident(s[i].threads, s[i].cluster, s[i].per_sm, sms, n) : 0;
-    }
+    for (int i = 0; i < ns; i++)
+      s[i].resident = cu_resident(s[i].threads, s[i].cluster, s[i].per_sm, sms, n);
     best = eng_shape_pick(s, ns, wd, n, most);
   }
   free(order);
@@ -207,7 +195,7 @@ static int cu_shape(const eng_world_t *w, const double *work, int32_t most, int 
                     "modelled makespan or - where not counted):");
     for (int i = 0; i < ns; i++) {
       char score[32] = "-";
-      if (s[i].resident > 0 && s[i].score > 0) snprintf(score, sizeof score, "%.4g", s[i].score);
+      if (s[i].score > 0) snprintf(score, sizeof score, "%.4g", s[i].score);
       fprintf(stderr, " %dx%d/%d: %d, %s%s", s[i].threads, s[i].cluster, s[i].per_sm, s[i].resident,
               score, i == best ? " (taken)" : "");
     }

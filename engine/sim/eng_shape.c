@@ -45,10 +45,22 @@ static int shares_sms(const eng_shape_t *x) {
   return x->threads == 512 && x->per_sm >= 2;
 }
 
+int eng_shape_list(eng_shape_t *s, int per_sm_knob) {
+  int n = 0;
+  s[n++] = (eng_shape_t){128, 1, 0, 0, per_sm_knob ? per_sm_knob : 2};
+  s[n++] = (eng_shape_t){256, 1, 0, 0, per_sm_knob ? per_sm_knob : 2};
+  for (int32_t o = 1; o <= 2; o++) {
+    if (per_sm_knob && (per_sm_knob >= 2) != (o == 2)) continue;
+    for (int32_t c = 1; c <= 8; c *= 2)
+      s[n++] = (eng_shape_t){512, c, 0, 0, o};
+  }
+  return n;
+}
+
 int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int32_t most_nodes) {
   int one_wave = 0; /* some shape of blocks of 512 one a SM runs all n at once */
   for (int i = 0; i < n_shapes; i++)
-    one_wave |= s[i].threads == 512 && !shares_sms(&s[i]) && s[i].resident >= n;
+    one_wave |= s[i].threads == 512 && s[i].per_sm < 2 && s[i].resident >= n;
   int best = -1;
   for (int i = 0; i < n_shapes; i++) {
     s[i].score = 0;
@@ -56,7 +68,7 @@ int eng_shape_pick(eng_shape_t *s, int n_shapes, const double *w, int32_t n, int
     const double warps = (double)s[i].cluster * (double)(s[i].threads / 32);
     s[i].score = eng_shape_lpt(w, n, s[i].resident) *
                  pow(1.0 + (double)most_nodes / warps, ENG_SHAPE_WARP_EXP) *
-                 (s[i].slow > 0 ? s[i].slow : 1.0);
+                 (shares_sms(&s[i]) ? ENG_SHAPE_SPILL : 1.0);
     if (best < 0 || s[i].score < s[best].score) best = i;
   }
   return best;

@@ -28,8 +28,8 @@ extern "C" {
 /* The experiment kernels compiled for 2 blocks of 512 a SM keep 64 registers
  * and spill: at the same placement (one block a SM) an H200 ran 256
  * WebSearch variants in 39.91 s of kernel there against 38.56 s in the kernel
- * for one (tests/bench/RESULTS.md, session 23): a shape of theirs counts this
- * much slower. */
+ * for one (tests/bench/RESULTS.md, session 23): eng_shape_pick counts a shape
+ * of theirs this much slower. */
 #define ENG_SHAPE_SPILL 1.035
 
 typedef struct eng_shape_t {
@@ -37,9 +37,17 @@ typedef struct eng_shape_t {
   int32_t cluster;  /* blocks per experiment, 1: a block */
   int32_t resident; /* experiments stepped at once (the device's answer); 0: shape not available */
   double score;     /* eng_shape_pick: modelled makespan, in work units */
-  int32_t per_sm;   /* blocks a SM its kernel is compiled for (0: not said; 512 threads: 1 or 2) */
-  double slow;      /* its kernel's time over the default's at one block a SM (0: 1) */
+  int32_t per_sm;   /* blocks a SM its kernel is compiled for (512 threads: 1 or 2) */
 } eng_shape_t;
+
+/* The launch shapes the CUDA experiment mode weighs, into s[0..ENG_SHAPES):
+ * blocks of 128 and 256 threads (their kernels for per_sm_knob blocks a SM,
+ * else 2), then blocks of 512 and clusters of 2, 4 and 8 of them in the
+ * kernel for one a SM, then the same in the kernel for 2; a per_sm_knob (1-4;
+ * 0: none) keeps those of 512 to one kernel (1, or 2 for 2-4). resident and
+ * score 0. Returns how many. */
+#define ENG_SHAPES 10
+int eng_shape_list(eng_shape_t *s, int per_sm_knob);
 
 /* Work of experiment e, to order and weigh experiments: its packet-hops as
  * the plan estimates them (eng_exp_hops: a packet over a 3-tier fat-tree's six
@@ -55,7 +63,8 @@ double eng_shape_lpt(const double *w, int32_t n, int32_t slots);
 /* The shape of least modelled makespan among s[0..n_shapes), the first on a
  * tie: the list schedule of the work w[0..n) (descending) on its resident
  * experiments, times (1 + most_nodes / its warps per experiment)^ENG_SHAPE_WARP_EXP,
- * times its kernel's slowness (slow). Shapes whose blocks of 512 share SMs
+ * times ENG_SHAPE_SPILL for the kernels for 2 blocks of 512 a SM. Shapes
+ * whose blocks of 512 share SMs
  * (per_sm 2) count only where no shape of blocks of 512 one a SM (alone or
  * in clusters) runs all n experiments at once: the model does not count
  * what sharing an SM costs. Where no shape one a SM holds the batch, its

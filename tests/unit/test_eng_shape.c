@@ -50,23 +50,33 @@ static void order(void) {
   CHECK(o[0] == 1 && o[1] == 2 && o[2] == 3 && o[3] == 0 && o[4] == 4);
 }
 
-static eng_shape_t h200[10] = {
-    {128, 1, 528, 0, 2, 1},
-    {256, 1, 264, 0, 2, 1},
-    {512, 1, 132, 0, 1, 1},
-    {512, 2, 66, 0, 1, 1},
-    {512, 4, 30, 0, 1, 1},
-    {512, 8, 15, 0, 1, 1},
-    /* the kernels for 2 blocks of 512 a SM (clusters: two to a set of SMs) */
-    {512, 1, 264, 0, 2, ENG_SHAPE_SPILL},
-    {512, 2, 132, 0, 2, ENG_SHAPE_SPILL},
-    {512, 4, 62, 0, 2, ENG_SHAPE_SPILL},
-    {512, 8, 30, 0, 2, ENG_SHAPE_SPILL}};
+/* An H200's answers for shape x (experiments at once): blocks of 128: 528, of
+ * 256: 264; blocks of 512 and clusters of 2, 4, 8 of them in the kernel for
+ * one a SM: 132, 66, 30, 15; for 2 a SM (clusters two to a set of SMs): 264,
+ * 132, 62, 30. */
+static int32_t h200_resident(const eng_shape_t *x) {
+  static const int32_t one[4] = {132, 66, 30, 15}, two[4] = {264, 132, 62, 30};
+  const int c = x->cluster == 1 ? 0 : x->cluster == 2 ? 1 : x->cluster == 4 ? 2 : 3;
+  return x->threads == 128 ? 528 : x->threads == 256 ? 264 : x->per_sm >= 2 ? two[c] : one[c];
+}
+
+/* The shapes the CUDA backend weighs (eng_shape_list) with the knob for
+ * blocks a SM, with an H200's answers; how many. */
+static eng_shape_t h200[ENG_SHAPES];
+static int h200_list(int per_sm_knob) {
+  const int n = eng_shape_list(h200, per_sm_knob);
+  for (int i = 0; i < n; i++)
+    h200[i].resident = h200_resident(&h200[i]);
+  return n;
+}
 
 static void picks(void) {
   double ws[64];
   for (int i = 0; i < 64; i++)
     ws[i] = 1e5;
+  /* The kernels for one block of 512 a SM alone (the knob at 1): blocks of
+   * 128, 256, 512, clusters of 2, 4, 8. */
+  CHECK(h200_list(1) == 6 && h200[3].cluster == 2 && h200[3].per_sm == 1);
   CHECK(eng_shape_pick(h200, 6, ws, 64, 356) == 3);
   CHECK(fabs(h200[3].score / 1e5 - pow(1 + 356.0 / 32, 0.4)) < 1e-12);
   CHECK(fabs(h200[4].score / 1e5 - 3 * pow(1 + 356.0 / 64, 0.4)) < 1e-12); /* 3 waves of 30 */
@@ -91,13 +101,17 @@ static void picks(void) {
   CHECK(eng_shape_lpt(tw, 144, 30) > 1.85); /* 57.06 of work on 30 */
   const double gain = h200[3].score / h200[0].score;
   CHECK(gain > 0.51 && gain < 0.53);
+  /* Every shape (no knob): the six above, then blocks of 512 and clusters of
+   * 2, 4, 8 in the kernel for 2 a SM. */
+  CHECK(h200_list(0) == ENG_SHAPES && h200[8].cluster == 4 && h200[8].per_sm == 2);
+  CHECK(h200[4].cluster == 4 && h200[4].per_sm == 1 && h200[0].per_sm == 2);
   /* With the kernels for 2 a SM: the sweep on 62 clusters of 4 two to a set
    * of SMs, its heaviest experiment still alone at the end; 0.90 of clusters
    * of 2 at one a SM counting the spills (on the H200 the sweep itself took
    * 48.8 s of kernel there against 60.4 s, RESULTS.md session 24). A model without
    * the spills' cost takes the same shapes here; the pair at the end tells
    * them apart. */
-  CHECK(eng_shape_pick(h200, 10, tw, 144, 45) == 8);
+  CHECK(eng_shape_pick(h200, ENG_SHAPES, tw, 144, 45) == 8);
   CHECK(eng_shape_lpt(tw, 144, 62) == 1.0);
   CHECK(fabs(h200[8].score - ENG_SHAPE_SPILL * pow(1 + 45.0 / 64, 0.4)) < 1e-12);
   CHECK(fabs(h200[8].score / h200[3].score - 0.901) < 0.001);
@@ -106,18 +120,23 @@ static void picks(void) {
    * sharing SMs do not count (measured for 16: 9.65 s of kernel on clusters of 4 at one a
    * SM, 11.96 s on clusters of 8 two to a set of SMs, which the model alone
    * would take). */
-  CHECK(eng_shape_pick(h200, 10, ws, 64, 356) == 3);
-  CHECK(eng_shape_pick(h200, 10, ws, 16, 356) == 4);
+  CHECK(eng_shape_pick(h200, ENG_SHAPES, ws, 64, 356) == 3);
+  CHECK(eng_shape_pick(h200, ENG_SHAPES, ws, 16, 356) == 4);
   CHECK(h200[9].score == 0 && h200[4].score > 0);
   CHECK(ENG_SHAPE_SPILL * pow(1 + 356.0 / 128, 0.4) < pow(1 + 356.0 / 64, 0.4));
-  /* A kernel's slowness decides between shapes otherwise alike. */
-  eng_shape_t slow[2] = {{512, 1, 100, 0, 2, ENG_SHAPE_SPILL}, {512, 1, 100, 0, 1, 1}};
+  /* The knob at 2 (train2sm): only the kernels for 2 a SM for blocks of 512,
+   * and the sweep takes their clusters of 4, as the H200 did. */
+  CHECK(h200_list(2) == 6 && h200[2].per_sm == 2 && h200[5].cluster == 8);
+  CHECK(eng_shape_pick(h200, 6, tw, 144, 45) == 4 && h200[4].cluster == 4);
+  /* The spilled kernel's slowness decides between shapes otherwise alike. */
+  eng_shape_t slow[2] = {{512, 1, 100, 0, 2}, {512, 1, 100, 0, 1}};
   CHECK(eng_shape_pick(slow, 2, tw, 144, 45) == 1);
+  CHECK(fabs(slow[0].score / slow[1].score - ENG_SHAPE_SPILL) < 1e-12);
   /* A shape the device cannot run is never taken; none at all: -1. */
-  eng_shape_t none[2] = {{512, 2, 0, 0, 1, 1}, {512, 4, 0, 0, 1, 1}};
+  eng_shape_t none[2] = {{512, 2, 0, 0, 1}, {512, 4, 0, 0, 1}};
   CHECK(eng_shape_pick(none, 2, tw, 144, 45) == -1);
   /* A tie goes to the first shape. */
-  eng_shape_t tie[2] = {{512, 1, 200, 0, 1, 1}, {512, 1, 200, 0, 1, 1}};
+  eng_shape_t tie[2] = {{512, 1, 200, 0, 1}, {512, 1, 200, 0, 1}};
   CHECK(eng_shape_pick(tie, 2, tw, 144, 45) == 0);
 }
 
