@@ -61,6 +61,7 @@ ENG_SYSTEMS(CU_KERNEL)
 #undef CU_KERNEL
 
 #include "sim/eng_cuda_phase.cuh"
+#include "sim/eng_cuda_pool.cuh"
 
 /* eng_node_step for switch x by the 32 threads of one warp (persistent mode,
  * each switch alone in a warp): one thread takes the events, in the same order
@@ -211,7 +212,10 @@ static __global__ void __launch_bounds__(128, 4)
 #define CU_FIRST_port
 #define CU_FIRST_exp
 #define CU_LCALL_node(fn, i)                                                                       \
-  if (!SW || !cu_c.node[i].is_switch) fn(CU_C, i)
+  if constexpr (PO)                                                                                \
+    cu_pool_node(CU_C, i, pool, pool_cap);                                                         \
+  else if (!SW || !cu_c.node[i].is_switch)                                                         \
+  fn(CU_C, i)
 #define CU_LCALL_port CU_CALL_port
 #define CU_LCALL_exp CU_CALL_exp
 
@@ -259,7 +263,7 @@ template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
  * MULTIVERSE_CUDA_DEAL), set before each experiment-mode launch. */
 static __constant__ int32_t cu_deal;
 
-template <bool SW, bool CL>
+template <bool SW, bool CL, bool PO>
 static __device__ __forceinline__ void
 cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
          const int32_t *sw_off, int32_t *next, int32_t *finished) {
@@ -279,6 +283,14 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   const int32_t w = rank * ((int32_t)blockDim.x >> 5) + (tid >> 5);
   const bool lead = rank == 0 && tid == 0;
   int *const run_p = cu_lead<CL>(running_sh);
+  /* With a pool (PO): its state in the block's dynamic shared memory, its
+   * scratch the block's stretch of cu_ph (cu_pool_run). */
+  cu_pool_t *const pool = PO ? (cu_pool_t *)cu_ph_head : nullptr;
+  const int32_t pool_cap = (int32_t)(blockDim.x >> 5) * (CU_PH_WORDS / 2);
+  int64_t *const pool_ent =
+      PO && cu_ph ? (int64_t *)(cu_ph + (size_t)CU_PH_WORDS * (blockIdx.x * (blockDim.x >> 5)))
+                  : nullptr;
+  if (PO && tid == 0) pool->n = pool->tasks = pool->used = 0;
   for (;;) {
     if (lead) {
       g_sh = atomicAdd(next, 1);
@@ -330,6 +342,11 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
+        if constexpr (PO)
+          if (phase == 0) { /* every row has stepped: the pool's switches */
+            __syncthreads();
+            cu_pool_run(pool, pool_ent);
+          }
         cu_group_sync<CL>();
       }
       if (!*(volatile int *)running) break;
@@ -346,7 +363,7 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
       int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,               \
       const int32_t *sw_off, int32_t *next, int32_t *finished) {                                   \
-    cu_lanes<false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);               \
+    cu_lanes<false, false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);        \
   }
 CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
@@ -360,17 +377,27 @@ CU_EXP_KERNEL(512, 2)
 static __global__ void __launch_bounds__(512, 1)
     k_experiments_sw(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<true, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<true, false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+}
+
+/* Blocks of 512 with a pool for the switches' port phases (MULTIVERSE_CUDA_POOL),
+ * for one or 2 blocks a SM. */
+template <int OCC>
+static __global__ void __launch_bounds__(512, OCC)
+    k_experiments_po(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
+                     const int32_t *sw_off, int32_t *next, int32_t *finished) {
+  cu_lanes<false, false, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 /* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
- * without switch warps; without them also compiled for 2 blocks a SM (64
- * registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters on the same SMs. */
-template <bool SW, int OCC>
+ * without switch warps, or with a pool; without switch warps also compiled for
+ * 2 blocks a SM (64 registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters
+ * on the same SMs. */
+template <bool SW, int OCC, bool PO = false>
 static __global__ void __launch_bounds__(512, OCC)
     k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<SW, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<SW, true, PO>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -661,6 +688,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   size_t smem = 0; /* dynamic shared memory a block: cu_sw_smem */
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
+  const int pool_env = cu_env_int("MULTIVERSE_CUDA_POOL", 0, 1, -1); /* -1: unset */
+  int kind = sw_warps ? CU_K_SWITCH_WARPS : pool_env == 1 ? CU_K_POOL : CU_K_PLAIN;
   eng_progress_t pg;
   eng_progress_begin(&pg);
   groups = cu_lane_groups(w, work, lg, &n_groups);
@@ -671,13 +700,14 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMalloc((void **)&d_groups, sizeof(int32_t) * ((size_t)n_groups << lg)));
   BASE_CUDA_TRY(cudaMemcpy(d_groups, groups, sizeof(int32_t) * ((size_t)n_groups << lg),
                            cudaMemcpyHostToDevice));
-  if (sw_warps || C != 1) T = 512;
+  if (kind != CU_K_PLAIN || C != 1) T = 512;
   deal =
       cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, eng_deal_default(1 << lg));
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
-  smem = cu_sw_smem(T, sw_warps);
-  if (C == 0 && cu_cluster_auto(sw_warps, n_groups, &C, err, errlen)) goto fail;
-  kern = cu_exp_kernel(T, O, sw_warps, C);
+  if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
+  if (kind == CU_K_PLAIN && pool_env < 0 && cu_pool_default(lg, C, O)) kind = CU_K_POOL;
+  smem = cu_sw_smem(T, kind);
+  kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {
     /* switch rows by experiment (sw[n.exp + 1 ...]) after their offsets */
     int32_t n_sw = 0, q = 0;
@@ -713,7 +743,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     cfg.dynamicSmemBytes = smem;
     int grid = sms * (per_sm > 0 ? per_sm : 1);
     if (C > 1) { /* whole clusters, as many as the GPCs hold at once */
-      const int clusters = cu_clusters_fit(kern, T, C, sw_warps, n_groups);
+      const int clusters = cu_clusters_fit(kern, T, C, kind, n_groups);
       if (clusters < 1) {
         snprintf(err, errlen,
                  "no cluster of %d blocks of %d threads fits the GPU (MULTIVERSE_CUDA_CLUSTER)%s%s",
@@ -725,12 +755,16 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     }
     if (grid > C * n_groups) grid = C * n_groups;
     cfg.gridDim = dim3((unsigned)grid);
-    if (sw_warps && cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen)) goto fail;
+    if (kind != CU_K_PLAIN && cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen))
+      goto fail;
     if (eng_env_flag("MULTIVERSE_VERBOSE"))
       fprintf(stderr,
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads (%d a SM), "
               "clusters of %d%s, rows %s\n",
-              n.exp, n_groups, 1 << lg, grid, T, per_sm, C, sw_warps ? ", switch warps" : "",
+              n.exp, n_groups, 1 << lg, grid, T, per_sm, C,
+              kind == CU_K_SWITCH_WARPS ? ", switch warps"
+              : kind == CU_K_POOL       ? ", a pool for port phases"
+                                        : "",
               deal == ENG_DEAL_SPREAD ? "spread"
               : deal == ENG_DEAL_NEAR ? "packed"
                                       : "far apart");

@@ -135,6 +135,43 @@ static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t 
   return ta != tb ? ta < tb : (uint32_t)a < (uint32_t)b;
 }
 
+/* Egress o's part of S3, from k->now (the window's start): its arrivals, the
+ * scratch entries ent[lo, hi), sorted in the serial step's order (time, then
+ * ingress, then place), then merged with its transmissions, as
+ * eng_phase_step's S3 does. Returns its events (*tx_n: its transmissions);
+ * k->now ends at the last one's time. */
+static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int32_t lo, int32_t hi,
+                                      int32_t *tx_n) {
+  eng_cols_t *c = k->c;
+  const int64_t t_end = c->exp_t_end[k->e];
+  for (int32_t i = lo + 1; i < hi; i++) {
+    const int64_t v = ent[i];
+    int32_t m = i;
+    for (; m > lo && cu_ph_before(c, v, ent[m - 1]); m--)
+      ent[m] = ent[m - 1];
+    ent[m] = v;
+  }
+  int32_t n = 0;
+  for (int32_t i = lo;;) {
+    const int32_t slot = i < hi ? (int32_t)(ent[i] >> 32) : 0;
+    const int64_t bt = i < hi ? c->ring_pkt[slot].t : ENG_INF, tx = eng_tx_time(k, o);
+    if (i < hi && bt <= tx) { /* an arrival goes before a transmission of its instant */
+      k->now = bt;
+      eng_relay(k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
+                eng_int(c, k->e, c->rint_v, slot));
+      i++;
+    } else if (tx < t_end) {
+      k->now = tx;
+      eng_tx(k, o);
+      (*tx_n)++;
+    } else {
+      break;
+    }
+    n++;
+  }
+  return n;
+}
+
 /* The window of switch k.x, certified by cu_phase_ok, by its group of G
  * warps, a thread per port (head: the group's shared words, sc: its
  * scratch). S1: each thread routes its ingresses' arrivals and counts them
@@ -198,34 +235,11 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   cu_gsync<G>();
   k.lock = head + 2 * CU_PH_PORTS;
   for (int32_t o = r0; o < np; o += P) { /* S3 */
-    const int32_t lo = end[o] - cnt[o], hi = end[o];
-    for (int32_t i = lo + 1; i < hi; i++) {
-      const int64_t v = ent[i];
-      int32_t m = i;
-      for (; m > lo && cu_ph_before(c, v, ent[m - 1]); m--)
-        ent[m] = ent[m - 1];
-      ent[m] = v;
-    }
-    int32_t n = 0;
+    int32_t tx_n = 0;
     k.now = now0;
-    for (int32_t i = lo;;) {
-      const int32_t slot = i < hi ? (int32_t)(ent[i] >> 32) : 0;
-      const int64_t bt = i < hi ? c->ring_pkt[slot].t : ENG_INF, tx = eng_tx_time(&k, o);
-      if (i < hi && bt <= tx) { /* an arrival goes before a transmission of its instant */
-        k.now = bt;
-        eng_relay(&k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
-                  eng_int(c, e, c->rint_v, slot));
-        i++;
-      } else if (tx < t_end) {
-        k.now = tx;
-        eng_tx(&k, o);
-        events++;
-      } else {
-        break;
-      }
-      n++;
-      if (k.now > last) last = k.now;
-    }
+    const int32_t n = cu_ph_serve(&k, o, ent, end[o] - cnt[o], end[o], &tx_n);
+    events += tx_n;
+    if (k.now > last) last = k.now;
     if (n > most_out) most_out = n;
   }
   k.lock = NULL;

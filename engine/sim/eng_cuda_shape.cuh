@@ -73,10 +73,19 @@ static int cu_env_int(const char *name, int lo, int hi, int dflt) {
 typedef void (*cu_exp_kern_t)(int32_t, int32_t, const int32_t *, const int32_t *, const int32_t *,
                               int32_t *, int32_t *);
 
-/* The experiment kernel for blocks of T threads, o of them per SM, with switch
- * warps (sw) or not, one lane group per cluster of C blocks (clusters with
- * switch warps: one a SM). */
+/* How an experiment kernel steps switches: a thread each (in key order), a
+ * warp each (switch warps, MULTIVERSE_CUDA_SWITCH_WARPS), or a thread each
+ * with the block's pool for their certified windows (MULTIVERSE_CUDA_POOL). */
+enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
+
+/* The experiment kernel for blocks of T threads, o of them per SM, of kind
+ * `sw` (CU_K_*), one lane group per cluster of C blocks (clusters with switch
+ * warps: one a SM; a pool: blocks of 512). */
 static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
+  if (sw == CU_K_POOL)
+    return C > 1    ? (o >= 2 ? k_experiments_cl<false, 2, true> : k_experiments_cl<false, 1, true>)
+           : o >= 2 ? k_experiments_po<2>
+                    : k_experiments_po<1>;
   if (C > 1)
     return sw       ? k_experiments_cl<true, 1>
            : o >= 2 ? k_experiments_cl<false, 2>
@@ -109,10 +118,24 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
   return cfg;
 }
 
-/* Dynamic shared memory of a block of T threads of the experiment kernel:
- * with switch warps (sw), each warp's port phases' words (cu_ph_head). */
+/* Whether a launch of lane groups of 1 << lg experiments on clusters of C
+ * blocks of 512, O a SM, steps switches with the block's pool where
+ * MULTIVERSE_CUDA_POOL is unset: on clusters of 2 at one a SM with lane groups
+ * of one experiment, where it was measured faster (an H200, 64 WebSearch
+ * variants: 1.34x under DCQCN, 1.40x under HPCC); not elsewhere, where it was
+ * measured no faster or slower (16 of them on clusters of 4: 1.00x; 256 in
+ * lanes of 2: 1.02x under DCQCN, 0.95x under HPCC; the training sweep on
+ * clusters of 4 two to a set of SMs: 0.83x; tests/bench/RESULTS.md, session
+ * 25). */
+static int cu_pool_default(int32_t lg, int32_t C, int O) {
+  return lg == 0 && C == 2 && O == 1;
+}
+
+/* Dynamic shared memory of a block of T threads of the experiment kernel of
+ * kind sw: with switch warps, each warp's port phases' words (cu_ph_head);
+ * with a pool, the pool. */
 static size_t cu_sw_smem(int32_t T, int sw) {
-  return sw ? CU_PH_HEAD_BYTES(T) : 0;
+  return sw == CU_K_SWITCH_WARPS ? CU_PH_HEAD_BYTES(T) : sw == CU_K_POOL ? sizeof(cu_pool_t) : 0;
 }
 
 /* How many clusters of C blocks of T threads of kernel kern (with switch

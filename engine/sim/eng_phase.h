@@ -139,17 +139,24 @@ ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end
   return 1;
 }
 
-/* The certificate on one thread: the parts above, port after port. */
-ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
+/* The certificate on one thread: the parts above, port after port; *n
+ * receives the window's arrivals where it holds. */
+ENG_COLD int eng_phase_count(const eng_ctx_t *k, int64_t t_end, int64_t max_n, int64_t *n) {
   const int32_t np = k->c->node[k->x].n_ports;
   if (!eng_phase_node_ok(k)) return 0;
-  int64_t n = 0, bytes = 0;
+  int64_t bytes = 0;
+  *n = 0;
   for (int32_t lp = 0; lp < np; lp++)
-    if (!eng_phase_port_in(k, lp, t_end, &n, &bytes)) return 0;
-  int r = eng_phase_room(k, n, bytes, max_n);
+    if (!eng_phase_port_in(k, lp, t_end, n, &bytes)) return 0;
+  int r = eng_phase_room(k, *n, bytes, max_n);
   for (int32_t lp = 0; r == 2 && lp < np; lp++)
     r = eng_phase_port_room(k, lp, t_end, bytes) ? 2 : 0;
   return r != 0;
+}
+
+ENG_INLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
+  int64_t n;
+  return eng_phase_count(k, t_end, max_n, &n);
 }
 
 /* The window of switch k->x (certified by eng_phase_ok with at most

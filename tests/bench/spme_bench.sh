@@ -59,6 +59,8 @@
 #           launch-shape model), on clusters of 2 blocks of 512 in lanes of 2 (after train)
 #   trainpack, trainfar  the same with the rows dealt packed into the first
 #           warps (MULTIVERSE_CUDA_DEAL=1) or far apart (0) (after train)
+#   trainpool  the same with the block's pool of port phases
+#           (MULTIVERSE_CUDA_POOL=1) (after train)
 #   train2sm, train1sm  the same with the kernels for 2 blocks of 512 a SM
 #           only (MULTIVERSE_CUDA_BLOCKS_PER_SM=2; clusters too), or for one
 #           only (=1, the default before session 24) (after train)
@@ -76,6 +78,12 @@
 #           (MULTIVERSE_LANES: L experiments a block, a warp stepping the same
 #           node of L of them, on 132 / L SMs): kernel times, results compared
 #           with lanes of 1 (tests/mpi/same_results.py)
+#   pool    the experiment mode's switches stepped by their thread in key
+#           order (the default) against the block's pool of port phases
+#           (MULTIVERSE_CUDA_POOL=1), side by side: WebSearch under DCQCN with
+#           16, 64 and 256 variants, under HPCC with 64 (BENCH_POOL_W: a list
+#           of ws16, ws64, ws256, hpcc64; default all); kernel times, every
+#           FCT file compared
 #   phases  switches in port phases (the GPU's default) against key order
 #           (MULTIVERSE_PHASES=0): one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
@@ -310,6 +318,17 @@ for part in $parts; do
       rows+=("| WebSearch dcqcn, 64 variants, ${m%?} with port phases ${m: -1} (default $(fm "$td" %.1f) s) | $(fm "$T" %.1f) s | - | $(ratio "$td" "$T") | $id |")
     done
     ;;
+  pool)
+    for w in ${BENCH_POOL_W:-ws16 ws64 ws256 hpcc64}; do
+      case $w in
+      ws*) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + ${w#ws})))") n=${w#ws} ;;
+      hpcc*) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 $((9 + ${w#hpcc})))") n=${w#hpcc} ;;
+      esac
+      pair pool-$w-key "" pool-$w-pool MULTIVERSE_CUDA_POOL=1 "$n" "${a[@]}"
+      echo "pool $w: key order $TA s ($KA); pool $T s ($K); $ID"
+      rows+=("| $w, switches in key order / the block's pool | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (pool) | $(ratio "$TA" "$T") | $ID |")
+    done
+    ;;
   ablate)
     perm_list
     gen_flows_prefix "$data/websearch30.txt" 300 > ws300.txt
@@ -517,7 +536,7 @@ PY
     echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
     rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
     ;;
-  train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm | train1sm)
+  train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm | train1sm | trainpool)
     # trainph: the same with port phases and switch warps (a block of 512 per
     # experiment, a warp per switch); train128: blocks of 128 (the shape before
     # the launch-shape model); trainc2: clusters of 2 blocks of 512 with lanes
@@ -539,6 +558,7 @@ PY
     trainfar) knobs=(MULTIVERSE_CUDA_DEAL=0) ;;
     train2sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=2) ;;
     train1sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=1) ;;
+    trainpool) knobs=(MULTIVERSE_CUDA_POOL=1) ;;
     esac
     rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
     s=$(bench_now)

@@ -126,7 +126,8 @@ for b in a b c d e; do
       # clusters of 2 with switch warps (warps numbered across the cluster;
       # the switches' rows skipped by the threads); packed into the first
       # warps (1) and spread over them (2, the default in lanes) on clusters
-      # of 2, where a lane group of one experiment takes far apart by default.
+      # of 2, where a lane group of one experiment takes far apart by default
+      # (each switch on its thread: without the pool, the default there).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o far8-$b > /dev/null 2> far8-$b.err
       grep -q "rows far apart" far8-$b.err
@@ -134,16 +135,17 @@ for b in a b c d e; do
         MULTIVERSE_CUDA_SWITCH_WARPS=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o farcl-$b > /dev/null 2> farcl-$b.err
       grep -q "clusters of 2, switch warps, rows far apart" farcl-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o packcl-$b > /dev/null 2> packcl-$b.err
+        MULTIVERSE_CUDA_POOL=0 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o packcl-$b > /dev/null 2> packcl-$b.err
       grep -q "clusters of 2, rows packed" packcl-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_DEAL=2 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sprcl-$b > /dev/null 2> sprcl-$b.err
+        MULTIVERSE_CUDA_POOL=0 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o sprcl-$b > /dev/null 2> sprcl-$b.err
       grep -q "clusters of 2, rows spread" sprcl-$b.err
       # One experiment per block, each switch stepped by a warp (cu_switch_step).
       MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
       # An experiment per cluster of 2 or 4 blocks on as many SMs, with and
-      # without switch warps.
+      # without switch warps (on clusters of 2 at one a SM, the block's pool
+      # by default).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2-$b > /dev/null 2> cl2-$b.err
       grep -qE "threads \([0-9] a SM\), clusters of 2" cl2-$b.err # the clusters ran (not a fallback)
@@ -161,6 +163,21 @@ for b in a b c d e; do
         --backend cuda -o php-$b > /dev/null
       MULTIVERSE_PHASES=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o phw-$b > /dev/null
+      # The block's pool (MULTIVERSE_CUDA_POOL=1): the certified switch windows
+      # of a block's rows stepped a thread per port by the whole block, in
+      # lanes of 8, on clusters of 2, and on clusters of 2 two to a set of
+      # SMs; the pool took switch steps (none with flowlets: c).
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=8 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pool8-$b > /dev/null 2> pool8-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl-$b > /dev/null 2> poolcl-$b.err
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
+        MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl2-$b > /dev/null 2> poolcl2-$b.err
+      for o in pool8 poolcl poolcl2; do
+        grep -q "a pool for port phases" $o-$b.err
+        m=$(grep -o '[0-9]* switch steps in port phases' $o-$b.err | awk '{ s += $1 } END { print s + 0 }')
+        if [ $b = c ]; then [ "$m" = 0 ]; else [ "$m" -gt 0 ]; fi
+      done
       # Each switch stepped by a block of 128 threads (the persistent mode), as
       # many as fit: the others a thread each.
       MULTIVERSE_CUDA_SWITCH_BLOCK=1 MULTIVERSE_CUDA_LAUNCH=persistent "$mv" net --topology "${topo[$b]}" "${args[@]}" \
@@ -172,7 +189,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.

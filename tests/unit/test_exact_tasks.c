@@ -97,9 +97,11 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
 /* The CUDA backend in each launch mode against the CPU backend; the
  * experiment mode also with lane groups of 8 and 32 (SPME lanes), the
  * persistent mode also with each switch stepped by a block
- * (MULTIVERSE_CUDA_SWITCH_BLOCK=1). The GPU steps switches in port phases
+ * (MULTIVERSE_CUDA_SWITCH_BLOCK=1), the experiment mode also with the
+ * block's pool for switches' port phases (MULTIVERSE_CUDA_POOL=1: a block
+ * alone, lanes of 8, clusters of 2). The GPU steps switches in port phases
  * where certified wherever a warp or a block steps a switch alone (the
- * persistent mode, switch warps), unless MULTIVERSE_PHASES=0
+ * persistent mode, switch warps) or a pool does, unless MULTIVERSE_PHASES=0
  * (gpu_tasks_keys): there it must have done so, and nowhere else. The CPU
  * steps in phases by its own rule (eng_step.h: none with 0; else those of
  * fewer than 32 ports, all of these). */
@@ -108,22 +110,25 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     printf("skipped: no CUDA device\n");
     return 77;
   }
-  static const char *const modes[] = {"experiment", "persistent", "systems",
-                                      "experiment", "experiment", "experiment",
-                                      "experiment", "experiment", "persistent"};
-  static const char *const lanes[] = {"1", "1", "1", "8", "32", "1", "1", "1", "1"};
-  static const char *const swarps[] = {"0", "0", "0", "0", "0", "1", "0", "1", "0"};
-  static const char *const clusters[] = {"1", "1", "1", "1", "1", "1", "2", "8", "1"};
-  static const char *const blocks[] = {"0", "0", "0", "0", "0", "0", "0", "0", "1"};
+  static const char *const modes[] = {"experiment", "persistent", "systems",    "experiment",
+                                      "experiment", "experiment", "experiment", "experiment",
+                                      "persistent", "experiment", "experiment", "experiment"};
+  static const char *const lanes[] = {"1", "1", "1", "8", "32", "1", "1", "1", "1", "1", "8", "1"};
+  static const char *const swarps[] = {"0", "0", "0", "0", "0", "1", "0", "1", "0", "0", "0", "0"};
+  static const char *const clusters[] = {"1", "1", "1", "1", "1", "1",
+                                         "2", "8", "1", "1", "1", "2"};
+  static const char *const blocks[] = {"0", "0", "0", "0", "0", "0", "0", "0", "1", "0", "0", "0"};
+  static const char *const pools[] = {"0", "0", "0", "0", "0", "0", "0", "0", "0", "1", "1", "1"};
   long long ph;
   eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &ph);
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
-  for (int m = 0; m < 9; m++) {
+  for (int m = 0; m < 12; m++) {
     setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
     setenv("MULTIVERSE_CUDA_SWITCH_BLOCK", blocks[m], 1);
     setenv("MULTIVERSE_CUDA_CLUSTER", clusters[m], 1);
     setenv("MULTIVERSE_LANES", lanes[m], 1);
     setenv("MULTIVERSE_CUDA_SWITCH_WARPS", swarps[m], 1);
+    setenv("MULTIVERSE_CUDA_POOL", pools[m], 1);
     eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
     int differ = 0;
     int64_t phased = 0;
@@ -133,11 +138,12 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
       phased += r.phased;
       differ += !same_exp(cpu, gpu, e, &tgs[e]);
     }
-    printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s, switch blocks %s: %d "
-           "of %d experiments differ from the CPU; %lld switch steps in port phases\n",
-           modes[m], lanes[m], swarps[m], clusters[m], blocks[m], differ, n, (long long)phased);
+    printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s, switch blocks %s, "
+           "pool %s: %d of %d experiments differ from the CPU; %lld switch steps in port phases\n",
+           modes[m], lanes[m], swarps[m], clusters[m], blocks[m], pools[m], differ, n,
+           (long long)phased);
     CHECK_EQ_I64(differ, 0);
-    if (ph != ENG_PHASES_OFF && (modes[m][0] == 'p' || swarps[m][0] == '1'))
+    if (ph != ENG_PHASES_OFF && (modes[m][0] == 'p' || swarps[m][0] == '1' || pools[m][0] == '1'))
       CHECK(phased > 100);
     else
       CHECK_EQ_I64(phased, 0);
@@ -148,6 +154,7 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
   unsetenv("MULTIVERSE_CUDA_SWITCH_WARPS");
   unsetenv("MULTIVERSE_CUDA_CLUSTER");
   unsetenv("MULTIVERSE_CUDA_SWITCH_BLOCK");
+  unsetenv("MULTIVERSE_CUDA_POOL");
   eng_batch_destroy(cpu);
   return mvtest_end();
 }

@@ -1,0 +1,198 @@
+/* The CUDA backend's port pool (docs/engine.md, Port phases): in the
+ * experiment mode, where one thread would step a switch's whole window in key
+ * order, the switches whose window the certificate holds for are stepped
+ * after the block's other rows, a thread per port, by every thread of the
+ * block (MULTIVERSE_CUDA_POOL). Included once, by eng_cuda.cu, after
+ * eng_cuda_phase.cuh (the scratch cu_ph, cu_ph_before). */
+#ifndef ENG_CUDA_POOL_CUH
+#define ENG_CUDA_POOL_CUH
+
+/* Switches, and their ports, that a block steps in its pool in one window at
+ * most: a switch past either steps in key order on its thread. */
+#define CU_POOL_SW 128
+#define CU_POOL_TASKS 4096
+
+/* A block's pool, in its dynamic shared memory: the switches claimed in this
+ * window (cu_pool_node) and what their ports' threads sum, least or most. */
+typedef struct cu_pool_t {
+  int32_t n, tasks, used;    /* switches claimed (may pass CU_POOL_SW), ports, scratch taken */
+  int32_t x[CU_POOL_SW];     /* switch row; -1: claimed, then stepped in key order */
+  int32_t first[CU_POOL_SW]; /* its first port's task */
+  int32_t base[CU_POOL_SW];  /* its arrivals' first entry in the block's scratch */
+  int32_t lock[CU_POOL_SW];  /* its descriptor pool's lock */
+  int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
+  long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
+  uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
+} cu_pool_t;
+
+/* Row x's step (phase 0 of the experiment mode with a pool): a switch whose
+ * window the certificate holds for (eng_phase_count) joins the pool P, whose
+ * threads step it once every row has stepped (cu_pool_run); every other row,
+ * and a switch for which the pool has no room (cap: entries of the block's
+ * scratch), steps as in eng_node_step. */
+static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P, int32_t cap) {
+  const int32_t e = c->node_exp[x], np = c->node[x].n_ports;
+  if (!c->node[x].is_switch || c->exp_phases[e] == ENG_PHASES_OFF || !cu_ph ||
+      c->exp_status[e] != ENG_RUNNING || np > CU_PH_PORTS || eng_node_idle(c, x, e) ||
+      eng_node_poked(c, x, e)) {
+    eng_node_step(c, x);
+    return;
+  }
+  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
+  int64_t n = 0;
+  if (!eng_phase_count(&k, c->exp_t_end[e], CU_PH_MAX, &n)) {
+    eng_node_step(c, x);
+    return;
+  }
+  const int32_t s = atomicAdd(&P->n, 1);
+  if (s >= CU_POOL_SW) {
+    eng_node_step(c, x);
+    return;
+  }
+  const int32_t t0 = atomicAdd(&P->tasks, np), b0 = atomicAdd(&P->used, (int32_t)n);
+  const int ok = t0 + np <= CU_POOL_TASKS && b0 + n <= cap;
+  for (int32_t t = t0; t < t0 + np && t < CU_POOL_TASKS; t++)
+    P->of[t] = ok ? (uint8_t)s : 0xff;
+  P->x[s] = ok ? x : -1;
+  if (!ok) {
+    eng_node_step(c, x);
+    return;
+  }
+  P->first[s] = t0;
+  P->base[s] = b0;
+  P->lock[s] = 0;
+  P->events[s] = P->most_in[s] = P->most_out[s] = 0;
+  P->now0[s] = P->last[s] = k.now;
+  P->emit[s] = P->best[s] = ENG_INF;
+  c->node_woken[x] = 0;
+  for (int32_t o = 0; o < np; o++)
+    c->port_ph_cur[k.p0 + o] = 0;
+}
+
+/* The context of pooled switch s, at the time its window began. */
+static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_pool_t *P,
+                                                        int32_t s) {
+  const int32_t x = P->x[s];
+  eng_ctx_t k = {
+      c, x, c->node_exp[x], c->node[x].id,      c->exp_seed[c->node_exp[x]], P->now0[s], ENG_INF,
+      0, 0, NULL,           c->node[x].port_off};
+  return k;
+}
+
+/* Every thread of the block: the pool's switches in port phases, as
+ * cu_phase_step does for a switch alone in a warp, their ports (tasks) taken
+ * by the block's threads in turn: S1, each ingress routes its window's
+ * arrivals and counts them per egress (port_ph_cur); each switch's egresses
+ * get their stretches of the block's scratch `ent`; the arrivals are dealt to
+ * them, each stretch sorted in the serial step's order (time, then ingress,
+ * then place); S3, each egress merges them with its transmissions, the
+ * switch's descriptor pool under its lock and its sums by atomics (k.lock);
+ * then each ingress consumes its window's arrivals and each port caches its
+ * key; last, each switch's end as eng_node_step's phased branch. A block
+ * barrier between steps; the pool is empty again at the end. */
+static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent) {
+  eng_cols_t *c = CU_C;
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
+  const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
+  const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
+  for (int32_t t = tid; t < nt; t += T) { /* S1 */
+    const int32_t s = P->of[t];
+    if (s == 0xff) continue;
+    eng_ctx_t k = cu_pool_ctx(c, P, s);
+    const int32_t in = c->port[k.p0 + t - P->first[s]].peer;
+    const int64_t t_end = c->exp_t_end[k.e];
+    int64_t last = k.now;
+    int32_t n = 0;
+    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
+      eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+      pk->next = eng_route_relay(c, k.x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
+      if (pk->next >= 0) {
+        atomicAdd(&c->port_ph_cur[k.p0 + pk->next], 1);
+      } else {
+        eng_fail(&k, ENG_FAIL_ROUTE);
+        if (pk->t > last) last = pk->t;
+      }
+    }
+    if (n) {
+      atomicAdd(&P->events[s], n);
+      atomicMax(&P->most_in[s], n);
+    }
+    if (last > k.now) atomicMax(&P->last[s], (long long)last);
+  }
+  __syncthreads();
+  for (int32_t s = tid; s < ns; s += T) { /* where each egress's stretch begins */
+    const int32_t x = P->x[s];
+    if (x < 0) continue;
+    const int32_t p0 = c->node[x].port_off, np = c->node[x].n_ports;
+    int32_t sum = P->base[s];
+    for (int32_t o = 0; o < np; o++) {
+      const int32_t m = c->port_ph_cur[p0 + o];
+      c->port_ph_cur[p0 + o] = sum;
+      sum += m;
+    }
+  }
+  __syncthreads();
+  for (int32_t t = tid; t < nt; t += T) { /* deal: each stretch's end moves on */
+    const int32_t s = P->of[t];
+    if (s == 0xff) continue;
+    const int32_t x = P->x[s], p0 = c->node[x].port_off, lp = t - P->first[s];
+    const int32_t in = c->port[p0 + lp].peer;
+    const int64_t t_end = c->exp_t_end[c->node_exp[x]];
+    const uint32_t h = c->port[in].ring_head;
+    for (uint32_t j = h; eng_phase_due(c, in, j, t_end); j++) {
+      const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
+      if (o >= 0)
+        ent[atomicAdd(&c->port_ph_cur[p0 + o], 1)] =
+            (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
+    }
+  }
+  __syncthreads();
+  for (int32_t t = tid; t < nt; t += T) { /* S3 */
+    const int32_t s = P->of[t];
+    if (s == 0xff) continue;
+    eng_ctx_t k = cu_pool_ctx(c, P, s);
+    const int32_t o = t - P->first[s];
+    const int32_t lo = o ? c->port_ph_cur[k.p0 + o - 1] : P->base[s], hi = c->port_ph_cur[k.p0 + o];
+    const int64_t now0 = k.now;
+    k.lock = &P->lock[s];
+    int32_t tx_n = 0;
+    const int32_t n = cu_ph_serve(&k, o, ent, lo, hi, &tx_n);
+    if (tx_n) atomicAdd(&P->events[s], tx_n);
+    if (n) atomicMax(&P->most_out[s], n);
+    if (k.now > now0) atomicMax(&P->last[s], (long long)k.now);
+    if (k.emit_min < ENG_INF) atomicMin(&P->emit[s], (long long)k.emit_min);
+  }
+  __syncthreads();
+  for (int32_t t = tid; t < nt; t += T) { /* arrivals consumed, then the port's key */
+    const int32_t s = P->of[t];
+    if (s == 0xff) continue;
+    eng_ctx_t k = cu_pool_ctx(c, P, s);
+    const int32_t lp = t - P->first[s], in = c->port[k.p0 + lp].peer;
+    const int64_t t_end = c->exp_t_end[k.e];
+    uint32_t j = c->port[in].ring_head;
+    while (eng_phase_due(c, in, j, t_end))
+      j++;
+    c->port[in].ring_head = j;
+    k.now = P->last[s];
+    const int64_t key = eng_port_key(&k, lp);
+    c->port_key[k.p0 + lp] = key;
+    if (key < ENG_INF) atomicMin(&P->best[s], (long long)key);
+  }
+  __syncthreads();
+  for (int32_t s = tid; s < ns; s += T) { /* each switch's end */
+    if (P->x[s] < 0) continue;
+    eng_ctx_t k = cu_pool_ctx(c, P, s);
+    k.now = P->last[s];
+    k.emit_min = P->emit[s];
+    k.events = P->events[s];
+    c->node[k.x].c_phased++;
+    c->node[k.x].c_offpath += k.events - (P->most_in[s] + P->most_out[s]);
+    c->node[k.x].keys_ok = 1;
+    eng_node_end(&k, P->best[s]);
+  }
+  __syncthreads();
+  if (tid == 0) P->n = P->tasks = P->used = 0;
+}
+
+#endif
