@@ -41,6 +41,8 @@
 #   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
 #           metrics, kernel replay): occupancy, issue, active threads, stalls
 #           at the barrier and on loads, L1, L2 and DRAM
+#   ncupool the same metrics for 64 variants (clusters of 2) with the
+#           block's pool (the default there) and without (MULTIVERSE_CUDA_POOL=0)
 #   ncu     row 5's kernel under Nsight Compute (one launch, kernel replay):
 #           duration, registers, achieved occupancy, active threads per warp,
 #           eligible warps, cycles per issued instruction, DRAM and L2
@@ -228,6 +230,49 @@ ratio() {
 }
 ws=(--topology "$data/topology_fat.txt" --flows "$data/websearch30.txt" --set preset=ns3_hpcc
   --set buffer_mb=32)
+# ncu_ws NAME N ENV: the kernel of N WebSearch DCQCN variants over their
+# first 0.5 ms of simulated time (max_time_s: the flows start at 2 s; 498 of
+# 6,615 windows) under ncu, with the variables ENV (VAR=VALUE words, or ""):
+# one launch, kernel replay, a list of metrics (occupancy, issue, active
+# threads per warp instruction, eligible warps, stalls at the barrier, on
+# global loads and instruction fetch, L1, L2 and DRAM), in $prof (empty: no
+# report); NAME.csv, NAME.err and NAME-run.
+ncu_ws() {
+  m=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+  m+=,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active
+  m+=,smsp__warps_eligible.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active
+  m+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  m+=,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,smsp__inst_executed.sum
+  m+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+  for st in barrier long_scoreboard no_instruction; do
+    m+=,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
+  done
+  rm -rf "$1-run"
+  env $3 MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu --clock-control none --kernel-name regex:k_experiments \
+    --launch-count 1 --metrics "$m" --csv --page raw "$mv" net "${ws[@]}" --set cc=dcqcn --set max_time_s=2.0005 \
+    --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + $2)))" --backend cuda -o "$1-run" > "$1.csv" 2> "$1.err"
+  prof=$(/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith("\"")))
+if len(rows) < 3: sys.exit(0)
+v = dict(zip(rows[0], rows[2]))
+num = lambda k: float(v[k].replace(",", ""))
+print("; ".join(f"{n} {f}" for n, f in [
+  ("kernel ms", "%.0f" % (num("gpu__time_duration.sum") / 1e6)),
+  ("occupancy %", v["sm__warps_active.avg.pct_of_peak_sustained_active"]),
+  ("issue slots busy %", v["smsp__issue_active.avg.pct_of_peak_sustained_active"]),
+  ("active threads a warp instruction", v["smsp__thread_inst_executed_per_inst_executed.ratio"]),
+  ("eligible warps a scheduler", v["smsp__warps_eligible.avg.per_cycle_active"]),
+  ("warp cycles an issued instruction", "%.1f" % (num("smsp__warps_active.avg.per_cycle_active") / num("smsp__issue_active.avg.pct_of_peak_sustained_active") * 100)),
+  ("barrier", v["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"]),
+  ("long scoreboard", v["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]),
+  ("no instruction", v["smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"]),
+  ("L1 hit %", v["l1tex__t_sector_hit_rate.pct"]), ("L2 hit %", v["lts__t_sector_hit_rate.pct"]),
+  ("L2 throughput %", v["lts__throughput.avg.pct_of_peak_sustained_elapsed"]),
+  ("DRAM throughput %", v["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+  ("sectors a global load", "%.2f" % (num("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / num("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")))]))
+' "$1.csv" 2> /dev/null)
+}
 
 for part in $parts; do
   case $part in
@@ -414,47 +459,22 @@ for part in $parts; do
     ;;
   ncuws)
     # Row 1's kernel over its first 0.5 ms of simulated time (max_time_s: the
-    # flows start at 2 s; 498 of 6,615 windows) under ncu (one launch, kernel
-    # replay, a list of metrics: occupancy, issue, active threads per warp
-    # instruction, eligible warps, stalls at the barrier, on global loads and
-    # instruction fetch, L1, L2 and DRAM): what limits rows 1-3.
+    # flows start at 2 s; 498 of 6,615 windows) under ncu: what limits rows 1-3.
     has_ncu || continue
-    m=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active
-    m+=,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active
-    m+=,smsp__warps_eligible.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active
-    m+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
-    m+=,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,smsp__inst_executed.sum
-    m+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-    for st in barrier long_scoreboard no_instruction; do
-      m+=,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
-    done
-    rm -rf ncuws-run
-    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu --clock-control none --kernel-name regex:k_experiments \
-      --launch-count 1 --metrics "$m" --csv --page raw "$mv" net "${ws[@]}" --set cc=dcqcn --set max_time_s=2.0005 \
-      --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)" --backend cuda -o ncuws-run > ncuws.csv 2> ncuws.err
-    prof=$(/usr/bin/python3 -c '
-import csv, sys
-rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith("\"")))
-if len(rows) < 3: sys.exit(0)
-v = dict(zip(rows[0], rows[2]))
-num = lambda k: float(v[k].replace(",", ""))
-print("; ".join(f"{n} {f}" for n, f in [
-    ("kernel ms", "%.0f" % (num("gpu__time_duration.sum") / 1e6)),
-    ("occupancy %", v["sm__warps_active.avg.pct_of_peak_sustained_active"]),
-    ("issue slots busy %", v["smsp__issue_active.avg.pct_of_peak_sustained_active"]),
-    ("active threads a warp instruction", v["smsp__thread_inst_executed_per_inst_executed.ratio"]),
-    ("eligible warps a scheduler", v["smsp__warps_eligible.avg.per_cycle_active"]),
-    ("warp cycles an issued instruction", "%.1f" % (num("smsp__warps_active.avg.per_cycle_active") / num("smsp__issue_active.avg.pct_of_peak_sustained_active") * 100)),
-    ("barrier", v["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"]),
-    ("long scoreboard", v["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]),
-    ("no instruction", v["smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"]),
-    ("L1 hit %", v["l1tex__t_sector_hit_rate.pct"]), ("L2 hit %", v["lts__t_sector_hit_rate.pct"]),
-    ("L2 throughput %", v["lts__throughput.avg.pct_of_peak_sustained_elapsed"]),
-    ("DRAM throughput %", v["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
-    ("sectors a global load", "%.2f" % (num("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / num("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")))]))
-' ncuws.csv 2> /dev/null)
+    ncu_ws ncuws 256 ""
     echo "ncu row 1, first 0.5 ms ($(grep -m1 'lane groups' ncuws.err)): ${prof:-no report}"
     rows+=("| row 1's kernel, first 0.5 ms, under ncu: ${prof:-no report} | - | - | - | - |")
+    ;;
+  ncupool)
+    # The same metrics on 64 variants (clusters of 2: the block's pool by
+    # default) with the pool and without (MULTIVERSE_CUDA_POOL=0): what the
+    # pool moved, and what limits it.
+    has_ncu || continue
+    for p in 1 0; do
+      ncu_ws ncupool$p 64 "MULTIVERSE_CUDA_POOL=$p"
+      echo "ncu 64 variants, first 0.5 ms, pool $p ($(grep -m1 'lane groups' ncupool$p.err)): ${prof:-no report}"
+      rows+=("| 64 variants' kernel, first 0.5 ms, MULTIVERSE_CUDA_POOL=$p, under ncu: ${prof:-no report} | - | - | - | - |")
+    done
     ;;
   ncu)
     # Row 5's kernel under Nsight Compute (one launch, kernel replay, clocks
