@@ -148,12 +148,12 @@ for b in a b c d e; do
       # by default).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2-$b > /dev/null 2> cl2-$b.err
-      grep -qE "threads \([0-9] a SM\), clusters of 2" cl2-$b.err # the clusters ran (not a fallback)
+      grep -qE "threads \(1 a SM\), clusters of 2, a pool for port phases" cl2-$b.err # the clusters ran, with the pool (the default there)
       # The same in the cluster kernel compiled for 2 blocks of 512 a SM (64
       # registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters on two SMs.
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2x2-$b > /dev/null 2> cl2x2-$b.err
-      grep -q "threads (2 a SM), clusters of 2" cl2x2-$b.err
+      grep -q "threads (2 a SM), clusters of 2, rows" cl2x2-$b.err # no pool by default
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
       # Switches in port phases on the GPU (a warp per switch, a thread per

@@ -110,25 +110,25 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     printf("skipped: no CUDA device\n");
     return 77;
   }
-  static const char *const modes[] = {"experiment", "persistent", "systems",    "experiment",
-                                      "experiment", "experiment", "experiment", "experiment",
-                                      "persistent", "experiment", "experiment", "experiment"};
-  static const char *const lanes[] = {"1", "1", "1", "8", "32", "1", "1", "1", "1", "1", "8", "1"};
-  static const char *const swarps[] = {"0", "0", "0", "0", "0", "1", "0", "1", "0", "0", "0", "0"};
-  static const char *const clusters[] = {"1", "1", "1", "1", "1", "1",
-                                         "2", "8", "1", "1", "1", "2"};
-  static const char *const blocks[] = {"0", "0", "0", "0", "0", "0", "0", "0", "1", "0", "0", "0"};
-  static const char *const pools[] = {"0", "0", "0", "0", "0", "0", "0", "0", "0", "1", "1", "1"};
+  /* Each mode's knobs, in the order of `knob`. */
+  enum { LAUNCH, LANES, SWARPS, CLUSTER, SBLOCK, POOL, KNOBS };
+  static const char *const knob[KNOBS] = {"MULTIVERSE_CUDA_LAUNCH",       "MULTIVERSE_LANES",
+                                          "MULTIVERSE_CUDA_SWITCH_WARPS", "MULTIVERSE_CUDA_CLUSTER",
+                                          "MULTIVERSE_CUDA_SWITCH_BLOCK", "MULTIVERSE_CUDA_POOL"};
+  static const char *const mode[][KNOBS] = {
+      {"experiment", "1", "0", "1", "0", "0"},  {"persistent", "1", "0", "1", "0", "0"},
+      {"systems", "1", "0", "1", "0", "0"},     {"experiment", "8", "0", "1", "0", "0"},
+      {"experiment", "32", "0", "1", "0", "0"}, {"experiment", "1", "1", "1", "0", "0"},
+      {"experiment", "1", "0", "2", "0", "0"},  {"experiment", "1", "1", "8", "0", "0"},
+      {"persistent", "1", "0", "1", "1", "0"},  {"experiment", "1", "0", "1", "0", "1"},
+      {"experiment", "8", "0", "1", "0", "1"},  {"experiment", "1", "0", "2", "0", "1"}};
   long long ph;
   eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &ph);
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
-  for (int m = 0; m < 12; m++) {
-    setenv("MULTIVERSE_CUDA_LAUNCH", modes[m], 1);
-    setenv("MULTIVERSE_CUDA_SWITCH_BLOCK", blocks[m], 1);
-    setenv("MULTIVERSE_CUDA_CLUSTER", clusters[m], 1);
-    setenv("MULTIVERSE_LANES", lanes[m], 1);
-    setenv("MULTIVERSE_CUDA_SWITCH_WARPS", swarps[m], 1);
-    setenv("MULTIVERSE_CUDA_POOL", pools[m], 1);
+  for (size_t m = 0; m < sizeof mode / sizeof mode[0]; m++) {
+    const char *const *v = mode[m];
+    for (int i = 0; i < KNOBS; i++)
+      setenv(knob[i], v[i], 1);
     eng_batch_t *gpu = mvsim_run(n, ex, ENG_BACKEND_CUDA);
     int differ = 0;
     int64_t phased = 0;
@@ -140,21 +140,17 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     }
     printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s, switch blocks %s, "
            "pool %s: %d of %d experiments differ from the CPU; %lld switch steps in port phases\n",
-           modes[m], lanes[m], swarps[m], clusters[m], blocks[m], pools[m], differ, n,
+           v[LAUNCH], v[LANES], v[SWARPS], v[CLUSTER], v[SBLOCK], v[POOL], differ, n,
            (long long)phased);
     CHECK_EQ_I64(differ, 0);
-    if (ph != ENG_PHASES_OFF && (modes[m][0] == 'p' || swarps[m][0] == '1' || pools[m][0] == '1'))
+    if (ph != ENG_PHASES_OFF && (v[LAUNCH][0] == 'p' || v[SWARPS][0] == '1' || v[POOL][0] == '1'))
       CHECK(phased > 100);
     else
       CHECK_EQ_I64(phased, 0);
     eng_batch_destroy(gpu);
   }
-  unsetenv("MULTIVERSE_CUDA_LAUNCH");
-  unsetenv("MULTIVERSE_LANES");
-  unsetenv("MULTIVERSE_CUDA_SWITCH_WARPS");
-  unsetenv("MULTIVERSE_CUDA_CLUSTER");
-  unsetenv("MULTIVERSE_CUDA_SWITCH_BLOCK");
-  unsetenv("MULTIVERSE_CUDA_POOL");
+  for (int i = 0; i < KNOBS; i++)
+    unsetenv(knob[i]);
   eng_batch_destroy(cpu);
   return mvtest_end();
 }
