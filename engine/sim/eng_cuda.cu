@@ -85,8 +85,7 @@ template <int G> static __device__ void cu_switch_step(eng_cols_t *c, int32_t x)
       eng_atomic_min_i64(&c->exp_next_t[e], c->node_next[x]);
     return;
   }
-  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
-                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
+  eng_ctx_t k = eng_node_ctx(c, x, c->node[x].now);
   if (r0 == 0) {
     c->node_woken[x] = 0;
     c->node[x].keys_ok = 1;
@@ -215,7 +214,7 @@ static __global__ void __launch_bounds__(128, 4)
 #define CU_FIRST_exp
 #define CU_LCALL_node(fn, i)                                                                       \
   if constexpr (PO)                                                                                \
-    cu_pool_node(CU_C, i, pool, pool_cap);                                                         \
+    cu_pool_node(CU_C, i, pool);                                                                   \
   else if (!SW || !cu_c.node[i].is_switch)                                                         \
   fn(CU_C, i)
 #define CU_LCALL_port CU_CALL_port
@@ -292,7 +291,7 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   int64_t *const pool_ent =
       PO && cu_ph ? (int64_t *)(cu_ph + (size_t)CU_PH_WORDS * (blockIdx.x * (blockDim.x >> 5)))
                   : nullptr;
-  if (PO && tid == 0) pool->n = pool->tasks = pool->used = 0;
+  if (PO && tid == 0) pool->n = pool->tasks = pool->used = pool->room = 0;
   for (;;) {
     if (lead) {
       g_sh = atomicAdd(next, 1);
@@ -347,7 +346,7 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
         if constexpr (PO)
           if (phase == 0) { /* every row has stepped: the pool's switches */
             __syncthreads();
-            cu_pool_run(pool, pool_ent);
+            cu_pool_run(pool, pool_ent, pool_cap);
           }
         cu_group_sync<CL>();
       }

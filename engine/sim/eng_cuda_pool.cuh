@@ -1,6 +1,6 @@
 /* The CUDA backend's port pool (docs/engine.md, Port phases): in the
  * experiment mode, where one thread would step a switch's whole window in key
- * order, the switches whose window the certificate holds for are stepped
+ * order, the switches that may step in phases are certified and stepped
  * after the block's other rows, a thread per port, by every thread of the
  * block (MULTIVERSE_CUDA_POOL). Included once, by eng_cuda.cu, after
  * eng_cuda_phase.cuh (the scratch cu_ph, cu_ph_before). */
@@ -13,24 +13,31 @@
 #define CU_POOL_TASKS 4096
 
 /* A block's pool, in its dynamic shared memory: the switches claimed in this
- * window (cu_pool_node) and what their ports' threads sum, least or most. */
+ * window (cu_pool_node), their certificate's sums, and what their ports'
+ * threads sum, least or most. */
 typedef struct cu_pool_t {
-  int32_t n, tasks, used;    /* switches claimed (may pass CU_POOL_SW), ports, scratch taken */
+  int32_t n, tasks, used, room; /* switches claimed (may pass CU_POOL_SW), ports, scratch taken;
+                                   whether a port's room is to be read (cu_pool_certify) */
   int32_t x[CU_POOL_SW];     /* switch row; -1: claimed, then stepped in key order */
   int32_t first[CU_POOL_SW]; /* its first port's task */
   int32_t base[CU_POOL_SW];  /* its arrivals' first entry in the block's scratch */
   int32_t lock[CU_POOL_SW];  /* its descriptor pool's lock */
+  int32_t arr[CU_POOL_SW];   /* its window's arrivals (the certificate's count) */
+  int32_t bad[CU_POOL_SW];   /* not certified: steps in key order */
   int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
+  long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
   long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
 } cu_pool_t;
 
-/* Row x's step (phase 0 of the experiment mode with a pool): a switch whose
- * window the certificate holds for (eng_phase_count) joins the pool P, whose
- * threads step it once every row has stepped (cu_pool_run); every other row,
- * and a switch for which the pool has no room (cap: entries of the block's
- * scratch), steps as in eng_node_step. */
-static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P, int32_t cap) {
+/* Row x's step (phase 0 of the experiment mode with a pool): a switch that
+ * may step in phases (eng_phase_node_ok; not idle, not poked) joins the pool
+ * P, whose threads read its certificate a port each and step it once every
+ * row has stepped (cu_pool_run); every other row, and a switch for which the
+ * pool has no room, steps as in eng_node_step. The certificate on one thread
+ * (eng_phase_count) walked every port of the switch here, the longest row of
+ * the phase where the rows were hosts. */
+static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   const int32_t e = c->node_exp[x], np = c->node[x].n_ports;
   if (!c->node[x].is_switch || c->exp_phases[e] == ENG_PHASES_OFF || !cu_ph ||
       c->exp_status[e] != ENG_RUNNING || np > CU_PH_PORTS || eng_node_idle(c, x, e) ||
@@ -38,10 +45,8 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P, int3
     eng_node_step(c, x);
     return;
   }
-  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
-                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
-  int64_t n = 0;
-  if (!eng_phase_count(&k, c->exp_t_end[e], CU_PH_MAX, &n)) {
+  const eng_ctx_t k = eng_node_ctx(c, x, c->node[x].now);
+  if (!eng_phase_node_ok(&k)) {
     eng_node_step(c, x);
     return;
   }
@@ -50,8 +55,8 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P, int3
     eng_node_step(c, x);
     return;
   }
-  const int32_t t0 = atomicAdd(&P->tasks, np), b0 = atomicAdd(&P->used, (int32_t)n);
-  const int ok = t0 + np <= CU_POOL_TASKS && b0 + n <= cap;
+  const int32_t t0 = atomicAdd(&P->tasks, np);
+  const int ok = t0 + np <= CU_POOL_TASKS;
   for (int32_t t = t0; t < t0 + np && t < CU_POOL_TASKS; t++)
     P->of[t] = ok ? (uint8_t)s : 0xff;
   P->x[s] = ok ? x : -1;
@@ -60,24 +65,81 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P, int3
     return;
   }
   P->first[s] = t0;
-  P->base[s] = b0;
-  P->lock[s] = 0;
-  P->events[s] = P->most_in[s] = P->most_out[s] = 0;
-  P->now0[s] = P->last[s] = k.now;
-  P->emit[s] = P->best[s] = ENG_INF;
-  c->node_woken[x] = 0;
-  for (int32_t o = 0; o < np; o++)
-    c->port_ph_cur[k.p0 + o] = 0;
+  P->now0[s] = k.now;
+  P->arr[s] = P->bad[s] = 0;
+  P->bytes[s] = 0;
 }
 
 /* The context of pooled switch s, at the time its window began. */
 static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_pool_t *P,
                                                         int32_t s) {
-  const int32_t x = P->x[s];
-  eng_ctx_t k = {
-      c, x, c->node_exp[x], c->node[x].id,      c->exp_seed[c->node_exp[x]], P->now0[s], ENG_INF,
-      0, 0, NULL,           c->node[x].port_off};
-  return k;
+  return eng_node_ctx(c, P->x[s], P->now0[s]);
+}
+
+/* The certificate of the pool's switches (eng_phase_count's verdict), read
+ * by the block's threads, a port each: each port's part (eng_phase_port_in),
+ * its arrivals and their bytes summed per switch by atomics (the same sums
+ * in any order); each switch's room for the sum (eng_phase_room) and its
+ * stretch of the scratch; where PFC or headroom is in play, each port's room
+ * (eng_phase_port_room). A switch not certified leaves the pool and steps in
+ * key order on one thread (after the last barrier here: the block's next
+ * step skips it by `bad`); the others' sums begin. */
+static __device__ void cu_pool_certify(cu_pool_t *P, int32_t cap) {
+  eng_cols_t *c = CU_C;
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
+  const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
+  const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
+  for (int32_t t = tid; t < nt; t += T) {
+    const int32_t s = P->of[t];
+    if (s == 0xff) continue;
+    const eng_ctx_t k = cu_pool_ctx(c, P, s);
+    const int32_t lp = t - P->first[s];
+    int64_t n = 0, bytes = 0;
+    c->port_ph_cur[k.p0 + lp] = 0;
+    if (!eng_phase_port_in(&k, lp, c->exp_t_end[k.e], &n, &bytes)) {
+      P->bad[s] = 1;
+    } else if (n) {
+      atomicAdd(&P->arr[s], (int32_t)n);
+      atomicAdd((unsigned long long *)&P->bytes[s], (unsigned long long)bytes);
+    }
+  }
+  __syncthreads();
+  for (int32_t s = tid; s < ns; s += T) {
+    if (P->x[s] < 0 || P->bad[s]) continue;
+    const eng_ctx_t k = cu_pool_ctx(c, P, s);
+    const int32_t n = P->arr[s];
+    const int r = eng_phase_room(&k, n, P->bytes[s], CU_PH_MAX);
+    const int32_t b0 = r ? atomicAdd(&P->used, n) : 0;
+    P->bad[s] = !r || b0 + n > cap;
+    if (!P->bad[s] && r == 2) P->room = 1;
+    P->base[s] = b0;
+    P->lock[s] = 0;
+    P->events[s] = P->most_in[s] = P->most_out[s] = 0;
+    P->last[s] = k.now;
+    P->emit[s] = P->best[s] = ENG_INF;
+  }
+  __syncthreads();
+  if (P->room) { /* uniform: read by every thread after the barrier */
+    for (int32_t t = tid; t < nt; t += T) {
+      const int32_t s = P->of[t];
+      if (s == 0xff || P->x[s] < 0 || P->bad[s]) continue;
+      const eng_ctx_t k = cu_pool_ctx(c, P, s);
+      if (c->exp_pfc[k.e] || c->exp_pfc_headroom[k.e] >= 0) /* eng_phase_room said 2 */
+        if (!eng_phase_port_room(&k, t - P->first[s], c->exp_t_end[k.e], P->bytes[s]))
+          P->bad[s] = 1;
+    }
+    __syncthreads();
+  }
+  for (int32_t s = tid; s < ns; s += T) { /* no barrier: the next step reads bad, not x */
+    const int32_t x = P->x[s];
+    if (x < 0) continue;
+    if (P->bad[s]) {
+      P->x[s] = -1;
+      eng_node_step(c, x);
+    } else {
+      c->node_woken[x] = 0;
+    }
+  }
 }
 
 /* Every thread of the block: the pool's switches in port phases, as
@@ -88,17 +150,19 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_
  * them, each stretch sorted in the serial step's order (time, then ingress,
  * then place); S3, each egress merges them with its transmissions, the
  * switch's descriptor pool under its lock and its sums by atomics (k.lock);
- * then each ingress consumes its window's arrivals and each port caches its
- * key; last, each switch's end as eng_node_step's phased branch. A block
- * barrier between steps; the pool is empty again at the end. */
-static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent) {
+ * then each port caches its key; last, each switch's end as eng_node_step's
+ * phased branch. First the certificate (cu_pool_certify); the deal consumes
+ * each ingress's window. A block barrier between steps; the pool is empty
+ * again at the end. */
+static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int32_t cap) {
   eng_cols_t *c = CU_C;
   const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
   const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
+  cu_pool_certify(P, cap);
   for (int32_t t = tid; t < nt; t += T) { /* S1 */
     const int32_t s = P->of[t];
-    if (s == 0xff) continue;
+    if (s == 0xff || P->x[s] < 0 || P->bad[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t in = c->port[k.p0 + t - P->first[s]].peer;
     const int64_t t_end = c->exp_t_end[k.e];
@@ -136,21 +200,27 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent) {
   for (int32_t t = tid; t < nt; t += T) { /* deal: each stretch's end moves on */
     const int32_t s = P->of[t];
     if (s == 0xff) continue;
-    const int32_t x = P->x[s], p0 = c->node[x].port_off, lp = t - P->first[s];
+    const int32_t x = P->x[s];
+    if (x < 0) continue;
+    const int32_t p0 = c->node[x].port_off, lp = t - P->first[s];
     const int32_t in = c->port[p0 + lp].peer;
     const int64_t t_end = c->exp_t_end[c->node_exp[x]];
     const uint32_t h = c->port[in].ring_head;
-    for (uint32_t j = h; eng_phase_due(c, in, j, t_end); j++) {
+    uint32_t j = h;
+    for (; eng_phase_due(c, in, j, t_end); j++) {
       const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
       if (o >= 0)
         ent[atomicAdd(&c->port_ph_cur[p0 + o], 1)] =
             (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
     }
+    /* The window's arrivals are consumed: S3 reads them by their slots, and
+     * the link's producer reuses a slot only after the commit (ring_hsnap). */
+    c->port[in].ring_head = j;
   }
   __syncthreads();
   for (int32_t t = tid; t < nt; t += T) { /* S3 */
     const int32_t s = P->of[t];
-    if (s == 0xff) continue;
+    if (s == 0xff || P->x[s] < 0) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t o = t - P->first[s];
     const int32_t lo = o ? c->port_ph_cur[k.p0 + o - 1] : P->base[s], hi = c->port_ph_cur[k.p0 + o];
@@ -164,16 +234,11 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent) {
     if (k.emit_min < ENG_INF) atomicMin(&P->emit[s], (long long)k.emit_min);
   }
   __syncthreads();
-  for (int32_t t = tid; t < nt; t += T) { /* arrivals consumed, then the port's key */
+  for (int32_t t = tid; t < nt; t += T) { /* each port's key */
     const int32_t s = P->of[t];
-    if (s == 0xff) continue;
+    if (s == 0xff || P->x[s] < 0) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
-    const int32_t lp = t - P->first[s], in = c->port[k.p0 + lp].peer;
-    const int64_t t_end = c->exp_t_end[k.e];
-    uint32_t j = c->port[in].ring_head;
-    while (eng_phase_due(c, in, j, t_end))
-      j++;
-    c->port[in].ring_head = j;
+    const int32_t lp = t - P->first[s];
     k.now = P->last[s];
     const int64_t key = eng_port_key(&k, lp);
     c->port_key[k.p0 + lp] = key;
@@ -192,7 +257,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent) {
     eng_node_end(&k, P->best[s]);
   }
   __syncthreads();
-  if (tid == 0) P->n = P->tasks = P->used = 0;
+  if (tid == 0) P->n = P->tasks = P->used = P->room = 0;
 }
 
 #endif

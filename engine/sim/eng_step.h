@@ -315,6 +315,14 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
  * gives the same state (it uses eng_relay, eng_tx and eng_tx_time above). */
 #include "sim/eng_phase.h"
 
+/* The context of node x's step from `now`. */
+ENG_INLINE eng_ctx_t eng_node_ctx(eng_cols_t *c, int32_t x, int64_t now) {
+  const int32_t e = c->node_exp[x];
+  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     now,
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
+  return k;
+}
+
 /* Whether node x of running experiment e has nothing to do in this window:
  * nothing new came in and its own next event lies beyond the window. */
 ENG_INLINE int eng_node_idle(const eng_cols_t *c, int32_t x, int32_t e) {
@@ -385,8 +393,7 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
     return;
   }
   c->node_woken[x] = 0;
-  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     c->node[x].now,
-                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
+  eng_ctx_t k = eng_node_ctx(c, x, c->node[x].now);
   eng_node_schedule(&k);
   const int64_t key_end = eng_key(c->exp_t_end[e], 0);
   const int32_t p0 = k.p0, np = c->node[x].n_ports;

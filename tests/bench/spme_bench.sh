@@ -369,7 +369,7 @@ for part in $parts; do
       ws*) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + ${w#ws})))") n=${w#ws} ;;
       hpcc*) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 $((9 + ${w#hpcc})))") n=${w#hpcc} ;;
       esac
-      pair pool-$w-key "" pool-$w-pool MULTIVERSE_CUDA_POOL=1 "$n" "${a[@]}"
+      pair pool-$w-key MULTIVERSE_CUDA_POOL=0 pool-$w-pool MULTIVERSE_CUDA_POOL=1 "$n" "${a[@]}"
       echo "pool $w: key order $TA s ($KA); pool $T s ($K); $ID"
       rows+=("| $w, switches in key order / the block's pool | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (pool) | $(ratio "$TA" "$T") | $ID |")
     done
