@@ -53,6 +53,12 @@
 #           sectors its global and local (spilled) accesses ask for, against
 #           the ideal of coalesced accesses, per packet-hop, and how the
 #           long-scoreboard stalls spread over its instructions
+#   ncusrcpool  64 variants' kernel (the block's pool) over their first
+#           0.2 ms under ncu's SourceCounters (kernel replay): the warp
+#           samples' share of the top source lines (BENCH_SRC_TOP, default 25)
+#           with their largest stall reasons, and of the source files (a line
+#           inlined in another counts in both; lines need a build with
+#           -DCMAKE_CUDA_FLAGS=-lineinfo). The raw page in ncusrcpool.csv
 #   train   the 144-experiment training sweep (tests/bench/train-sweep-144.json)
 #           with `multiverse run --backend cuda`
 #   trainph the same with port phases and switch warps (after train: its
@@ -555,6 +561,21 @@ PY
     )
     echo "ncusrc row 5 at 1,024 (rc $rc): ${prof:-no report}"
     rows+=("| row 5's kernel at 1,024 under ncu SourceCounters: ${prof:-no report (rc $rc)} | - | - | - | - |")
+    ;;
+  ncusrcpool)
+    # Where the pool's window goes, by source line (session 26: the barrier
+    # after S3, the barrier before the pool, the certificate's loads).
+    has_ncu || continue
+    rm -rf ncusrcpool-run
+    MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu -o ncusrcpool --force-overwrite \
+      --clock-control none --kernel-name regex:k_experiments --launch-count 1 \
+      --section SourceCounters --section WarpStateStats --import-source yes "$mv" net "${ws[@]}" \
+      --set cc=dcqcn --set max_time_s=2.0002 --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)" \
+      --backend cuda -o ncusrcpool-run > ncusrcpool.log 2>&1
+    ncu -i ncusrcpool.ncu-rep --page source --csv --print-source cuda,sass > ncusrcpool.csv 2> /dev/null
+    ncu -i ncusrcpool.ncu-rep --page source --csv --print-source sass > ncusrcpool-sass.csv 2> /dev/null
+    /usr/bin/python3 "$here/ncu_lines.py" ncusrcpool.csv ncusrcpool-sass.csv "${BENCH_SRC_TOP:-25}" ||
+      echo "ncusrcpool: no report ($(tail -1 ncusrcpool.log))"
     ;;
   train | trainph | train128 | trainc2 | trainpack | trainfar | train2sm | train1sm | trainpool)
     # trainph: the same with port phases and switch warps (a block of 512 per

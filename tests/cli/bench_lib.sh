@@ -74,4 +74,37 @@ for cc in dcqcn hpcc; do
   "$BENCH_MV" net --topology k4.json --flows perms/perm-0.txt "${opts[@]}" "${sw[@]}" -o "sw-$cc" > /dev/null
   [ "$(wc -l < "sw-$cc/summary.jsonl")" = 3 ] || fail "$cc: 3 variants"
 done
-echo "bench_lib: medians, fields, comparison and generators as expected"
+# ncu_lines.py (spme_bench.sh ncusrcpool): shares of the SASS page's 100
+# samples by source line (b.h:5 is inlined into a.cuh:11, so both count 30)
+# and by file, stall reasons issued or not (the "Not Issued" columns left out).
+cat > sass.csv << 'CSV'
+"Kernel Name","void k(int)",
+"Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)","stall_barrier","stall_long_sb"
+"0x10","BAR.SYNC","60","60","60","0"
+"0x20","LDG.E R2, [R4]","30","25","0","27"
+"0x30","IADD3 R1","10","5","0","-"
+CSV
+cat > lines.csv << 'CSV'
+"File Path","/x/engine/sim/a.cuh"
+"Function Name","void k(int)"
+"Line No","Source","Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)","stall_barrier","stall_long_sb","stall_barrier (Not Issued)"
+"10","__syncthreads();","-","-","60","60","60","0","55"
+"","","0x10","BAR.SYNC","60","60","60","0","55"
+"11","x = c->y[i];","-","-","30","25","0","27","0"
+"","","0x20","LDG.E R2, [R4]","30","25","0","27","0"
+"File Path","/x/engine/sim/b.h"
+"Function Name","void k(int)"
+"Line No","Source","Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)","stall_barrier","stall_long_sb","stall_barrier (Not Issued)"
+"5","return c->y[i];","-","-","30","25","0","27","0"
+"6","int z = 1;","-","-","10","5","0","-","0"
+CSV
+cat > lines.want << 'TXT'
+100 warp samples; the 3 source lines with the most:
+   60.0 % a.cuh:10 (barrier 100 %) __syncthreads();
+   30.0 % a.cuh:11 (long_sb 90 %) x = c->y[i];
+   30.0 % b.h:5 (long_sb 90 %) return c->y[i];
+files: a.cuh 90.0 %, b.h 40.0 %
+TXT
+/usr/bin/python3 "$here/ncu_lines.py" lines.csv sass.csv 3 > lines.got
+diff lines.want lines.got || fail "ncu_lines.py"
+echo "bench_lib: medians, fields, comparison, generators and ncu_lines.py as expected"
