@@ -164,11 +164,11 @@ ENG_INLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * arrivals, writing the egress into the ring slot's `next` (a consumed slot:
  * only this step reads it again), and the arrivals are dealt to their egresses
  * in ingress order, then ring order (a counting sort: port_ph_cur counts, then
- * ends each egress's stretch); a packet with no route fails its experiment as
- * eng_relay would. S3: each egress merges its stretch, by time and then
- * ingress, with its transmissions (eng_tx at max(busy, now)). k->now ends at
- * the last event's time. Returns its critical path: the busiest ingress's and
- * the busiest egress's events. */
+ * ends each egress's stretch), which consumes each ingress's window; a packet
+ * with no route fails its experiment as eng_relay would. S3: each egress
+ * merges its stretch, by time and then ingress, with its transmissions
+ * (eng_tx at max(busy, now)). k->now ends at the last event's time. Returns its critical path: the
+ * busiest ingress's and the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node[x].n_ports;
@@ -202,13 +202,17 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   }
   for (int32_t lp = 0; lp < np; lp++) { /* deal, in ingress then ring order */
     int32_t in = c->port[p0 + lp].peer;
-    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
+    uint32_t j = c->port[in].ring_head;
+    for (; eng_phase_due(c, in, j, t_end); j++) {
       int32_t s = eng_phase_slot(c, in, j), o = c->ring_pkt[s].next;
       if (o < 0) continue;
       int32_t i = c->port_ph_cur[p0 + o]++; /* now the stretch's end */
       slot[i] = s;
       from[i] = (uint16_t)lp;
     }
+    /* Consumed: S3 reads the arrivals by slot, and the link's producer
+     * reuses a slot only after the commit (ring_hsnap). */
+    c->port[in].ring_head = j;
   }
   for (int32_t o = 0; o < np; o++) { /* S3 */
     const int32_t a = o ? c->port_ph_cur[p0 + o - 1] : 0, b = c->port_ph_cur[p0 + o];
@@ -244,13 +248,6 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
       if (k->now > last) last = k->now;
     }
     if (n > most_out) most_out = n;
-  }
-  for (int32_t lp = 0; lp < np; lp++) { /* every arrival of the window is consumed */
-    int32_t in = c->port[p0 + lp].peer;
-    uint32_t j = c->port[in].ring_head;
-    while (eng_phase_due(c, in, j, t_end))
-      j++;
-    c->port[in].ring_head = j;
   }
   k->now = last;
   return most_in + most_out;
