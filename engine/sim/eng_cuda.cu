@@ -204,8 +204,9 @@ static __global__ void __launch_bounds__(128, 4)
 /* Experiment mode with switch warps (sw_rows, one experiment per block):
  * each warp first steps switches of the experiment together (cu_switch_step,
  * warp w the switches w, w + W, ...), then its threads the other nodes. With
- * a pool (PO), a thread's switch whose window is certified joins the block's
- * pool instead (cu_pool_node), stepped after the rows (cu_pool_run). */
+ * a pool (PO), a thread's switch that may step in port phases joins the
+ * block's pool instead (cu_pool_node), certified and stepped after the rows
+ * (cu_pool_run). */
 #define CU_FIRST_node                                                                              \
   if (SW)                                                                                          \
     for (int32_t q = sw_off[e] + w; q < sw_off[e + 1]; q += W)                                     \

@@ -35,7 +35,7 @@ typedef struct cu_pool_t {
  * P, whose threads read its certificate a port each and step it once every
  * row has stepped (cu_pool_run); every other row, and a switch for which the
  * pool has no room, steps as in eng_node_step. The certificate on one thread
- * (eng_phase_count) walked every port of the switch here, the longest row of
+ * (eng_phase_ok) walked every port of the switch here, the longest row of
  * the phase where the rows were hosts. */
 static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   const int32_t e = c->node_exp[x], np = c->node[x].n_ports;
@@ -76,7 +76,7 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_
   return eng_node_ctx(c, P->x[s], P->now0[s]);
 }
 
-/* The certificate of the pool's switches (eng_phase_count's verdict), read
+/* The certificate of the pool's switches (eng_phase_ok's verdict), read
  * by the block's threads, a port each: each port's part (eng_phase_port_in),
  * its arrivals and their bytes summed per switch by atomics (the same sums
  * in any order); each switch's room for the sum (eng_phase_room) and its

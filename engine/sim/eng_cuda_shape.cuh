@@ -122,11 +122,12 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
  * blocks of 512, O a SM, steps switches with the block's pool where
  * MULTIVERSE_CUDA_POOL is unset: on clusters of 2 at one a SM with lane groups
  * of one experiment, where it was measured faster (an H200, 64 WebSearch
- * variants: 1.34x under DCQCN, 1.40x under HPCC); not elsewhere, where it was
- * measured no faster or slower (16 of them on clusters of 4: 1.00x; 256 in
- * lanes of 2: 1.02x under DCQCN, 0.95x under HPCC; the training sweep on
- * clusters of 4 two to a set of SMs: 0.83x; tests/bench/RESULTS.md, session
- * 25). */
+ * variants: 1.34x under DCQCN, 1.40x under HPCC in session 25; 1.55x and
+ * 1.61x since the certificate a port per thread, session 26); not elsewhere,
+ * where session 25's pool was measured no faster or slower (16 of them on
+ * clusters of 4: 1.00x; 256 in lanes of 2: 1.02x under DCQCN, 0.95x under
+ * HPCC; the training sweep on clusters of 4 two to a set of SMs: 0.83x;
+ * tests/bench/RESULTS.md). */
 static int cu_pool_default(int32_t lg, int32_t C, int O) {
   return lg == 0 && C == 2 && O == 1;
 }

@@ -139,24 +139,17 @@ ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end
   return 1;
 }
 
-/* The certificate on one thread: the parts above, port after port; *n
- * receives the window's arrivals where it holds. */
-ENG_COLD int eng_phase_count(const eng_ctx_t *k, int64_t t_end, int64_t max_n, int64_t *n) {
+/* The certificate on one thread: the parts above, port after port. */
+ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const int32_t np = k->c->node[k->x].n_ports;
   if (!eng_phase_node_ok(k)) return 0;
-  int64_t bytes = 0;
-  *n = 0;
+  int64_t n = 0, bytes = 0;
   for (int32_t lp = 0; lp < np; lp++)
-    if (!eng_phase_port_in(k, lp, t_end, n, &bytes)) return 0;
-  int r = eng_phase_room(k, *n, bytes, max_n);
+    if (!eng_phase_port_in(k, lp, t_end, &n, &bytes)) return 0;
+  int r = eng_phase_room(k, n, bytes, max_n);
   for (int32_t lp = 0; r == 2 && lp < np; lp++)
     r = eng_phase_port_room(k, lp, t_end, bytes) ? 2 : 0;
   return r != 0;
-}
-
-ENG_INLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
-  int64_t n;
-  return eng_phase_count(k, t_end, max_n, &n);
 }
 
 /* The window of switch k->x (certified by eng_phase_ok with at most
@@ -167,8 +160,8 @@ ENG_INLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * ends each egress's stretch), which consumes each ingress's window; a packet
  * with no route fails its experiment as eng_relay would. S3: each egress
  * merges its stretch, by time and then ingress, with its transmissions
- * (eng_tx at max(busy, now)). k->now ends at the last event's time. Returns its critical path: the
- * busiest ingress's and the busiest egress's events. */
+ * (eng_tx at max(busy, now)). k->now ends at the last event's time. Returns
+ * its critical path: the busiest ingress's and the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node[x].n_ports;
