@@ -157,8 +157,8 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
     const int64_t bt = i < hi ? c->ring_pkt[slot].t : ENG_INF, tx = eng_tx_time(k, o);
     if (i < hi && bt <= tx) { /* an arrival goes before a transmission of its instant */
       k->now = bt;
-      eng_relay(k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
-                eng_int(c, k->e, c->rint_v, slot));
+      eng_relay_to(k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
+                   eng_int(c, k->e, c->rint_v, slot), o); /* S1 routed it to o */
       i++;
     } else if (tx < t_end) {
       k->now = tx;

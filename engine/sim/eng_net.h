@@ -262,9 +262,10 @@ ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const c
   int32_t s = eng_pool_take(k);
   c->pool_pkt[s] = pk;
   if (in) c->pint_v[s] = *in;
-  if (q >= 0)
+  if (q >= 0) {
     eng_q_push(c, &c->cls[q].dq_head, &c->cls[q].dq_tail, s);
-  else
+    c->port[p].cls_live |= (uint8_t)(1u << (q - c->port[p].cls_off));
+  } else
     eng_q_push(c, &c->port[p].cq_head, &c->port[p].cq_tail, s);
 }
 

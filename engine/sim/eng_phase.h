@@ -1,7 +1,7 @@
 /* Certified port phases (docs/engine.md, Port phases): a switch window stepped
  * port by port, in place of its events in key order, where a certificate
  * proves that its ports cannot meet through shared state. Included by
- * eng_step.h after the events it reuses (eng_relay, eng_tx, eng_tx_time).
+ * eng_step.h after the events it reuses (eng_relay_to, eng_tx, eng_tx_time).
  *
  * A switch's ports meet only through its descriptors (sw_free), its
  * buffer (admission, shared, the dynamic PFC threshold), PFC frames and
@@ -160,7 +160,8 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * ends each egress's stretch), which consumes each ingress's window; a packet
  * with no route fails its experiment as eng_relay would. S3: each egress
  * merges its stretch, by time and then ingress, with its transmissions
- * (eng_tx at max(busy, now)). k->now ends at the last event's time. Returns
+ * (eng_tx at max(busy, now)); an arrival is relayed to the egress S1 dealt
+ * it to (eng_relay_to: not routed a second time). k->now ends at the last event's time. Returns
  * its critical path: the busiest ingress's and the busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
@@ -229,7 +230,7 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
       if (bq >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
         int32_t s = slot[cur[bq]];
         k->now = bt;
-        eng_relay(k, from[cur[bq]++], c->ring_pkt[s], eng_int(c, e, c->rint_v, s));
+        eng_relay_to(k, from[cur[bq]++], c->ring_pkt[s], eng_int(c, e, c->rint_v, s), o);
       } else if (tx < t_end) {
         k->now = tx;
         eng_tx(k, o);

@@ -12,16 +12,13 @@
 #include "sim/eng_host.h"
 #include "sim/eng_mmu.h"
 
-/* A packet from ingress lp reached relaying node k->x: admit it to an egress
- * queue (its class queue or the control queue) or drop it. */
-ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
+/* A packet from ingress lp reached relaying node k->x, routed to its local
+ * egress `out`: admit it to an egress queue (its class queue or the control
+ * queue) or drop it. Port phases route in S1 and pass the egress here. */
+ENG_INLINE int32_t eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in,
+                                int32_t out) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
-  int32_t out = eng_route_relay(c, x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
-  if (out < 0) {
-    eng_fail(k, ENG_FAIL_ROUTE);
-    return -1;
-  }
   int32_t ep = k->p0 + out, ip = k->p0 + lp;
   if (c->node[x].sw_free == 0) {
     eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
@@ -48,6 +45,17 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   return out;
 }
 
+/* The same, routed here at k->now (key order); a packet with no route fails
+ * its experiment. */
+ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
+  int32_t out = eng_route_relay(k->c, k->x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
+  if (out < 0) {
+    eng_fail(k, ENG_FAIL_ROUTE);
+    return -1;
+  }
+  return eng_relay_to(k, lp, pk, in, out);
+}
+
 /* Dequeues the head packet of class row q of egress p (global): buffer
  * accounting and PFC resume, then for data ECN and telemetry. *slot receives
  * its descriptor row, which holds the telemetry until the caller has sent it
@@ -57,6 +65,7 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   int32_t s = eng_q_pop(c, &c->cls[q].dq_head, &c->cls[q].dq_tail);
+  if (c->cls[q].dq_head < 0) c->port[p].cls_live &= (uint8_t) ~(1u << (q - c->port[p].cls_off));
   *slot = s;
   eng_pkt_t pk = c->pool_pkt[s];
   c->cls[q].q_bytes -= pk.wire;
@@ -102,14 +111,19 @@ ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
 
 /* The class queue of port p (global) to serve next: round robin among the
  * classes after the one served last that hold packets and are not paused;
- * -1 if none. */
+ * -1 if none. The classes holding packets are the set bits of cls_live,
+ * visited from the one after rr_cls on. */
 ENG_INLINE int32_t eng_next_class(const eng_cols_t *c, int32_t e, int32_t p) {
-  if (c->port[p].q_bytes == 0) return -1; /* every class queue is empty */
-  int32_t n = c->exp_n_cls[e], q0 = c->port[p].cls_off;
-  if (n == 1) return c->cls[q0].paused ? -1 : 0;
-  for (int32_t j = 1; j <= n; j++) {
-    int32_t cl = (c->port[p].rr_cls + j) % n;
-    if (c->cls[q0 + cl].dq_head >= 0 && !c->cls[q0 + cl].paused) return cl;
+  const uint32_t live = c->port[p].cls_live;
+  if (live == 0) return -1; /* every class queue is empty */
+  const int32_t n = c->exp_n_cls[e], q0 = c->port[p].cls_off;
+  const int32_t from = c->port[p].rr_cls + 1 == n ? 0 : c->port[p].rr_cls + 1;
+  /* the live classes, rotated so that bit j is class from + j (mod n) */
+  uint32_t rot = ((live >> from) | (live << (n - from))) & ((1u << n) - 1u);
+  for (; rot; rot &= rot - 1u) {
+    int32_t cl = from + eng_ctz32(rot);
+    if (cl >= n) cl -= n;
+    if (!c->port[p].paused || !c->cls[q0 + cl].paused) return cl;
   }
   return -1;
 }

@@ -143,6 +143,7 @@ typedef struct eng_port_t {
   int32_t cq_head;           /* control queue (pool rows), -1 empty */
   int32_t n_ready;           /* host: own flows eligible to send on this port now */
   uint8_t paused;            /* classes paused by PAUSEs from the peer */
+  uint8_t cls_live;          /* bit cl: class cl's queue holds packets (ENG_CLASSES <= 8) */
   int32_t ring_off;          /* first ring row */
   uint32_t ring_mask;        /* capacity - 1 (power of two) */
   int32_t pfc_off;           /* first PFC-ring row */
