@@ -106,9 +106,9 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t e = k->e;
   uint32_t psn = c->flow[f].snd_nxt;
-  eng_pkt_t pk =
-      eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
-                   eng_payload(c->flow[f].bytes, psn, c->exp_mtu[e]) + c->exp_header[e], 0);
+  eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
+                              eng_payload(c->flow[f].bytes, psn, c->exp_mtu[e]) + c->exp_header[e],
+                              0, c->flow[f].cls);
   c->flow[f].snd_nxt = psn + 1;
   if (psn < c->flow[f].max_sent) {
     c->node[k->x].c_retx++;
@@ -137,7 +137,7 @@ ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a
   c->node[k->x].host_free--;
   if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node[k->x].c_cnps++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
-                              (uint8_t)(flags | ENG_F_HOSTSLOT));
+                              (uint8_t)(flags | ENG_F_HOSTSLOT), c->flow[f].cls);
   eng_enqueue(k, k->p0 + lp, pk, in, -1);
 }
 

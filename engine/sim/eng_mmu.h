@@ -54,6 +54,8 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
   c->pfc_pause[slot] = (uint8_t)(cl * 2 + pause);
   c->port[p].pfc_tail = tail + 1;
   c->cls[q].pause_sent = pause;
+  c->port[p].cls_psent =
+      (uint8_t)(pause ? c->port[p].cls_psent | 1u << cl : c->port[p].cls_psent & ~(1u << cl));
   if (pause) c->node[k->x].c_pauses++;
   if (at < k->emit_min) k->emit_min = at;
 }
@@ -74,6 +76,7 @@ ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
     if (w + c->cls[q].hdrm > c->port[ip].hdrm_cap && w + sh > xoff) return 0;
     if (in + w - c->exp_pfc_reserve[e] > xoff) { /* beyond the threshold: headroom */
       c->cls[q].hdrm += w; /* (never with k->lock: eng_phase_ok) */
+      c->port[ip].cls_hdrm |= (uint8_t)(1u << cl);
       eng_node_add_i64(k->lock, &c->node[x].buf_used, w);
       return 1;
     }
@@ -105,7 +108,7 @@ ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
   int64_t from_h = c->cls[q].hdrm < w ? c->cls[q].hdrm : w; /* 0 with k->lock */
-  if (from_h) c->cls[q].hdrm -= from_h;
+  if (from_h && (c->cls[q].hdrm -= from_h) == 0) c->port[ip].cls_hdrm &= (uint8_t) ~(1u << cl);
   int64_t in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, -(w - from_h));
   int64_t rest = in - (w - from_h);
   eng_node_add_i64(k->lock, &c->node[x].shared,

@@ -52,9 +52,9 @@ ENG_INLINE int32_t eng_payload(uint64_t bytes, uint32_t psn, int32_t mtu) {
   return left < (uint64_t)mtu ? (int32_t)left : mtu;
 }
 
-/* A packet record with every field set. */
+/* A packet record with every field set; cls is its flow's class. */
 ENG_INLINE eng_pkt_t eng_pkt_make(uint32_t flow, uint32_t psn, uint8_t type, int32_t wire,
-                                  uint8_t flags) {
+                                  uint8_t flags, int32_t cls) {
   eng_pkt_t pk;
   pk.t = 0;
   pk.flow = flow;
@@ -64,7 +64,8 @@ ENG_INLINE eng_pkt_t eng_pkt_make(uint32_t flow, uint32_t psn, uint8_t type, int
   pk.type = type;
   pk.flags = flags;
   pk.in_port = 0;
-  pk.pad16 = 0;
+  pk.cls = (uint8_t)cls;
+  pk.pad8 = 0;
   pk.pad32 = 0;
   return pk;
 }

@@ -82,13 +82,11 @@ ENG_INLINE int eng_phase_port_in(const eng_ctx_t *k, int32_t lp, int64_t t_end, 
                                  int64_t *bytes) {
   const eng_cols_t *c = k->c;
   const int32_t e = k->e, p = k->p0 + lp, in = c->port[p].peer;
-  const int32_t ncl = c->exp_n_cls[e];
   uint32_t h = c->port[in].pfc_head;
   if (h != c->port[in].pfc_pub &&
       c->pfc_t[c->port[in].pfc_off + (int32_t)(h & c->port[in].pfc_mask)] < t_end)
     return 0;
-  for (int32_t q = c->port[p].cls_off; c->exp_pfc[e] && q < c->port[p].cls_off + ncl; q++)
-    if (c->cls[q].pause_sent) return 0;
+  if (c->exp_pfc[e] && c->port[p].cls_psent) return 0;
   for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
     const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
     (*n)++;
@@ -118,13 +116,12 @@ ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end
   const int32_t x = k->x, e = k->e, ip = k->p0 + lp, in = c->port[ip].peer;
   const int pfc = c->exp_pfc[e] != 0, hdrm = c->exp_pfc_headroom[e] >= 0;
   const int32_t ncl = c->exp_n_cls[e];
-  for (int32_t q = c->port[ip].cls_off; hdrm && q < c->port[ip].cls_off + ncl; q++)
-    if (c->cls[q].hdrm) return 0;
+  if (hdrm && c->port[ip].cls_hdrm) return 0;
   const int64_t free_b = c->exp_buffer[e] - c->node[x].mmu_fixed - (c->node[x].shared + bytes);
   int64_t b[ENG_PHASE_CLS] = {0};
   for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++) {
     const eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-    if (eng_in_class(c, e, pk->type)) b[c->flow[pk->flow].cls] += pk->wire;
+    if (eng_in_class(c, e, pk->type)) b[pk->cls] += pk->wire;
   }
   const int64_t xoff = c->exp_pfc_xoff[e] > 0 ? c->exp_pfc_xoff[e]
                        : free_b > 0           ? (free_b * c->port[ip].pfc_a16) >> 16

@@ -31,7 +31,7 @@ ENG_INLINE int32_t eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc
     eng_enqueue(k, ep, pk, in, -1);
     return out;
   }
-  int32_t cl = c->flow[pk.flow].cls, q = eng_cls(c, ep, cl);
+  int32_t cl = pk.cls, q = eng_cls(c, ep, cl);
   if (!eng_admit(k, ip, cl, pk.wire)) {
     eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
     return -1;
@@ -70,7 +70,7 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
   eng_pkt_t pk = c->pool_pkt[s];
   c->cls[q].q_bytes -= pk.wire;
   c->port[p].q_bytes -= pk.wire;
-  eng_release(k, k->p0 + pk.in_port, c->flow[pk.flow].cls, pk.wire);
+  eng_release(k, k->p0 + pk.in_port, pk.cls, pk.wire);
   if (pk.type != ENG_PKT_DATA) return pk;
   uint64_t draw = c->port[p].deq_count++;
   if (c->exp_ecn[e]) {
@@ -106,7 +106,7 @@ ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
   const eng_cols_t *c = k->c;
   if (!c->exp_ack_pause[k->e] || !c->port[p].paused || c->node[k->x].is_switch) return 0;
   const eng_pkt_t *h = &c->pool_pkt[c->port[p].cq_head];
-  return h->type != ENG_PKT_CNP && c->cls[eng_cls(c, p, c->flow[h->flow].cls)].paused;
+  return h->type != ENG_PKT_CNP && c->cls[eng_cls(c, p, h->cls)].paused;
 }
 
 /* The class queue of port p (global) to serve next: round robin among the

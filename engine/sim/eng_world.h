@@ -31,7 +31,8 @@ typedef struct eng_pkt_t {
   uint8_t type;     /* eng_pkt_type_t */
   uint8_t flags;    /* ENG_F_* */
   uint16_t in_port; /* local ingress port while queued */
-  uint16_t pad16;
+  uint8_t cls;      /* its flow's class (priority): what a relay queues it by */
+  uint8_t pad8;
   uint32_t pad32;
 } eng_pkt_t;
 
@@ -144,6 +145,8 @@ typedef struct eng_port_t {
   int32_t n_ready;           /* host: own flows eligible to send on this port now */
   uint8_t paused;            /* classes paused by PAUSEs from the peer */
   uint8_t cls_live;          /* bit cl: class cl's queue holds packets (ENG_CLASSES <= 8) */
+  uint8_t cls_psent;         /* as an ingress, bit cl: class cl's pause_sent */
+  uint8_t cls_hdrm;          /* as an ingress, bit cl: class cl holds headroom bytes */
   int32_t ring_off;          /* first ring row */
   uint32_t ring_mask;        /* capacity - 1 (power of two) */
   int32_t pfc_off;           /* first PFC-ring row */
