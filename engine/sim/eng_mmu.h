@@ -60,6 +60,17 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
   if (at < k->emit_min) k->emit_min = at;
 }
 
+/* An admitted packet's `w` bytes join ingress class row q's bytes, the
+ * shared buffer's beyond its reserve, and the buffer's. */
+ENG_INLINE void eng_admit_shared(eng_ctx_t *k, int32_t q, int64_t w) {
+  eng_cols_t *c = k->c;
+  /* `in` read here: with k->lock, other egresses may change it meanwhile */
+  int64_t in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
+  eng_node_add_i64(k->lock, &c->node[k->x].shared,
+                   eng_shared_of(c, k->e, in + w) - eng_shared_of(c, k->e, in));
+  eng_node_add_i64(k->lock, &c->node[k->x].buf_used, w);
+}
+
 /* A packet of `w` bytes of class cl from ingress ip (global) asks to be
  * queued at node k->x. Without headroom (pfc_headroom_bdp < 0) it fits if the
  * buffer has room; with headroom, unless both the ingress class's headroom
@@ -81,11 +92,7 @@ ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
       return 1;
     }
   }
-  /* `in` again: with k->lock, other egresses may have changed it meanwhile */
-  in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
-  eng_node_add_i64(k->lock, &c->node[x].shared,
-                   eng_shared_of(c, e, in + w) - eng_shared_of(c, e, in));
-  eng_node_add_i64(k->lock, &c->node[x].buf_used, w);
+  eng_admit_shared(k, q, w);
   return 1;
 }
 

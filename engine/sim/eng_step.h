@@ -12,48 +12,68 @@
 #include "sim/eng_host.h"
 #include "sim/eng_mmu.h"
 
-/* A packet from ingress lp reached relaying node k->x, routed to its local
- * egress `out`: admit it to an egress queue (its class queue or the control
- * queue) or drop it. Port phases route in S1 and pass the egress here. */
-ENG_INLINE int32_t eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in,
-                                int32_t out) {
+/* Queues relayed packet pk (from ingress lp, telemetry `in`) at egress ep
+ * (global) of k->x, in class row q or the control queue (q < 0): it takes a
+ * descriptor. */
+ENG_INLINE void eng_relay_queue(eng_ctx_t *k, int32_t lp, int32_t ep, eng_pkt_t pk,
+                                const cc_int_t *in, int32_t q) {
   eng_cols_t *c = k->c;
-  int32_t x = k->x, e = k->e;
+  pk.in_port = (uint16_t)lp;
+  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
+  eng_node_add_i32(k->lock, &c->node[k->x].sw_free, -1);
+  eng_enqueue(k, ep, pk, in, q);
+  if (q < 0) return;
+  c->cls[q].q_bytes += pk.wire;
+  c->port[ep].q_bytes += pk.wire;
+  if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+}
+
+/* A packet from ingress lp reached relaying node k->x (key order): route it
+ * at k->now, then admit it to an egress queue (its class queue or the control
+ * queue) or drop it. Returns the egress it joined, else -1; a packet with no
+ * route fails its experiment. */
+ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
+  eng_cols_t *c = k->c;
+  int32_t x = k->x;
+  int32_t out = eng_route_relay(c, x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
+  if (out < 0) {
+    eng_fail(k, ENG_FAIL_ROUTE);
+    return -1;
+  }
   int32_t ep = k->p0 + out, ip = k->p0 + lp;
   if (c->node[x].sw_free == 0) {
     eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
     return -1;
   }
-  pk.in_port = (uint16_t)lp;
-  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
-  if (!eng_in_class(c, e, pk.type)) {
-    eng_node_add_i32(k->lock, &c->node[x].sw_free, -1);
-    eng_enqueue(k, ep, pk, in, -1);
+  if (!eng_in_class(c, k->e, pk.type)) {
+    eng_relay_queue(k, lp, ep, pk, in, -1);
     return out;
   }
-  int32_t cl = pk.cls, q = eng_cls(c, ep, cl);
+  int32_t cl = pk.cls;
   if (!eng_admit(k, ip, cl, pk.wire)) {
     eng_node_add_i64(k->lock, &c->node[x].c_drops, 1);
     return -1;
   }
-  eng_node_add_i32(k->lock, &c->node[x].sw_free, -1);
-  eng_enqueue(k, ep, pk, in, q);
-  c->cls[q].q_bytes += pk.wire;
-  c->port[ep].q_bytes += pk.wire;
-  if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+  eng_relay_queue(k, lp, ep, pk, in, eng_cls(c, ep, cl));
   eng_pause_check(k, ip, cl);
   return out;
 }
 
-/* The same, routed here at k->now (key order); a packet with no route fails
- * its experiment. */
-ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in) {
-  int32_t out = eng_route_relay(k->c, k->x, (int32_t)pk.flow, pk.type, pk.psn, k->now);
-  if (out < 0) {
-    eng_fail(k, ENG_FAIL_ROUTE);
-    return -1;
+/* The same in a certified window (eng_phase.h), to the egress `out` S1 routed
+ * it to. Its certificate proved, whatever the order of the window's events, a
+ * descriptor for every arrival, room in the buffer below every threshold and
+ * no headroom in use: so the packet is admitted without headroom and sends no
+ * PAUSE, and those tests are not run again (on the GPU each is a chain of
+ * loads on the egress's serial path). */
+ENG_INLINE void eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in,
+                             int32_t out) {
+  const int32_t ep = k->p0 + out;
+  if (!eng_in_class(k->c, k->e, pk.type)) {
+    eng_relay_queue(k, lp, ep, pk, in, -1);
+    return;
   }
-  return eng_relay_to(k, lp, pk, in, out);
+  eng_admit_shared(k, eng_cls(k->c, k->p0 + lp, pk.cls), pk.wire);
+  eng_relay_queue(k, lp, ep, pk, in, eng_cls(k->c, ep, pk.cls));
 }
 
 /* Dequeues the head packet of class row q of egress p (global): buffer
