@@ -129,9 +129,13 @@ template <int G> static __device__ int cu_phase_ok(const eng_ctx_t *k) {
   return cu_gall<G>(ok);
 }
 
-/* An arrival's order at its egress: time, then ingress, then place. */
-static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t a, int64_t b) {
-  const int64_t ta = c->ring_pkt[(int32_t)(a >> 32)].t, tb = c->ring_pkt[(int32_t)(b >> 32)].t;
+/* An arrival's order at its egress: time, then ingress, then place. Entry a's
+ * time ta is the caller's: the sort below reads it once for all its compares
+ * (the stores into ent could alias ring_pkt's times for the compiler, which
+ * then loaded it again at each). */
+static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t a, int64_t ta,
+                                                   int64_t b) {
+  const int64_t tb = c->ring_pkt[(int32_t)(b >> 32)].t;
   return ta != tb ? ta < tb : (uint32_t)a < (uint32_t)b;
 }
 
@@ -145,9 +149,9 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
   eng_cols_t *c = k->c;
   const int64_t t_end = c->exp_t_end[k->e];
   for (int32_t i = lo + 1; i < hi; i++) {
-    const int64_t v = ent[i];
+    const int64_t v = ent[i], tv = c->ring_pkt[(int32_t)(v >> 32)].t;
     int32_t m = i;
-    for (; m > lo && cu_ph_before(c, v, ent[m - 1]); m--)
+    for (; m > lo && cu_ph_before(c, v, tv, ent[m - 1]); m--)
       ent[m] = ent[m - 1];
     ent[m] = v;
   }
