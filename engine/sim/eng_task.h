@@ -68,6 +68,8 @@ ENG_OUTLINE void eng_heap_set(eng_cols_t *c, int32_t x, int32_t t, int64_t key, 
     eng_heap_down(c, base, n, c->task[moved].hpos);
     return;
   }
+  if (pos >= 0 && c->task[t].hkey == key && c->task[t].hidx == hidx)
+    return; /* in place already (a flow's timer, evaluated again, often is) */
   c->task[t].hkey = key;
   c->task[t].hidx = hidx;
   if (pos < 0) {
