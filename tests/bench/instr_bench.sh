@@ -14,6 +14,7 @@
 # -DCMAKE_C_FLAGS=-g && cmake --build B --target multiverse.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
 source "$here/lib.sh"
 old=$(realpath "$1") new=$(realpath "$2") work=${3:-$(mktemp -d)}
 data=$here/../data/ns3_hpcc
@@ -58,7 +59,8 @@ for cc in ${INSTR_CCS:-dcqcn hpcc}; do
   done
 done
 echo "outputs identical (old against new, each cc)"
-echo "new build's functions by inclusive instructions ($(echo ${INSTR_CCS:-dcqcn hpcc} | cut -d' ' -f1)):"
-callgrind_annotate --inclusive=yes "$work/$(echo ${INSTR_CCS:-dcqcn hpcc} | cut -d' ' -f1)-new.cg" \
+first=$(echo "${INSTR_CCS:-dcqcn hpcc}" | cut -d' ' -f1)
+echo "new build's functions by inclusive instructions ($first):"
+callgrind_annotate --inclusive=yes "$work/$first-new.cg" \
   2> /dev/null | grep -E 'eng_(sim|step|phase|net|mmu|host|hash|task)\.h:|eng_cpu\.c:cpu_window' |
   head -20 | sed 's/ \[.*//; s#[^ ]*/engine/#engine/#'
