@@ -169,6 +169,7 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   int32_t slot[ENG_PHASE_CPU_MAX]; /* the arrivals, grouped by egress */
   uint16_t from[ENG_PHASE_CPU_MAX]; /* each one's ingress */
   int16_t cur[ENG_PHASE_CPU_MAX], end[ENG_PHASE_CPU_MAX]; /* an egress's runs of one ingress */
+  int64_t head_t[ENG_PHASE_CPU_MAX]; /* the time of each run's next arrival, ENG_INF: none */
   for (int32_t o = 0; o < np; o++)
     c->port_ph_cur[p0 + o] = 0;
   for (int32_t lp = 0; lp < np; lp++) { /* S1 */
@@ -214,13 +215,15 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
         cur[r++] = (int16_t)i;
       }
     if (r) end[r - 1] = (int16_t)b;
+    for (int32_t q = 0; q < r; q++)
+      head_t[q] = c->ring_pkt[slot[cur[q]]].t;
     k->now = now0;
     for (;;) {
       int32_t bq = -1;
       int64_t bt = ENG_INF;
       for (int32_t q = 0; q < r; q++) /* ties: the lower ingress, the run before */
-        if (cur[q] < end[q] && c->ring_pkt[slot[cur[q]]].t < bt) {
-          bt = c->ring_pkt[slot[cur[q]]].t;
+        if (head_t[q] < bt) {
+          bt = head_t[q];
           bq = q;
         }
       int64_t tx = eng_tx_time(k, o);
@@ -228,6 +231,7 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
         int32_t s = slot[cur[bq]];
         k->now = bt;
         eng_relay_to(k, from[cur[bq]++], c->ring_pkt[s], eng_int(c, e, c->rint_v, s), o);
+        head_t[bq] = cur[bq] < end[bq] ? c->ring_pkt[slot[cur[bq]]].t : ENG_INF;
       } else if (tx < t_end) {
         k->now = tx;
         eng_tx(k, o);
