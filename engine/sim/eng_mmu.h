@@ -26,11 +26,15 @@ ENG_INLINE int64_t eng_xoff(const eng_cols_t *c, int32_t e, int32_t x, int32_t i
   return free_b > 0 ? (free_b * c->port[ip].pfc_a16) >> 16 : 0;
 }
 
+/* Whether ingress port ip (global) has a PAUSE of class cl outstanding. */
+ENG_INLINE int eng_pause_sent(const eng_cols_t *c, int32_t ip, int32_t cl) {
+  return (c->port[ip].cls_psent >> cl) & 1u;
+}
+
 /* Sends a PAUSE (1) or RESUME (0) frame of class cl upstream on port p (global)
- * of k->x; q is the ingress class row. With pfc_frame_bytes the frame goes
- * before any queued packet but after the one on the wire, and holds the port
- * for its serialisation. */
-ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uint8_t pause) {
+ * of k->x. With pfc_frame_bytes the frame goes before any queued packet but
+ * after the one on the wire, and holds the port for its serialisation. */
+ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t cl, uint8_t pause) {
   eng_cols_t *c = k->c;
   uint32_t tail = c->port[p].pfc_tail;
   if (tail - c->port[p].pfc_hsnap > c->port[p].pfc_mask) {
@@ -53,7 +57,6 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t q, int32_t cl, uin
   c->pfc_t[slot] = at;
   c->pfc_pause[slot] = (uint8_t)(cl * 2 + pause);
   c->port[p].pfc_tail = tail + 1;
-  c->cls[q].pause_sent = pause;
   c->port[p].cls_psent =
       (uint8_t)(pause ? c->port[p].cls_psent | 1u << cl : c->port[p].cls_psent & ~(1u << cl));
   if (pause) c->node[k->x].c_pauses++;
@@ -101,10 +104,10 @@ ENG_INLINE int eng_admit(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
 ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
   eng_cols_t *c = k->c;
   int32_t q = eng_cls(c, ip, cl);
-  if (!c->exp_pfc[k->e] || c->cls[q].pause_sent) return;
+  if (!c->exp_pfc[k->e] || eng_pause_sent(c, ip, cl)) return;
   if (c->cls[q].hdrm > 0 ||
       eng_shared_of(c, k->e, c->cls[q].in_bytes) >= eng_xoff(c, k->e, k->x, ip))
-    eng_pfc_send(k, ip, q, cl, 1);
+    eng_pfc_send(k, ip, cl, 1);
 }
 
 /* A packet of `w` bytes of class cl from ingress ip (global) left node k->x:
@@ -121,9 +124,9 @@ ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_node_add_i64(k->lock, &c->node[x].shared,
                    eng_shared_of(c, e, rest) - eng_shared_of(c, e, in));
   eng_node_add_i64(k->lock, &c->node[x].buf_used, -w);
-  if (!c->exp_pfc[e] || !c->cls[q].pause_sent || c->cls[q].hdrm > 0) return;
+  if (!c->exp_pfc[e] || !eng_pause_sent(c, ip, cl) || c->cls[q].hdrm > 0) return;
   int64_t sh = eng_shared_of(c, e, rest);
-  if (sh == 0 || sh + c->exp_pfc_resume[e] <= eng_xoff(c, e, x, ip)) eng_pfc_send(k, ip, q, cl, 0);
+  if (sh == 0 || sh + c->exp_pfc_resume[e] <= eng_xoff(c, e, x, ip)) eng_pfc_send(k, ip, cl, 0);
 }
 
 #endif

@@ -136,9 +136,26 @@ ENG_INLINE int eng_phase_port_room(const eng_ctx_t *k, int32_t lp, int64_t t_end
   return 1;
 }
 
+/* Whether switch k->x's port rows' class bits agree with its class rows:
+ * cls_live with the queues (dq_head), cls_hdrm with the headroom bytes. The
+ * bits are kept beside the rows to be read at once; a stale one would cost
+ * phases (cls_hdrm set) or exactness, so builds with asserts check them. */
+ENG_INLINE int eng_phase_bits_ok(const eng_ctx_t *k) {
+  const eng_cols_t *c = k->c;
+  for (int32_t p = k->p0; p < k->p0 + c->node[k->x].n_ports; p++)
+    for (int32_t cl = 0; cl < c->exp_n_cls[k->e]; cl++) {
+      const eng_cls_t *r = &c->cls[eng_cls(c, p, cl)];
+      if ((int)((c->port[p].cls_live >> cl) & 1u) != (r->dq_head >= 0) ||
+          (int)((c->port[p].cls_hdrm >> cl) & 1u) != (r->hdrm > 0))
+        return 0;
+    }
+  return 1;
+}
+
 /* The certificate on one thread: the parts above, port after port. */
 ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const int32_t np = k->c->node[k->x].n_ports;
+  assert(eng_phase_bits_ok(k));
   if (!eng_phase_node_ok(k)) return 0;
   int64_t n = 0, bytes = 0;
   for (int32_t lp = 0; lp < np; lp++)
@@ -158,8 +175,9 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * with no route fails its experiment as eng_relay would. S3: each egress
  * merges its stretch, by time and then ingress, with its transmissions
  * (eng_tx at max(busy, now)); an arrival is relayed to the egress S1 dealt
- * it to (eng_relay_to: not routed a second time). k->now ends at the last event's time. Returns
- * its critical path: the busiest ingress's and the busiest egress's events. */
+ * it to (eng_relay_to: not routed a second time). k->now ends at the last
+ * event's time. Returns its critical path: the busiest ingress's and the
+ * busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node[x].n_ports;

@@ -346,7 +346,7 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 }
 
 /* Certified port phases: a switch's window stepped port by port where it
- * gives the same state (it uses eng_relay, eng_tx and eng_tx_time above). */
+ * gives the same state (it uses eng_relay_to, eng_tx and eng_tx_time above). */
 #include "sim/eng_phase.h"
 
 /* The context of node x's step from `now`. */

@@ -145,7 +145,7 @@ typedef struct eng_port_t {
   int32_t n_ready;           /* host: own flows eligible to send on this port now */
   uint8_t paused;            /* classes paused by PAUSEs from the peer */
   uint8_t cls_live;          /* bit cl: class cl's queue holds packets (ENG_CLASSES <= 8) */
-  uint8_t cls_psent;         /* as an ingress, bit cl: class cl's pause_sent */
+  uint8_t cls_psent;         /* as an ingress, bit cl: a PAUSE of class cl outstanding */
   uint8_t cls_hdrm;          /* as an ingress, bit cl: class cl holds headroom bytes */
   int32_t ring_off;          /* first ring row */
   uint32_t ring_mask;        /* capacity - 1 (power of two) */
@@ -192,8 +192,7 @@ typedef struct eng_cls_t {
   int32_t dq_tail;
   int32_t n_ready;           /* host: own flows of the class eligible to send here now */
   uint8_t paused;            /* by a PAUSE of this class from the peer */
-  uint8_t pause_sent;        /* as an ingress: PAUSE outstanding towards the peer */
-  uint8_t pad[24]; /* to whole sectors */
+  uint8_t pad[27];           /* to whole sectors (a PAUSE it sent: its port's cls_psent) */
 } eng_cls_t;
 
 /* A flow row: its header first (what every hop of its packets reads), then
