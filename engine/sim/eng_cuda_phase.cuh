@@ -162,11 +162,11 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
     if (i < hi && bt <= tx) { /* an arrival goes before a transmission of its instant */
       k->now = bt;
       eng_relay_to(k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
-                   eng_int(c, k->e, c->rint_v, slot), o); /* S1 routed it to o */
+                   eng_int(k, c->rint_v, slot), o); /* S1 routed it to o */
       i++;
     } else if (tx < t_end) {
       k->now = tx;
-      eng_tx(k, o);
+      eng_tx_relay(k, o);
       (*tx_n)++;
     } else {
       break;

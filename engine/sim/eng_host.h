@@ -106,9 +106,9 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t e = k->e;
   uint32_t psn = c->flow[f].snd_nxt;
-  eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA,
-                              eng_payload(c->flow[f].bytes, psn, c->exp_mtu[e]) + c->exp_header[e],
-                              0, c->flow[f].cls);
+  const int32_t pay = eng_payload(c->flow[f].bytes, psn, c->exp_mtu[e]);
+  eng_pkt_t pk = eng_pkt_make((uint32_t)f, psn, ENG_PKT_DATA, pay + c->exp_header[e],
+                              pay == c->exp_mtu[e] ? ENG_F_FULL : 0, c->flow[f].cls);
   c->flow[f].snd_nxt = psn + 1;
   if (psn < c->flow[f].max_sent) {
     c->node[k->x].c_retx++;

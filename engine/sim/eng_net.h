@@ -24,6 +24,7 @@ typedef struct eng_ctx_t {
                      * descriptor pool's lock, and shared counts change atomically; NULL: one thread */
   int32_t p0;       /* the node's first port row (node[x].port_off): on the GPU a read each port's
                      * row would otherwise wait for, after any write */
+  int32_t hpcc;     /* its experiment runs HPCC: packets carry telemetry (eng_int) */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
@@ -244,10 +245,10 @@ ENG_INLINE int32_t eng_q_pop(eng_cols_t *c, int32_t *head, int32_t *tail) {
   return s;
 }
 
-/* Telemetry of a packet in ring slot or pool row `row` of experiment e's
- * storage, or NULL when e does not run HPCC. */
-ENG_INLINE cc_int_t *eng_int(const eng_cols_t *c, int32_t e, cc_int_t *table, int32_t row) {
-  return c->exp_ccp[e].kind == CC_HPCC ? &table[row] : NULL;
+/* Telemetry of a packet in ring slot or pool row `row` of table (rint_v,
+ * pint_v), or NULL when k's experiment does not run HPCC. */
+ENG_INLINE cc_int_t *eng_int(const eng_ctx_t *k, cc_int_t *table, int32_t row) {
+  return k->hpcc ? &table[row] : NULL;
 }
 
 /* Row of class `cl` of port p (global) in the class table. */
@@ -275,14 +276,13 @@ ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const c
  * the peer receives it after the delay. */
 ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in) {
   eng_cols_t *c = k->c;
-  /* a full data packet's and a control packet's serialisation were computed
-   * when the port was built (a 64-bit division: on the GPU a chain of some 70
-   * dependent instructions); other sizes here */
-  const int32_t full = c->exp_mtu[k->e] + c->exp_header[k->e], ctrl = c->exp_ctrl_bytes[k->e];
-  const int64_t ser = pk.wire == full   ? c->port[p].ser_full
-                      : pk.wire == ctrl ? c->port[p].ser_ctrl
-                                        : base_ser_clock(pk.wire, (uint64_t)c->port[p].rate,
-                                                         c->exp_ser_floor_ns[k->e]);
+  /* a full data packet's and a control packet's (ctrl_bytes) serialisation
+   * were computed when the port was built (a 64-bit division: on the GPU a
+   * chain of some 70 dependent instructions); the last packet of a flow's here */
+  const int64_t ser = (pk.flags & ENG_F_FULL)   ? c->port[p].ser_full
+                      : pk.type != ENG_PKT_DATA ? c->port[p].ser_ctrl
+                                                : base_ser_clock(pk.wire, (uint64_t)c->port[p].rate,
+                                                                 c->exp_ser_floor_ns[k->e]);
   uint64_t n = c->port[p].tx_count++;
   c->port[p].busy_until = k->now + ser;
   eng_node_add_i64(k->lock, &c->node[k->x].c_hops, 1);
@@ -302,7 +302,7 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
   pk.next = -1;
   int32_t slot = c->port[p].ring_off + (int32_t)(tail & c->port[p].ring_mask);
   c->ring_pkt[slot] = pk;
-  if (c->exp_ccp[k->e].kind == CC_HPCC) {
+  if (k->hpcc) {
     if (in)
       c->rint_v[slot] = *in;
     else

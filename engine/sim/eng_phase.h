@@ -1,7 +1,7 @@
 /* Certified port phases (docs/engine.md, Port phases): a switch window stepped
  * port by port, in place of its events in key order, where a certificate
  * proves that its ports cannot meet through shared state. Included by
- * eng_step.h after the events it reuses (eng_relay_to, eng_tx, eng_tx_time).
+ * eng_step.h after the events it reuses (eng_relay_to, eng_tx_relay, eng_tx_time).
  *
  * A switch's ports meet only through its descriptors (sw_free), its
  * buffer (admission, shared, the dynamic PFC threshold), PFC frames and
@@ -174,13 +174,13 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * ends each egress's stretch), which consumes each ingress's window; a packet
  * with no route fails its experiment as eng_relay would. S3: each egress
  * merges its stretch, by time and then ingress, with its transmissions
- * (eng_tx at max(busy, now)); an arrival is relayed to the egress S1 dealt
+ * (eng_tx_relay at max(busy, now)); an arrival is relayed to the egress S1 dealt
  * it to (eng_relay_to: not routed a second time). k->now ends at the last
  * event's time. Returns its critical path: the busiest ingress's and the
  * busiest egress's events. */
 ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
-  const int32_t x = k->x, e = k->e, p0 = k->p0, np = c->node[x].n_ports;
+  const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;
   const int64_t now0 = k->now;
   int64_t last = now0;
   int32_t most_in = 0, most_out = 0;
@@ -248,11 +248,11 @@ ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
       if (bq >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
         int32_t s = slot[cur[bq]];
         k->now = bt;
-        eng_relay_to(k, from[cur[bq]++], c->ring_pkt[s], eng_int(c, e, c->rint_v, s), o);
+        eng_relay_to(k, from[cur[bq]++], c->ring_pkt[s], eng_int(k, c->rint_v, s), o);
         head_t[bq] = cur[bq] < end[bq] ? c->ring_pkt[slot[cur[bq]]].t : ENG_INF;
       } else if (tx < t_end) {
         k->now = tx;
-        eng_tx(k, o);
+        eng_tx_relay(k, o);
         k->events++;
       } else {
         break;

@@ -97,16 +97,19 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
     int64_t qb = c->cls[q].q_bytes, lo = c->port[p].kmin, hi = c->port[p].kmax;
     int mark = qb > hi;
     if (!mark && qb > lo) {
-      uint64_t thr = c->port[p].pmax_q32 * (uint64_t)(qb - lo) / (uint64_t)(hi - lo);
+      /* draw r < floor(pmax_q32 (qb - lo) / (hi - lo)), tested as (r + 1) (hi - lo)
+       * <= pmax_q32 (qb - lo) without the 64-bit division (on the GPU some 70
+       * dependent instructions); both sides stay below 2^63 (kmax <= 2^31 bytes) */
       uint32_t lpo = (uint32_t)(p - k->p0);
-      mark = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw) < thr;
+      uint64_t r = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw);
+      mark = (r + 1u) * (uint64_t)(hi - lo) <= c->port[p].pmax_q32 * (uint64_t)(qb - lo);
     }
     if (mark) {
       pk.flags |= ENG_F_CE;
       eng_node_add_i64(k->lock, &c->node[x].c_ecn, 1);
     }
   }
-  cc_int_t *tel = eng_int(c, e, c->pint_v, s);
+  cc_int_t *tel = eng_int(k, c->pint_v, s);
   if (tel && tel->nhop < CC_INT_HOPS) { /* this egress's hop, as the packet leaves */
     cc_int_hop_t *h = &tel->hop[tel->nhop++];
     /* ns-3's telemetry (hpcc_int_multi) counts the bytes sent before it */
@@ -122,9 +125,8 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
 
 /* Whether the head of port p's control queue must wait: with ack_pause, a
  * host's ACK/NACK while its flow's class is paused. */
-ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
-  const eng_cols_t *c = k->c;
-  if (!c->exp_ack_pause[k->e] || !c->port[p].paused || c->node[k->x].is_switch) return 0;
+ENG_INLINE int eng_ctrl_held(const eng_cols_t *c, int32_t e, int32_t x, int32_t p) {
+  if (!c->exp_ack_pause[e] || !c->port[p].paused || c->node[x].is_switch) return 0;
   const eng_pkt_t *h = &c->pool_pkt[c->port[p].cq_head];
   return h->type != ENG_PKT_CNP && c->cls[eng_cls(c, p, h->cls)].paused;
 }
@@ -136,6 +138,7 @@ ENG_INLINE int eng_ctrl_held(const eng_ctx_t *k, int32_t p) {
 ENG_INLINE int32_t eng_next_class(const eng_cols_t *c, int32_t e, int32_t p) {
   const uint32_t live = c->port[p].cls_live;
   if (live == 0) return -1; /* every class queue is empty */
+  if (!(live & (live - 1u)) && !c->port[p].paused) return eng_ctz32(live); /* the one live class */
   const int32_t n = c->exp_n_cls[e], q0 = c->port[p].cls_off;
   const int32_t from = c->port[p].rr_cls + 1 == n ? 0 : c->port[p].rr_cls + 1;
   /* the live classes, rotated so that bit j is class from + j (mod n) */
@@ -157,11 +160,12 @@ ENG_INLINE int eng_host_can_send(const eng_cols_t *c, int32_t e, int32_t p) {
   return 0;
 }
 
-/* Whether port p (global), some class of it paused, has something it may send. */
-ENG_COLD int eng_tx_some_paused(const eng_ctx_t *k, int32_t p) {
-  const eng_cols_t *c = k->c;
-  return (c->port[p].cq_head >= 0 && !eng_ctrl_held(k, p)) || eng_next_class(c, k->e, p) >= 0 ||
-         eng_host_can_send(c, k->e, p);
+/* Whether port p (global) of node x, some class of it paused, has something
+ * it may send. (Out of line, it takes values, not the context: on the GPU a
+ * context whose address a call takes lives in local memory.) */
+ENG_COLD int eng_tx_some_paused(const eng_cols_t *c, int32_t e, int32_t x, int32_t p) {
+  return (c->port[p].cq_head >= 0 && !eng_ctrl_held(c, e, x, p)) || eng_next_class(c, e, p) >= 0 ||
+         eng_host_can_send(c, e, p);
 }
 
 /* Time port lp of node k->x may next start a transmission, or ENG_INF. The
@@ -173,34 +177,61 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
   const int64_t busy = c->port[p].busy_until, qb = c->port[p].q_bytes;
   const int32_t cq = c->port[p].cq_head, nr = c->port[p].n_ready;
   const int can = c->port[p].paused /* none paused: any packet or eligible flow will do */
-                      ? eng_tx_some_paused(k, p)
+                      ? eng_tx_some_paused(c, k->e, k->x, p)
                       : (cq >= 0) | (qb > 0) | (nr > 0);
   if (!can) return ENG_INF;
   return busy > k->now ? busy : k->now;
+}
+
+/* Takes the packet port p (global) of node k->x sends next from its queues:
+ * the control queue's head, unless it must wait (eng_ctrl_held: a host's,
+ * `host` nonzero), else the head of the next class in round robin; *s
+ * receives its descriptor row. Returns 0 when neither queue has one. */
+ENG_INLINE int eng_tx_queued(eng_ctx_t *k, int32_t p, int host, eng_pkt_t *pk, int32_t *s) {
+  eng_cols_t *c = k->c;
+  int32_t cl;
+  if (c->port[p].cq_head >= 0 && !(host && eng_ctrl_held(c, k->e, k->x, p))) {
+    *s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
+    *pk = c->pool_pkt[*s];
+  } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
+    c->port[p].rr_cls = cl;
+    *pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), s);
+  } else {
+    return 0;
+  }
+  return 1;
 }
 
 /* A TX event of port lp: send the best packet there is (one eng_emit for the
  * three kinds: on the GPU each inlined copy is code every event fetches). */
 ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
   eng_cols_t *c = k->c;
-  int32_t p = k->p0 + lp, cl, s = -1, f = -1;
+  int32_t p = k->p0 + lp, s = -1, f = -1;
   eng_pkt_t pk;
-  if (c->port[p].cq_head >= 0 && !eng_ctrl_held(k, p)) {
-    s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
-    pk = c->pool_pkt[s];
-  } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
-    c->port[p].rr_cls = cl;
-    pk = eng_dequeue_class(k, p, eng_cls(c, p, cl), &s);
-  } else {
+  if (!eng_tx_queued(k, p, 1, &pk, &s)) {
     f = eng_host_pick(k, lp);
     if (f < 0) return;
     pk = eng_host_next_packet(k, f);
   }
-  eng_emit(k, p, pk, s >= 0 ? eng_int(c, k->e, c->pint_v, s) : NULL);
+  eng_emit(k, p, pk, s >= 0 ? eng_int(k, c->pint_v, s) : NULL);
   if (s >= 0)
     eng_pool_give(k, s); /* after its telemetry went with it */
   else
     eng_flow_eval(k, f);
+}
+
+/* A switch's TX event on port lp (port phases): eng_tx where no own flow can
+ * send and the control queue never waits (eng_ctrl_held). It calls nothing out
+ * of line, so the GPU keeps the context in registers: eng_tx's host branch
+ * (eng_flow_eval) took its address and put it in local memory, a load on the
+ * egress's serial path at each of its fields' reads. */
+ENG_INLINE void eng_tx_relay(eng_ctx_t *k, int32_t lp) {
+  const int32_t p = k->p0 + lp;
+  int32_t s = -1;
+  eng_pkt_t pk;
+  if (!eng_tx_queued(k, p, 0, &pk, &s)) return;
+  eng_emit(k, p, pk, eng_int(k, k->c->pint_v, s));
+  eng_pool_give(k, s); /* after its telemetry went with it */
 }
 
 /* An ARRIVE event on local port lp: consume the head of the incoming link.
@@ -211,7 +242,7 @@ ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
   uint32_t h = c->port[in].ring_head;
   int32_t slot = c->port[in].ring_off + (int32_t)(h & c->port[in].ring_mask);
   eng_pkt_t pk = c->ring_pkt[slot];
-  const cc_int_t *tel = eng_int(c, k->e, c->rint_v, slot);
+  const cc_int_t *tel = eng_int(k, c->rint_v, slot);
   c->port[in].ring_head = h + 1;
   int32_t f = (int32_t)pk.flow;
   int32_t dest = eng_flow_to(c, f, pk.type == ENG_PKT_DATA)->node;
@@ -346,14 +377,14 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 }
 
 /* Certified port phases: a switch's window stepped port by port where it
- * gives the same state (it uses eng_relay_to, eng_tx and eng_tx_time above). */
+ * gives the same state (it uses eng_relay_to, eng_tx_relay and eng_tx_time above). */
 #include "sim/eng_phase.h"
 
 /* The context of node x's step from `now`. */
 ENG_INLINE eng_ctx_t eng_node_ctx(eng_cols_t *c, int32_t x, int64_t now) {
   const int32_t e = c->node_exp[x];
-  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],     now,
-                 ENG_INF, 0, 0, NULL,          c->node[x].port_off};
+  eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],      now,
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off, c->exp_ccp[e].kind == CC_HPCC};
   return k;
 }
 

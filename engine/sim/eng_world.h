@@ -78,6 +78,7 @@ enum {
   ENG_F_CE = 1,       /* congestion experienced (set by a switch) */
   ENG_F_ECE = 2,      /* ACK echoes CE */
   ENG_F_HOSTSLOT = 4, /* queued in a host control descriptor */
+  ENG_F_FULL = 8,     /* data of a whole mtu: it takes its port's ser_full */
 };
 
 /* Row structs: the fields of a node, port, class queue, flow or task that one
