@@ -29,7 +29,7 @@ ENG_INLINE int64_t eng_flow_timer(const eng_cols_t *c, int32_t e, int32_t f) {
  * now (model.md: it has a packet to send, congestion control lets it send, and
  * that packet leaves by port lp), and when is its next timer (retransmission,
  * congestion control, or the pacing time at which it becomes eligible)? */
-ENG_OUTLINE void eng_flow_eval_out(eng_ctx_t *k, int32_t f) {
+ENG_OUTLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, t = c->flow[f].task, lp = -1;
   int64_t wake = ENG_INF;
@@ -45,10 +45,6 @@ ENG_OUTLINE void eng_flow_eval_out(eng_ctx_t *k, int32_t f) {
   int64_t at = eng_flow_timer(c, k->e, f);
   if (wake < at) at = wake;
   eng_heap_set(c, x, t, eng_key(at, ENG_EV_TIMER), c->flow[f].rank);
-}
-/* eng_flow_eval_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_flow_eval(eng_ctx_t *k, int32_t f) {
-  ENG_OUT_CALL(k, eng_flow_eval_out, f);
 }
 
 /* Flow f starts at k->now: it takes the next rank of its source. */
@@ -81,7 +77,7 @@ ENG_INLINE int32_t eng_host_pick(eng_ctx_t *k, int32_t lp) {
 
 /* A task event (class TASK) of task t at k->now: its start (a flow begins, a
  * compute or coll task runs for dur, a join ends) or its end. */
-ENG_OUTLINE void eng_task_event_out(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (!c->task[t].started) {
     int32_t kind = c->task[t].kind;
@@ -103,10 +99,6 @@ ENG_OUTLINE void eng_task_event_out(eng_ctx_t *k, int32_t t) {
   }
   eng_heap_set(c, k->x, t, ENG_INF, 0);
   eng_task_end_now(k, t);
-}
-/* eng_task_event_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_task_event(eng_ctx_t *k, int32_t t) {
-  ENG_OUT_CALL(k, eng_task_event_out, t);
 }
 
 /* Builds the next data packet of flow f and advances its sender state. */
@@ -130,7 +122,7 @@ ENG_INLINE eng_pkt_t eng_host_next_packet(eng_ctx_t *k, int32_t f) {
 
 /* The host queues a control packet (ACK/NACK carrying `a`, or a CNP) of flow f,
  * echoing telemetry `in` (NULL: none). */
-ENG_OUTLINE void eng_host_ctrl_out(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
+ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
                                const cc_int_t *in) {
   eng_cols_t *c = k->c;
   int32_t lp = eng_route(c, k->x, f, type, a);
@@ -147,11 +139,6 @@ ENG_OUTLINE void eng_host_ctrl_out(eng_ctx_t *k, int32_t f, uint8_t type, uint32
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT), c->flow[f].cls);
   eng_enqueue(k, k->p0 + lp, pk, in, -1);
-}
-/* eng_host_ctrl_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a, uint8_t flags,
-                              const cc_int_t *in) {
-  ENG_OUT_CALL(k, eng_host_ctrl_out, f, type, a, flags, in);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances

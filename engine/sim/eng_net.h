@@ -4,8 +4,6 @@
 #ifndef ENG_NET_H
 #define ENG_NET_H
 
-#include <assert.h>
-
 #include "cc/cc_types.h"
 #include "base/base_clock.h"
 #include "sim/eng_hash.h"
@@ -28,21 +26,6 @@ typedef struct eng_ctx_t {
                      * row would otherwise wait for, after any write */
   int32_t hpcc;     /* its experiment runs HPCC: packets carry telemetry (eng_int) */
 } eng_ctx_t;
-
-/* Calls fn, a function out of line (ENG_OUTLINE: on the GPU), with a copy of
- * context *k, then takes back the fields fn may change (emit_min, pfc_busy;
- * now and events change in the node's step and port phases only: asserted).
- * On the GPU a context whose address a call takes lives in local memory, and
- * the events around the call would read each of its fields there, a load on
- * their serial path; with a copy the caller's stays in registers. */
-#define ENG_OUT_CALL(k, fn, ...)                                                                   \
-  do {                                                                                             \
-    eng_ctx_t out_ = *(k);                                                                         \
-    fn(&out_, __VA_ARGS__);                                                                        \
-    assert(out_.now == (k)->now && out_.events == (k)->events);                                    \
-    (k)->emit_min = out_.emit_min;                                                                 \
-    (k)->pfc_busy = out_.pfc_busy;                                                                 \
-  } while (0)
 
 /* Event classes, in their order at one node and instant (docs/model.md). */
 enum { ENG_EV_PFC = 0, ENG_EV_ARRIVE = 1, ENG_EV_TIMER = 2, ENG_EV_TASK = 3, ENG_EV_TX = 4 };

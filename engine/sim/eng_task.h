@@ -182,7 +182,7 @@ ENG_INLINE int64_t eng_kth_known(const eng_ctx_t *k, int32_t t) {
 
 /* Task t (owned by k->x, not started) may be able to start: when its
  * predecessors allow, its start event is placed in the heap, or moved earlier. */
-ENG_OUTLINE void eng_task_eval_out(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (c->task[t].started) return;
   int64_t known;
@@ -213,10 +213,6 @@ ENG_OUTLINE void eng_task_eval_out(eng_ctx_t *k, int32_t t) {
   c->task[t].start = s;
   eng_heap_set(c, k->x, t, eng_key(s, ENG_EV_TASK), t - c->node[k->x].task_off);
 }
-/* eng_task_eval_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_task_eval(eng_ctx_t *k, int32_t t) {
-  ENG_OUT_CALL(k, eng_task_eval_out, t);
-}
 
 /* Another host's task s must be evaluated again in the next window. */
 ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
@@ -232,7 +228,7 @@ ENG_INLINE void eng_task_poke(eng_ctx_t *k, int32_t s) {
 
 /* Event `on` of task t happened at k->now at this host: its successors that
  * wait for it are evaluated (here) or poked (elsewhere). */
-ENG_OUTLINE void eng_task_notify_out(eng_ctx_t *k, int32_t t, int32_t on) {
+ENG_OUTLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
   eng_cols_t *c = k->c;
   int32_t s0 = c->task[t].succ_off, n = c->task[t].nsucc;
   for (int32_t i = 0; i < n; i++) {
@@ -240,14 +236,10 @@ ENG_OUTLINE void eng_task_notify_out(eng_ctx_t *k, int32_t t, int32_t on) {
     if ((se & 1) != on) continue;
     int32_t s = se >> 1;
     if (c->task[s].node == k->x)
-      eng_task_eval_out(k, s);
+      eng_task_eval(k, s);
     else
       eng_task_poke(k, s);
   }
-}
-/* eng_task_notify_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_task_notify(eng_ctx_t *k, int32_t t, int32_t on) {
-  ENG_OUT_CALL(k, eng_task_notify_out, t, on);
 }
 
 /* ---- compute slowed by its GPU's communication (overlap_slowdown) --------- */
@@ -299,7 +291,7 @@ ENG_INLINE void eng_comm_change(eng_ctx_t *k, int32_t t, int32_t d) {
 }
 
 /* Task t ended at k->now. */
-ENG_OUTLINE void eng_task_end_now_out(eng_ctx_t *k, int32_t t) {
+ENG_OUTLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
   eng_cols_t *c = k->c;
   if (eng_slows(k, t)) {
     if (c->task[t].kind == TG_COMPUTE && c->task[t].dur > 0) { /* off its GPU's running list */
@@ -313,16 +305,12 @@ ENG_OUTLINE void eng_task_end_now_out(eng_ctx_t *k, int32_t t) {
   }
   eng_store_i64(&c->task[t].end, k->now);
   eng_atomic_add_i64(&c->exp_tasks_done[k->e], 1);
-  eng_task_notify_out(k, t, TG_ON_END);
-}
-/* eng_task_end_now_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_task_end_now(eng_ctx_t *k, int32_t t) {
-  ENG_OUT_CALL(k, eng_task_end_now_out, t);
+  eng_task_notify(k, t, TG_ON_END);
 }
 
 /* System part "schedule": at the start of its step in a window, node x
  * evaluates its tasks poked during the previous window. */
-ENG_OUTLINE void eng_node_schedule_out(eng_ctx_t *k) {
+ENG_OUTLINE void eng_node_schedule(eng_ctx_t *k) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, bank = (int32_t)((c->exp_windows[k->e] + 1) & 1);
   uint8_t *flag = bank ? &c->node_poked1[x] : &c->node_poked0[x];
@@ -337,17 +325,9 @@ ENG_OUTLINE void eng_node_schedule_out(eng_ctx_t *k) {
     while (m) {
       int32_t b = eng_ctz32(m);
       m &= m - 1;
-      eng_task_eval_out(k, t0 + w * 32 + b);
+      eng_task_eval(k, t0 + w * 32 + b);
     }
   }
-}
-/* eng_node_schedule_out on a copy of the context (ENG_OUT_CALL). */
-ENG_INLINE void eng_node_schedule(eng_ctx_t *k) {
-  eng_ctx_t out = *k; /* as ENG_OUT_CALL */
-  eng_node_schedule_out(&out);
-  assert(out.now == k->now && out.events == k->events);
-  k->emit_min = out.emit_min;
-  k->pfc_busy = out.pfc_busy;
 }
 
 /* Whether node x has pokes to read in the current window. */
