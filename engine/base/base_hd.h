@@ -23,6 +23,15 @@
 #define ENG_COLD static __attribute__((noinline, cold))
 #endif
 
+/* A function of a hot path kept out of line (the CPU's port phases, called
+ * from the node step): unlike ENG_COLD, which makes gcc optimise for size,
+ * compiled for speed. */
+#ifdef __CUDACC__
+#define ENG_NOINLINE static __noinline__ ENG_HD
+#else
+#define ENG_NOINLINE static __attribute__((noinline))
+#endif
+
 /* A function of moderate size called from many places, off a switch's packet
  * path (the task heap, task events, a host's flow evaluation and control
  * packets): on the GPU one copy, called, where a copy inlined at each call

@@ -153,7 +153,7 @@ ENG_INLINE int eng_phase_bits_ok(const eng_ctx_t *k) {
 }
 
 /* The certificate on one thread: the parts above, port after port. */
-ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
+ENG_NOINLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const int32_t np = k->c->node[k->x].n_ports;
   assert(eng_phase_bits_ok(k));
   if (!eng_phase_node_ok(k)) return 0;
@@ -178,7 +178,7 @@ ENG_COLD int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
  * it to (eng_relay_to: not routed a second time). k->now ends at the last
  * event's time. Returns its critical path: the busiest ingress's and the
  * busiest egress's events. */
-ENG_COLD int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
+ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;
   const int64_t now0 = k->now;
