@@ -164,20 +164,9 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     const int32_t s = P->of[t];
     if (s == 0xff || P->x[s] < 0 || P->bad[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
-    const int32_t in = c->port[k.p0 + t - P->first[s]].peer;
-    const int64_t t_end = c->exp_t_end[k.e];
     int64_t last = k.now;
-    int32_t n = 0;
-    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
-      eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-      pk->next = eng_route_relay(c, k.x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
-      if (pk->next >= 0) {
-        atomicAdd(&c->port_ph_cur[k.p0 + pk->next], 1);
-      } else {
-        eng_fail(&k, ENG_FAIL_ROUTE);
-        if (pk->t > last) last = pk->t;
-      }
-    }
+    const int32_t n = cu_ph_route(&k, c->port[k.p0 + t - P->first[s]].peer, c->exp_t_end[k.e],
+                                  &c->port_ph_cur[k.p0], &last);
     if (n) {
       atomicAdd(&P->events[s], n);
       atomicMax(&P->most_in[s], n);
@@ -203,19 +192,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     const int32_t x = P->x[s];
     if (x < 0) continue;
     const int32_t p0 = c->node[x].port_off, lp = t - P->first[s];
-    const int32_t in = c->port[p0 + lp].peer;
-    const int64_t t_end = c->exp_t_end[c->node_exp[x]];
-    const uint32_t h = c->port[in].ring_head;
-    uint32_t j = h;
-    for (; eng_phase_due(c, in, j, t_end); j++) {
-      const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
-      if (o >= 0)
-        ent[atomicAdd(&c->port_ph_cur[p0 + o], 1)] =
-            (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
-    }
-    /* The window's arrivals are consumed: S3 reads them by their slots, and
-     * the link's producer reuses a slot only after the commit (ring_hsnap). */
-    c->port[in].ring_head = j;
+    cu_ph_deal(c, c->port[p0 + lp].peer, lp, c->exp_t_end[c->node_exp[x]], &c->port_ph_cur[p0],
+               ent);
   }
   __syncthreads();
   for (int32_t t = tid; t < nt; t += T) { /* S3 */
