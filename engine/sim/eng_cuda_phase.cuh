@@ -139,6 +139,46 @@ static __device__ __forceinline__ int cu_ph_before(const eng_cols_t *c, int64_t 
   return ta != tb ? ta < tb : (uint32_t)a < (uint32_t)b;
 }
 
+/* Ingress lp's part of S1 (its window's arrivals, on the link `in`, ending at
+ * t_end): each routed, its egress written into the slot's `next` and counted
+ * in cnt[egress] (N: int32_t in shared memory, or uint32_t in port_ph_cur);
+ * a packet with no route fails the experiment as eng_relay would, its time
+ * raising *last. Returns the arrivals. */
+template <class N>
+static __device__ int32_t cu_ph_route(eng_ctx_t *k, int32_t in, int64_t t_end, N *cnt,
+                                      int64_t *last) {
+  eng_cols_t *c = k->c;
+  int32_t n = 0;
+  for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
+    eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
+    pk->next = eng_route_relay(c, k->x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
+    if (pk->next >= 0) {
+      atomicAdd(&cnt[pk->next], 1);
+    } else {
+      eng_fail(k, ENG_FAIL_ROUTE);
+      if (pk->t > *last) *last = pk->t;
+    }
+  }
+  return n;
+}
+
+/* Ingress lp's deal: each routed arrival of its window (link `in`) to the end
+ * of its egress's stretch, end[egress] (moved on by atomics), as a scratch
+ * entry (ring slot, ingress, place in the ingress's window); then the window
+ * is consumed (ring_head): S3 reads the arrivals by their slots, and the
+ * link's producer reuses a slot only after the commit (ring_hsnap). */
+template <class N>
+static __device__ void cu_ph_deal(eng_cols_t *c, int32_t in, int32_t lp, int64_t t_end, N *end,
+                                  int64_t *ent) {
+  const uint32_t h = c->port[in].ring_head;
+  uint32_t j = h;
+  for (; eng_phase_due(c, in, j, t_end); j++) {
+    const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
+    if (o >= 0) ent[atomicAdd(&end[o], 1)] = (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
+  }
+  c->port[in].ring_head = j;
+}
+
 /* Egress o's part of S3, from k->now (the window's start): its arrivals, the
  * scratch entries ent[lo, hi), sorted in the serial step's order (time, then
  * ingress, then place), then merged with its transmissions, as
@@ -179,8 +219,9 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
 /* The window of switch k.x, certified by cu_phase_ok, by its group of G
  * warps, a thread per port (head: the group's shared words, sc: its
  * scratch). S1: each thread routes its ingresses' arrivals and counts them
- * per egress; the arrivals are dealt to their egresses' stretches of the
- * scratch, each stretch sorted in the serial step's order (time, then
+ * per egress (cu_ph_route); the arrivals are dealt to their egresses'
+ * stretches of the scratch, which consumes each ingress's window
+ * (cu_ph_deal), each stretch sorted in the serial step's order (time, then
  * ingress). S3: each thread merges its egresses' arrivals with their
  * transmissions, as eng_phase_step does, the pool under the group's lock and
  * the buffer's sums and the node's counts by atomics (k.lock). Then the
@@ -199,18 +240,7 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   if (r0 == 0) head[2 * CU_PH_PORTS] = 0; /* the lock */
   cu_gsync<G>();
   for (int32_t lp = r0; lp < np; lp += P) { /* S1 */
-    const int32_t in = c->port[p0 + lp].peer;
-    int32_t n = 0;
-    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
-      eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-      pk->next = eng_route_relay(c, x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
-      if (pk->next >= 0) {
-        atomicAdd(&cnt[pk->next], 1);
-      } else {
-        eng_fail(&k, ENG_FAIL_ROUTE);
-        if (pk->t > last) last = pk->t;
-      }
-    }
+    const int32_t n = cu_ph_route(&k, c->port[p0 + lp].peer, t_end, cnt, &last);
     events += n;
     if (n > most_in) most_in = n;
   }
@@ -228,14 +258,8 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
     }
   }
   cu_gsync<G>();
-  for (int32_t lp = r0; lp < np; lp += P) {
-    const int32_t in = c->port[p0 + lp].peer;
-    const uint32_t h = c->port[in].ring_head;
-    for (uint32_t j = h; eng_phase_due(c, in, j, t_end); j++) {
-      const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
-      if (o >= 0) ent[atomicAdd(&end[o], 1)] = (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
-    }
-  }
+  for (int32_t lp = r0; lp < np; lp += P)
+    cu_ph_deal(c, c->port[p0 + lp].peer, lp, t_end, end, ent);
   cu_gsync<G>();
   k.lock = head + 2 * CU_PH_PORTS;
   for (int32_t o = r0; o < np; o += P) { /* S3 */
@@ -247,14 +271,6 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
     if (n > most_out) most_out = n;
   }
   k.lock = NULL;
-  cu_gsync<G>();
-  for (int32_t lp = r0; lp < np; lp += P) { /* every arrival of the window is consumed */
-    const int32_t in = c->port[p0 + lp].peer;
-    uint32_t j = c->port[in].ring_head;
-    while (eng_phase_due(c, in, j, t_end))
-      j++;
-    c->port[in].ring_head = j;
-  }
   events = cu_greduce32<G, CU_SUM>(events);
   const int32_t span = cu_greduce32<G, CU_MAX>(most_in) + cu_greduce32<G, CU_MAX>(most_out);
   k.now = cu_greduce<G, CU_MAX>(last);

@@ -23,7 +23,8 @@ typedef struct cu_pool_t {
   int32_t base[CU_POOL_SW];  /* its arrivals' first entry in the block's scratch */
   int32_t lock[CU_POOL_SW];  /* its descriptor pool's lock */
   int32_t arr[CU_POOL_SW];   /* its window's arrivals (the certificate's count) */
-  int32_t bad[CU_POOL_SW];   /* not certified: steps in key order */
+  int32_t cert[CU_POOL_SW];  /* 0: not certified (in key order); 1: certified (so far); 2: if
+                                each port's room holds (eng_phase_room's verdicts) */
   int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
   long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
   long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
@@ -66,7 +67,8 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   }
   P->first[s] = t0;
   P->now0[s] = k.now;
-  P->arr[s] = P->bad[s] = 0;
+  P->arr[s] = 0;
+  P->cert[s] = 1;
   P->bytes[s] = 0;
 }
 
@@ -83,12 +85,10 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_
  * stretch of the scratch; where PFC or headroom is in play, each port's room
  * (eng_phase_port_room). A switch not certified leaves the pool and steps in
  * key order on one thread (after the last barrier here: the block's next
- * step skips it by `bad`); the others' sums begin. */
-static __device__ void cu_pool_certify(cu_pool_t *P, int32_t cap) {
+ * step skips it by `cert`); the others' sums begin. */
+static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int32_t cap) {
   eng_cols_t *c = CU_C;
   const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
-  const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
-  const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
   for (int32_t t = tid; t < nt; t += T) {
     const int32_t s = P->of[t];
     if (s == 0xff) continue;
@@ -97,7 +97,7 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t cap) {
     int64_t n = 0, bytes = 0;
     c->port_ph_cur[k.p0 + lp] = 0;
     if (!eng_phase_port_in(&k, lp, c->exp_t_end[k.e], &n, &bytes)) {
-      P->bad[s] = 1;
+      P->cert[s] = 0;
     } else if (n) {
       atomicAdd(&P->arr[s], (int32_t)n);
       atomicAdd((unsigned long long *)&P->bytes[s], (unsigned long long)bytes);
@@ -105,13 +105,13 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t cap) {
   }
   __syncthreads();
   for (int32_t s = tid; s < ns; s += T) {
-    if (P->x[s] < 0 || P->bad[s]) continue;
+    if (P->x[s] < 0 || !P->cert[s]) continue;
     const eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t n = P->arr[s];
     const int r = eng_phase_room(&k, n, P->bytes[s], CU_PH_MAX);
     const int32_t b0 = r ? atomicAdd(&P->used, n) : 0;
-    P->bad[s] = !r || b0 + n > cap;
-    if (!P->bad[s] && r == 2) P->room = 1;
+    P->cert[s] = b0 + n <= cap ? r : 0;
+    if (P->cert[s] == 2) P->room = 1;
     P->base[s] = b0;
     P->lock[s] = 0;
     P->events[s] = P->most_in[s] = P->most_out[s] = 0;
@@ -122,18 +122,16 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t cap) {
   if (P->room) { /* uniform: read by every thread after the barrier */
     for (int32_t t = tid; t < nt; t += T) {
       const int32_t s = P->of[t];
-      if (s == 0xff || P->x[s] < 0 || P->bad[s]) continue;
+      if (s == 0xff || P->x[s] < 0 || P->cert[s] != 2) continue;
       const eng_ctx_t k = cu_pool_ctx(c, P, s);
-      if (c->exp_pfc[k.e] || c->exp_pfc_headroom[k.e] >= 0) /* eng_phase_room said 2 */
-        if (!eng_phase_port_room(&k, t - P->first[s], c->exp_t_end[k.e], P->bytes[s]))
-          P->bad[s] = 1;
+      if (!eng_phase_port_room(&k, t - P->first[s], c->exp_t_end[k.e], P->bytes[s])) P->cert[s] = 0;
     }
     __syncthreads();
   }
-  for (int32_t s = tid; s < ns; s += T) { /* no barrier: the next step reads bad, not x */
+  for (int32_t s = tid; s < ns; s += T) { /* no barrier: the next step reads cert, not x */
     const int32_t x = P->x[s];
     if (x < 0) continue;
-    if (P->bad[s]) {
+    if (!P->cert[s]) {
       P->x[s] = -1;
       eng_node_step(c, x);
     } else {
@@ -159,25 +157,14 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
   const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
   const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
-  cu_pool_certify(P, cap);
+  cu_pool_certify(P, ns, nt, cap);
   for (int32_t t = tid; t < nt; t += T) { /* S1 */
     const int32_t s = P->of[t];
-    if (s == 0xff || P->x[s] < 0 || P->bad[s]) continue;
+    if (s == 0xff || P->x[s] < 0 || !P->cert[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
-    const int32_t in = c->port[k.p0 + t - P->first[s]].peer;
-    const int64_t t_end = c->exp_t_end[k.e];
     int64_t last = k.now;
-    int32_t n = 0;
-    for (uint32_t j = c->port[in].ring_head; eng_phase_due(c, in, j, t_end); j++, n++) {
-      eng_pkt_t *pk = &c->ring_pkt[eng_phase_slot(c, in, j)];
-      pk->next = eng_route_relay(c, k.x, (int32_t)pk->flow, pk->type, pk->psn, pk->t);
-      if (pk->next >= 0) {
-        atomicAdd(&c->port_ph_cur[k.p0 + pk->next], 1);
-      } else {
-        eng_fail(&k, ENG_FAIL_ROUTE);
-        if (pk->t > last) last = pk->t;
-      }
-    }
+    const int32_t n = cu_ph_route(&k, c->port[k.p0 + t - P->first[s]].peer, c->exp_t_end[k.e],
+                                  &c->port_ph_cur[k.p0], &last);
     if (n) {
       atomicAdd(&P->events[s], n);
       atomicMax(&P->most_in[s], n);
@@ -203,19 +190,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     const int32_t x = P->x[s];
     if (x < 0) continue;
     const int32_t p0 = c->node[x].port_off, lp = t - P->first[s];
-    const int32_t in = c->port[p0 + lp].peer;
-    const int64_t t_end = c->exp_t_end[c->node_exp[x]];
-    const uint32_t h = c->port[in].ring_head;
-    uint32_t j = h;
-    for (; eng_phase_due(c, in, j, t_end); j++) {
-      const int32_t slot = eng_phase_slot(c, in, j), o = c->ring_pkt[slot].next;
-      if (o >= 0)
-        ent[atomicAdd(&c->port_ph_cur[p0 + o], 1)] =
-            (int64_t)slot << 32 | (int64_t)lp << 16 | (j - h);
-    }
-    /* The window's arrivals are consumed: S3 reads them by their slots, and
-     * the link's producer reuses a slot only after the commit (ring_hsnap). */
-    c->port[in].ring_head = j;
+    cu_ph_deal(c, c->port[p0 + lp].peer, lp, c->exp_t_end[c->node_exp[x]], &c->port_ph_cur[p0],
+               ent);
   }
   __syncthreads();
   for (int32_t t = tid; t < nt; t += T) { /* S3 */
