@@ -4,6 +4,8 @@
 #ifndef ENG_NET_H
 #define ENG_NET_H
 
+#include <assert.h>
+
 #include "cc/cc_types.h"
 #include "base/base_clock.h"
 #include "sim/eng_hash.h"
@@ -283,6 +285,8 @@ ENG_INLINE void eng_emit(eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *
                       : pk.type != ENG_PKT_DATA ? c->port[p].ser_ctrl
                                                 : base_ser_clock(pk.wire, (uint64_t)c->port[p].rate,
                                                                  c->exp_ser_floor_ns[k->e]);
+  assert(!(pk.flags & ENG_F_FULL) || pk.wire == c->exp_mtu[k->e] + c->exp_header[k->e]);
+  assert(pk.type == ENG_PKT_DATA || pk.wire == c->exp_ctrl_bytes[k->e]);
   uint64_t n = c->port[p].tx_count++;
   c->port[p].busy_until = k->now + ser;
   eng_node_add_i64(k->lock, &c->node[k->x].c_hops, 1);

@@ -76,6 +76,16 @@ ENG_INLINE void eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   eng_relay_queue(k, lp, ep, pk, in, eng_cls(k->c, ep, pk.cls));
 }
 
+/* RED's draw between the thresholds (lo < q <= hi): whether draw u marks,
+ * u < floor(pmax_q32 (q - lo) / (hi - lo)) (docs/model.md), tested as
+ * (u + 1) (hi - lo) <= pmax_q32 (q - lo) without the 64-bit division (on the
+ * GPU some 70 dependent instructions); both sides stay below 2^63 (kmax <= 2^31
+ * bytes, pmax_q32 <= 2^32). tests/unit/test_red.c checks it against the
+ * division. */
+ENG_INLINE int eng_red_draw(uint32_t u, int64_t q, int64_t lo, int64_t hi, uint64_t pmax_q32) {
+  return ((uint64_t)u + 1u) * (uint64_t)(hi - lo) <= pmax_q32 * (uint64_t)(q - lo);
+}
+
 /* Dequeues the head packet of class row q of egress p (global): buffer
  * accounting and PFC resume, then for data ECN and telemetry. *slot receives
  * its descriptor row, which holds the telemetry until the caller has sent it
@@ -97,12 +107,9 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
     int64_t qb = c->cls[q].q_bytes, lo = c->port[p].kmin, hi = c->port[p].kmax;
     int mark = qb > hi;
     if (!mark && qb > lo) {
-      /* draw r < floor(pmax_q32 (qb - lo) / (hi - lo)), tested as (r + 1) (hi - lo)
-       * <= pmax_q32 (qb - lo) without the 64-bit division (on the GPU some 70
-       * dependent instructions); both sides stay below 2^63 (kmax <= 2^31 bytes) */
       uint32_t lpo = (uint32_t)(p - k->p0);
-      uint64_t r = eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw);
-      mark = (r + 1u) * (uint64_t)(hi - lo) <= c->port[p].pmax_q32 * (uint64_t)(qb - lo);
+      mark = eng_red_draw(eng_rng_u32(k->seed, (uint32_t)k->xid, lpo, draw), qb, lo, hi,
+                          c->port[p].pmax_q32);
     }
     if (mark) {
       pk.flags |= ENG_F_CE;
@@ -184,13 +191,13 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
 }
 
 /* Takes the packet port p (global) of node k->x sends next from its queues:
- * the control queue's head, unless it must wait (eng_ctrl_held: a host's,
- * `host` nonzero), else the head of the next class in round robin; *s
- * receives its descriptor row. Returns 0 when neither queue has one. */
-ENG_INLINE int eng_tx_queued(eng_ctx_t *k, int32_t p, int host, eng_pkt_t *pk, int32_t *s) {
+ * the control queue's head, unless it must wait (eng_ctrl_held, asked only
+ * where `may_wait`: not by a switch's port phases), else the head of the next class in round robin;
+ * *s receives its descriptor row. Returns 0 when neither queue has one. */
+ENG_INLINE int eng_tx_queued(eng_ctx_t *k, int32_t p, int may_wait, eng_pkt_t *pk, int32_t *s) {
   eng_cols_t *c = k->c;
   int32_t cl;
-  if (c->port[p].cq_head >= 0 && !(host && eng_ctrl_held(c, k->e, k->x, p))) {
+  if (c->port[p].cq_head >= 0 && !(may_wait && eng_ctrl_held(c, k->e, k->x, p))) {
     *s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
     *pk = c->pool_pkt[*s];
   } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
