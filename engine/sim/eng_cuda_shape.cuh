@@ -118,18 +118,19 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
   return cfg;
 }
 
-/* Whether a launch of lane groups of 1 << lg experiments on clusters of C
- * blocks of 512, O a SM, steps switches with the block's pool where
- * MULTIVERSE_CUDA_POOL is unset: on clusters of 2 at one a SM with lane groups
- * of one experiment, where it was measured faster (an H200, 64 WebSearch
- * variants: 1.34x under DCQCN, 1.40x under HPCC in session 25; 1.55x and
- * 1.61x since the certificate a port per thread, session 26); not elsewhere,
- * where session 25's pool was measured no faster or slower (16 of them on
- * clusters of 4: 1.00x; 256 in lanes of 2: 1.02x under DCQCN, 0.95x under
- * HPCC; the training sweep on clusters of 4 two to a set of SMs: 0.83x;
- * tests/bench/RESULTS.md). */
-static int cu_pool_default(int32_t lg, int32_t C, int O) {
-  return lg == 0 && C == 2 && O == 1;
+/* Whether a launch of lane groups of 1 << lg experiments in blocks of T
+ * threads steps switches with the block's pool where MULTIVERSE_CUDA_POOL is
+ * unset: in blocks of 512 (the pool's; a smaller block the launch-shape model
+ * chose keeps it) with lane groups of one or two experiments, on any cluster
+ * and occupancy. Measured on an H200 since the certificate a
+ * port per thread (session 29, kernels, every FCT file and result row
+ * identical): 256 WebSearch DCQCN variants in lanes of 2 1.71x, 256 HPCC
+ * variants 1.66x, the training sweep on clusters of 4 two to a set of SMs
+ * 1.36x, 64 variants on clusters of 2 1.55x (session 26); the k=8
+ * permutations in lanes of 8 0.77x (not profiled). Lanes of 4 are not
+ * measured and keep key order (tests/bench/RESULTS.md). */
+static int cu_pool_default(int32_t lg, int32_t T) {
+  return T == 512 && lg <= 1;
 }
 
 /* Dynamic shared memory of a block of T threads of the experiment kernel of
