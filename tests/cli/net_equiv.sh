@@ -144,8 +144,7 @@ for b in a b c d e; do
       MULTIVERSE_PHASES=0 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o swarp-$b > /dev/null
       # An experiment per cluster of 2 or 4 blocks on as many SMs, with and
-      # without switch warps (on clusters of 2 at one a SM, the block's pool
-      # by default).
+      # without switch warps (the block's pool by default where there are none).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2-$b > /dev/null 2> cl2-$b.err
       grep -qE "threads \(1 a SM\), clusters of 2, a pool for port phases" cl2-$b.err # the clusters ran, with the pool (the default there)
@@ -153,7 +152,11 @@ for b in a b c d e; do
       # registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters on two SMs.
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2x2-$b > /dev/null 2> cl2x2-$b.err
-      grep -q "threads (2 a SM), clusters of 2, rows" cl2x2-$b.err # no pool by default
+      grep -q "threads (2 a SM), clusters of 2, a pool for port phases" cl2x2-$b.err # the pool by default
+      # Lanes of 2 in blocks of 512: the block's pool by default (cu_pool_default).
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCK=512 \
+        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2-$b > /dev/null 2> lane2-$b.err
+      grep -q "lane groups of 2, .* a pool for port phases" lane2-$b.err
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
       # Switches in port phases on the GPU (a warp per switch, a thread per
@@ -189,7 +192,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane2 lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
