@@ -38,6 +38,11 @@
 #   wsshapes  row 1's batch (ws) in lane and occupancy shapes: the default,
 #           lanes of 2 at 2 blocks a SM, lanes of 1, 32 on clusters of 8, 4 on
 #           clusters of 2; then 512 variants; every FCT file compared
+#   poolshapes  row 1's batch (ws) in the shapes the block's pool may take:
+#           the default (lanes of 2, one a SM, the pool), lanes of 2 and of 1
+#           in the kernel for 2 a SM, lanes of 2 on clusters of 2, lanes of 4
+#           with the pool (MULTIVERSE_CUDA_POOL=1: key order by default) and
+#           in key order; every FCT file compared with the default's
 #   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
 #           metrics, kernel replay): occupancy, issue, active threads, stalls
 #           at the barrier and on loads, L1, L2 and DRAM
@@ -462,6 +467,21 @@ for part in $parts; do
     line="| WebSearch DCQCN, 512 variants | $(fm "$T" %.2f) s ($K) | - | - | first 256: $ID |"
     echo "wsshapes: $line"
     rows+=("$line")
+    ;;
+  poolshapes)
+    # Row 1 where the block's pool steps the switches (cu_pool_default: lanes
+    # of 1 or 2 in blocks of 512), in shapes the planner does not take, and
+    # lanes of 4 (key order by default, the pool not measured there).
+    a=("${ws[@]}" --set cc=dcqcn --backend cuda --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)")
+    shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
+      "MULTIVERSE_LANES=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_CLUSTER=2"
+      "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_POOL=1" "MULTIVERSE_LANES=4")
+    for i in "${!shapes[@]}"; do
+      shaped "wsp-$i" wsp-0 256 "${shapes[$i]}" "${a[@]}"
+      line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*\(, a pool\)*' "wsp-$i.err")) | - | - | $ID |"
+      echo "poolshapes: $line"
+      rows+=("$line")
+    done
     ;;
   ncuws)
     # Row 1's kernel over its first 0.5 ms of simulated time (max_time_s: the
