@@ -707,7 +707,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
       cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, eng_deal_default(1 << lg));
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
-  if (kind == CU_K_PLAIN && pool_env < 0 && cu_pool_default(lg, T)) kind = CU_K_POOL;
+  if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {

@@ -118,21 +118,6 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
   return cfg;
 }
 
-/* Whether a launch of lane groups of 1 << lg experiments in blocks of T
- * threads steps switches with the block's pool where MULTIVERSE_CUDA_POOL is
- * unset: in blocks of 512 (the pool's; a smaller block the launch-shape model
- * chose keeps it) with lane groups of one or two experiments, on any cluster
- * and occupancy. Measured on an H200 since the certificate a
- * port per thread (session 29, kernels, every FCT file and result row
- * identical): 256 WebSearch DCQCN variants in lanes of 2 1.71x, 256 HPCC
- * variants 1.66x, the training sweep on clusters of 4 two to a set of SMs
- * 1.36x, 64 variants on clusters of 2 1.55x (session 26); the k=8
- * permutations in lanes of 8 0.77x (not profiled). Lanes of 4 are not
- * measured and keep key order (tests/bench/RESULTS.md). */
-static int cu_pool_default(int32_t lg, int32_t T) {
-  return T == 512 && lg <= 1;
-}
-
 /* Dynamic shared memory of a block of T threads of the experiment kernel of
  * kind sw: with switch warps, each warp's port phases' words (cu_ph_head);
  * with a pool, the pool. */

@@ -144,6 +144,21 @@ ENG_INLINE int32_t eng_deal_default(int32_t lanes) {
   return lanes == 1 ? ENG_DEAL_FAR : ENG_DEAL_SPREAD;
 }
 
+/* Whether a lane group of `lanes` experiments in blocks of `threads` steps
+ * its switches' certified windows in the block's pool (the CUDA experiment
+ * mode, unless MULTIVERSE_CUDA_POOL says): in blocks of 512 (the pool's; a
+ * smaller block the launch-shape model chose keeps key order) with one or two
+ * experiments a lane group, on any cluster and occupancy. Measured on an H200
+ * since the certificate a port per thread (kernels, every FCT file and result
+ * row identical; tests/bench/RESULTS.md, sessions 26 and 29): 64 WebSearch
+ * variants on clusters of 2 1.55x, 256 in lanes of 2 1.71x under DCQCN and
+ * 1.66x under HPCC, the training sweep on clusters of 4 two to a set of SMs
+ * 1.36x; the k=8 permutations in lanes of 8 0.77x (not profiled). Lanes of 4
+ * are not measured and keep key order. */
+ENG_INLINE int eng_pool_default(int32_t lanes, int32_t threads) {
+  return threads == 512 && lanes <= 2;
+}
+
 /* The positions P of a warp's S that take rows (eng_deal_row), for a table
  * whose most rows in the group are `most`, in K rounds on W warps. */
 ENG_INLINE int32_t eng_deal_span(int32_t deal, int32_t most, int32_t K, int32_t W, int32_t S) {

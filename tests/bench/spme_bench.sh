@@ -469,7 +469,7 @@ for part in $parts; do
     rows+=("$line")
     ;;
   poolshapes)
-    # Row 1 where the block's pool steps the switches (cu_pool_default: lanes
+    # Row 1 where the block's pool steps the switches (eng_pool_default: lanes
     # of 1 or 2 in blocks of 512), in shapes the planner does not take, and
     # lanes of 4 (key order by default, the pool not measured there).
     a=("${ws[@]}" --set cc=dcqcn --backend cuda --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)")

@@ -153,7 +153,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2x2-$b > /dev/null 2> cl2x2-$b.err
       grep -q "threads (2 a SM), clusters of 2, a pool for port phases" cl2x2-$b.err # the pool by default
-      # Lanes of 2 in blocks of 512: the block's pool by default (cu_pool_default).
+      # Lanes of 2 in blocks of 512: the block's pool by default (eng_pool_default).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCK=512 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2-$b > /dev/null 2> lane2-$b.err
       grep -q "lane groups of 2, .* a pool for port phases" lane2-$b.err

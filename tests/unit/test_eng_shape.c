@@ -259,7 +259,10 @@ static void deal(void) {
  * of 2 at one a SM; a world of 512 of them lanes of 2 at 2; the training
  * sweep (144 of 45 nodes) lanes of 1 in blocks of 128, in blocks of 512
  * (the knob) lanes of 2 (docs/cli.md); blocks of 256; forced lanes; the cap
- * of 32. */
+ * of 32. And whether each shape steps its switches in the block's pool
+ * (eng_pool_default): rows 1 and 2's (256 and 512 WebSearch variants in lanes
+ * of 2) do, measured faster; row 5's (lanes of 8) does not, measured slower;
+ * nor blocks of 128 or 256, nor lanes of 4 (not measured). */
 static void lanes_rule(void) {
   static const struct {
     int64_t n;
@@ -272,12 +275,14 @@ static void lanes_rule(void) {
            {144, 45, 512, 0, 0, 512, 2, 1},   {144, 45, 0, 8, 0, 512, 8, 1},
            {2048, 208, 0, 32, 0, 512, 32, 1}, {100000, 208, 0, 0, 0, 512, 32, 2},
            {200, 150, 0, 0, 0, 256, 1, 0},    {600, 100, 0, 0, 0, 512, 4, 2}};
+  static const int pool[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     const eng_lanes_t r =
         eng_shape_lanes(c[i].n, c[i].most, 132, c[i].block, c[i].lanes_knob, c[i].per_sm_knob);
     CHECK_EQ_I64(r.threads, c[i].threads);
     CHECK_EQ_I64(r.lanes, c[i].lanes);
     CHECK_EQ_I64(r.per_sm, c[i].per_sm);
+    CHECK_EQ_I64(eng_pool_default(r.lanes, r.threads), pool[i]);
   }
 }
 
