@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the GPU's compiler makes of a change, without a GPU: each kernel of the
 # CUDA backend (engine/sim/eng_cuda.cu) for sm_90 as the build compiles it
-# (-O3, the backend's exact-arithmetic flags), its registers, stack frame and
+# (-O3, the backend's exact-arithmetic flags, read from each tree's
+# engine/CMakeLists.txt), its registers, stack frame and
 # spill bytes by ptxas -v, and the PTX's loads and stores of local memory
 # (ld.local, st.local: a context or array whose address escapes, read on a
 # thread's serial path), for two source trees side by side. Static counts,
@@ -15,10 +16,23 @@ nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 work=${3:-$(mktemp -d)}
 mkdir -p "$work"
 
+# exact TREE: the backend's exact-arithmetic flags as TREE's engine/CMakeLists.txt
+# gives them to mv_cuda (its CUDA compile options but the warning flags)
+exact() {
+  local f
+  f=$(sed -n 's/.*target_compile_options(mv_cuda PRIVATE \$<\$<COMPILE_LANGUAGE:CUDA>:\([^$>]*\).*/\1/p' \
+    "$1/engine/CMakeLists.txt")
+  [ -n "$f" ] || { echo "ptxas_bench: no CUDA options of mv_cuda in $1/engine/CMakeLists.txt" >&2; return 1; }
+  echo "$f"
+}
+
 # compile TREE NAME: NAME.ptxas (ptxas -v) and NAME.ptx in $work
 compile() {
-  local flags=(-O3 -DNDEBUG -DMV_HAVE_CUDA=1 -arch=sm_90 --fmad=false -prec-div=true
-    -prec-sqrt=true -I"$1/engine" -x cu)
+  local ex more
+  ex=$(exact "$1") || return 1
+  local flags=(-O3 -DNDEBUG -DMV_HAVE_CUDA=1 -arch=sm_90)
+  read -ra more <<< "$ex"
+  flags+=("${more[@]}" -I"$1/engine" -x cu)
   "$nvcc" "${flags[@]}" -Xptxas -v -cubin -o "$work/$2.cubin" "$1/engine/sim/eng_cuda.cu" \
     > "$work/$2.ptxas" 2>&1 || { tail -5 "$work/$2.ptxas" >&2; return 1; }
   "$nvcc" "${flags[@]}" -ptx -o "$work/$2.ptx" "$1/engine/sim/eng_cuda.cu"
