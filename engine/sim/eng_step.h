@@ -192,8 +192,9 @@ ENG_INLINE int64_t eng_tx_time(const eng_ctx_t *k, int32_t lp) {
 
 /* Takes the packet port p (global) of node k->x sends next from its queues:
  * the control queue's head, unless it must wait (eng_ctrl_held, asked only
- * where `may_wait`: not by a switch's port phases), else the head of the next class in round robin;
- * *s receives its descriptor row. Returns 0 when neither queue has one. */
+ * where `may_wait`: not by a switch's port phases), else the head of the next
+ * class in round robin; *s receives its descriptor row. Returns 0 when neither
+ * queue has one. */
 ENG_INLINE int eng_tx_queued(eng_ctx_t *k, int32_t p, int may_wait, eng_pkt_t *pk, int32_t *s) {
   eng_cols_t *c = k->c;
   int32_t cl;
