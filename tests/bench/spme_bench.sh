@@ -97,6 +97,13 @@
 #           16, 64 and 256 variants, under HPCC with 64 (BENCH_POOL_W: a list
 #           of ws16, ws64, ws256, hpcc64; default all); kernel times, every
 #           FCT file compared
+#   ab      the same batches by this binary (A) and by other builds of it
+#           (BENCH_AB: their multiverse programs, e.g. a branch's), in turn,
+#           BENCH_AB_ROUNDS rounds (default 1): BENCH_AB_W, a list of ws,
+#           hpcc, ws64, perm and train (default ws); each run's kernel time
+#           and whether its FCT files (train: its result rows) equal A's
+#           first run's. Every binary is given the same paths, so that the
+#           experiments' ids, and so their seeds, agree
 #   phases  switches in port phases (the GPU's default) against key order
 #           (MULTIVERSE_PHASES=0): one WebSearch experiment, 64 variants with switch warps and
 #           in the persistent mode (FCT files compared)
@@ -635,6 +642,47 @@ PY
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
     grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $part: /" # the shape model's pick, if it chose
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
+    ;;
+  ab)
+    # A against each build of BENCH_AB, in turn, on the same batches.
+    read -ra abs <<< "${BENCH_AB:-}"
+    [ ${#abs[@]} -gt 0 ] || { echo "ab: BENCH_AB names no other build, part skipped"; continue; }
+    bins=("$mv")
+    for b in "${abs[@]}"; do bins+=("$(realpath -e "$b")") || continue 2; done
+    for w in ${BENCH_AB_W:-ws}; do
+      a=() n=0
+      case $w in
+      ws) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256 ;;
+      hpcc) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 265)") n=256 ;;
+      ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
+      perm) perm_list && a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048 ;;
+      train) ;;
+      *) echo "ab: no workload $w (ws, hpcc, ws64, perm, train)" && continue ;;
+      esac
+      for ((r = 1; r <= ${BENCH_AB_ROUNDS:-1}; r++)); do
+        for i in "${!bins[@]}"; do
+          d=ab-$w-$i-$r ref=ab-$w-0-1 mv0=$mv
+          mv=${bins[$i]}
+          if [ $w = train ]; then # as part train runs it
+            rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
+            s=$(bench_now)
+            (cd "$d" && MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
+            rc=$?
+            T=$(bench_calc 'b - a' a="$s" b="$(bench_now)") K=$(kern "$d/run.err")
+            [ $rc = 0 ] || { echo "  $d failed (rc $rc): $(tail -1 "$d/run.err")"; T=-; }
+            id=-
+            [ "$d" = "$ref" ] || [ "$T" = - ] || id=$(same_rows "$ref" "$d")
+          else
+            run x "$d" "${a[@]}" --backend cuda
+            id=-
+            [ "$d" = "$ref" ] || [ "$T" = - ] || id=$(same "$ref" "$d" "$n")
+          fi
+          mv=$mv0
+          echo "ab $w, build $i (${bins[$i]}), round $r: $T s ($K); against build 0: $id"
+          rows+=("| $w, build $i, round $r | $(fm "$T" %.2f) s ($K) | - | - | $id |")
+        done
+      done
+    done
     ;;
   traincpu)
     # The training sweep on the CPU backend with every core, whole
