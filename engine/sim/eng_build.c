@@ -736,6 +736,34 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
   return 0;
 }
 
+/* The ways of experiment e's flows (eng_fway_t), each walked from its end by
+ * eng_route, once every experiment's routing tables are in place (an
+ * experiment reads the copy of the first on its topology). */
+static void build_ways(eng_cols_t *c, int32_t e) {
+  const int32_t f0 = c->exp_flow_off[e], f1 = f0 + c->exp_n_flows[e];
+  const int ecmp = c->exp_lb[e] == ENG_LB_ECMP;
+  for (int32_t f = f0; f < f1; f++)
+    for (int data = 0; data < 2; data++) {
+      eng_fhops_t *way = &c->flow_way[f].dir[data];
+      const eng_fend_t *to = &c->flow[f].hdr.end[data];
+      for (int32_t h = 0; h < ENG_WAY_HOPS; h++) {
+        way->node[h] = -1;
+        way->port[h] = 0;
+      }
+      int32_t x = c->flow[f].hdr.end[!data].node, h = 0;
+      for (int32_t hop = 0; ecmp && h < ENG_WAY_HOPS && x != to->node && hop < c->exp_n_nodes[e];
+           hop++) {
+        const int32_t lp = eng_route(c, x, f, data ? ENG_PKT_DATA : ENG_PKT_ACK, 0);
+        if (lp < 0) break;
+        if (c->node[x].n_ports > 1 && to->edge_node != x) {
+          way->node[h] = x;
+          way->port[h++] = (uint16_t)lp;
+        }
+        x = c->port[c->port[c->node[x].port_off + lp].peer].node;
+      }
+    }
+}
+
 int64_t eng_world_estimate(const eng_world_desc_t *d) {
   int64_t rows[ENG_T_COUNT], bytes = 0;
   if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, rows, NULL)) return -1;
@@ -805,6 +833,11 @@ int eng_world_create(const eng_world_desc_t *d, eng_world_t **out, char *err, si
     build_base_t b = base[e];
     bad |= build_exp(w, e, &d->exps[e], &b, rt) != 0;
     over |= !build_within(&base[e], &b, each[e]);
+  }
+  if (!bad && !over) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int32_t e = 0; e < d->n_exps; e++)
+      build_ways(&w->c, e);
   }
   if (over) {
     snprintf(err, errlen, "internal error: an experiment took more rows than its count");

@@ -103,13 +103,11 @@ ENG_INLINE int32_t eng_flow_dst(const eng_cols_t *c, int32_t f) {
   return c->flow[f].hdr.end[1].node;
 }
 
-/* Equal-cost candidates of node x for a packet heading for end d: writes the
- * first setport row and the count; returns a port directly (rules 1 and 2 of
- * model.md), -1 when there is a set, -2 when there is no route. */
-ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_t *d, uint32_t *lo,
-                                 uint32_t *n) {
-  if (c->node[x].n_ports == 1) return 0;
-  if (d->edge_node == x) return d->edge_port;
+/* Equal-cost candidates of node x for a packet heading for end d, once the
+ * rules of eng_route_set have given no port: writes the first setport row and
+ * the count; returns -1, or -2 when there is no route. */
+ENG_INLINE int32_t eng_route_table(const eng_cols_t *c, int32_t x, const eng_fend_t *d,
+                                   uint32_t *lo, uint32_t *n) {
   int32_t row = c->node[x].route_row;
   if (row < 0) return -2;
   uint32_t sid = c->route_set[row + d->group];
@@ -118,6 +116,16 @@ ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_
   *lo = c->set_off[set];
   *n = c->set_off[set + 1] - *lo;
   return -1;
+}
+
+/* Equal-cost candidates of node x for a packet heading for end d: writes the
+ * first setport row and the count; returns a port directly (rules 1 and 2 of
+ * model.md), -1 when there is a set, -2 when there is no route. */
+ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_t *d, uint32_t *lo,
+                                 uint32_t *n) {
+  if (c->node[x].n_ports == 1) return 0;
+  if (d->edge_node == x) return d->edge_port;
+  return eng_route_table(c, x, d, lo, n);
 }
 
 /* Position among n equal-cost candidates (ascending local ports) that ECMP
@@ -145,9 +153,13 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
                              uint32_t psn) {
   int data = type == ENG_PKT_DATA;
   const eng_fhdr_t *hd = &c->flow[f].hdr;
+  if (c->node[x].n_ports == 1) return 0;
+  if (hd->end[data].edge_node == x) return hd->end[data].edge_port;
+  const eng_fhops_t *way = &c->flow_way[f].dir[data]; /* the sets' answer, where built */
+  for (int32_t h = 0; h < ENG_WAY_HOPS; h++)
+    if (way->node[h] == x) return way->port[h];
   uint32_t lo = 0, n = 0;
-  int32_t direct = eng_route_set(c, x, &hd->end[data ? 1 : 0], &lo, &n);
-  if (direct != -1) return direct < 0 ? -1 : direct;
+  if (eng_route_table(c, x, &hd->end[data], &lo, &n) == -2) return -1;
   int32_t e = c->node_exp[x];
   if (c->exp_lb[e] == ENG_LB_SPRAY)
     return (int32_t)

@@ -60,6 +60,23 @@ typedef struct eng_fhdr_t {
   int32_t pad;
 } eng_fhdr_t;
 
+/* A flow's way through the network in one direction: the nodes, in path
+ * order, where its packets' egress is looked up in an ECMP set, and the local
+ * port each takes (eng_route); node -1: none. Built with the world for
+ * experiments routed by ECMP, where that port depends on the flow and the
+ * node alone (eng_build.c); a way of more than ENG_WAY_HOPS such nodes,
+ * spraying and flowlets leave the rest to the sets. One sector. */
+#define ENG_WAY_HOPS 5
+typedef struct eng_fhops_t {
+  int32_t node[ENG_WAY_HOPS]; /* node rows */
+  uint16_t port[ENG_WAY_HOPS];
+  uint16_t pad;
+} eng_fhops_t;
+
+typedef struct eng_fway_t {
+  eng_fhops_t dir[2]; /* 0: towards the source (ACK, NACK, CNP); 1: towards the destination */
+} eng_fway_t;
+
 /* A relay's flowlet entry (adaptive load balancing). */
 typedef struct eng_flowlet_t {
   int64_t last; /* ps of the flow's last packet here */
@@ -300,6 +317,7 @@ static_assert(offsetof(eng_port_t, ring_off) == 32 && offsetof(eng_port_t, ring_
   X(port, uint32_t, port_ph_cur) /* port phases: an egress's read position in this ring */ \
   /* flow table: sender columns written by src, receiver columns by dst */                         \
   X(flow, eng_flow_t, flow)         /* the row: eng_flow_t */                                      \
+  X(flow, eng_fway_t, flow_way)     /* its ways, as its relays route it: eng_fway_t */             \
   /* task table: rows grouped by owner host, in task order within a host */                        \
   X(task, eng_task_t, task)         /* the row: eng_task_t */                                      \
   X(gpu, int32_t, gpu_comm)         /* per GPU: its communication tasks running now */             \
