@@ -31,45 +31,43 @@ typedef struct cu_pool_t {
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
 } cu_pool_t;
 
-/* Row x's step (phase 0 of the experiment mode with a pool): a switch that
- * may step in phases (eng_phase_node_ok; not idle, not poked) joins the pool
- * P, whose threads read its certificate a port each and step it once every
- * row has stepped (cu_pool_run); every other row, and a switch for which the
- * pool has no room, steps as in eng_node_step. The certificate on one thread
- * (eng_phase_ok) walked every port of the switch here, the longest row of
- * the phase where the rows were hosts. */
-static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
+/* Whether switch x joins the pool P this window (phase 0 of the experiment
+ * mode with a pool): one that may step in phases (eng_phase_node_ok; not
+ * idle, not poked) and finds room, whose threads read its certificate a port
+ * each and step it once every row has stepped (cu_pool_run). The
+ * certificate on one thread (eng_phase_ok) walked every port of the switch
+ * here, the longest row of the phase where the rows were hosts. */
+static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   const int32_t e = c->node_exp[x], np = c->node[x].n_ports;
-  if (!c->node[x].is_switch || c->exp_phases[e] == ENG_PHASES_OFF || !cu_ph ||
-      c->exp_status[e] != ENG_RUNNING || np > CU_PH_PORTS || eng_node_idle(c, x, e) ||
-      eng_node_poked(c, x, e)) {
-    eng_node_step(c, x);
-    return;
-  }
+  if (c->exp_phases[e] == ENG_PHASES_OFF || !cu_ph || c->exp_status[e] != ENG_RUNNING ||
+      np > CU_PH_PORTS || eng_node_idle(c, x, e) || eng_node_poked(c, x, e))
+    return 0;
   const eng_ctx_t k = eng_node_ctx(c, x, c->node[x].now);
-  if (!eng_phase_node_ok(&k)) {
-    eng_node_step(c, x);
-    return;
-  }
+  if (!eng_phase_node_ok(&k)) return 0;
   const int32_t s = atomicAdd(&P->n, 1);
-  if (s >= CU_POOL_SW) {
-    eng_node_step(c, x);
-    return;
-  }
+  if (s >= CU_POOL_SW) return 0;
   const int32_t t0 = atomicAdd(&P->tasks, np);
   const int ok = t0 + np <= CU_POOL_TASKS;
   for (int32_t t = t0; t < t0 + np && t < CU_POOL_TASKS; t++)
     P->of[t] = ok ? (uint8_t)s : 0xff;
   P->x[s] = ok ? x : -1;
-  if (!ok) {
-    eng_node_step(c, x);
-    return;
-  }
+  if (!ok) return 0;
   P->first[s] = t0;
   P->now0[s] = k.now;
   P->arr[s] = 0;
   P->cert[s] = 1;
   P->bytes[s] = 0;
+  return 1;
+}
+
+/* Row x's step in phase 0 with a pool: a switch the pool takes (cu_pool_claim)
+ * steps with it after every row; every other row, and a switch for which the
+ * pool has no room, steps as in eng_node_step, through one call: with a
+ * call on each of its four ways out, each inlining a copy of the node step,
+ * the pool kernels held 742 KB of SASS against the other kernels' 210 KB. */
+static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
+  if (c->node[x].is_switch && cu_pool_claim(c, x, P)) return;
+  eng_node_step(c, x);
 }
 
 /* The context of pooled switch s, at the time its window began. */
