@@ -755,7 +755,7 @@ static void build_ways(eng_cols_t *c, int32_t e) {
            hop++) {
         const int32_t lp = eng_route(c, x, f, data ? ENG_PKT_DATA : ENG_PKT_ACK, 0);
         if (lp < 0) break;
-        if (c->node[x].n_ports > 1 && to->edge_node != x) {
+        if (eng_route_direct(c, x, to) < 0) { /* looked up in a set */
           way->node[h] = x;
           way->port[h++] = (uint16_t)lp;
         }

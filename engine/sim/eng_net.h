@@ -103,9 +103,16 @@ ENG_INLINE int32_t eng_flow_dst(const eng_cols_t *c, int32_t f) {
   return c->flow[f].hdr.end[1].node;
 }
 
-/* Equal-cost candidates of node x for a packet heading for end d, once the
- * rules of eng_route_set have given no port: writes the first setport row and
- * the count; returns -1, or -2 when there is no route. */
+/* Rules 1 and 2 of model.md: node x's port for a packet heading for end d
+ * where it has one port or is d's edge switch; else -1. */
+ENG_INLINE int32_t eng_route_direct(const eng_cols_t *c, int32_t x, const eng_fend_t *d) {
+  if (c->node[x].n_ports == 1) return 0;
+  return d->edge_node == x ? d->edge_port : -1;
+}
+
+/* Equal-cost candidates of node x for a packet heading for end d, where
+ * eng_route_direct gives no port: writes the first setport row and the
+ * count; returns -1, or -2 when there is no route. */
 ENG_INLINE int32_t eng_route_table(const eng_cols_t *c, int32_t x, const eng_fend_t *d,
                                    uint32_t *lo, uint32_t *n) {
   int32_t row = c->node[x].route_row;
@@ -123,9 +130,8 @@ ENG_INLINE int32_t eng_route_table(const eng_cols_t *c, int32_t x, const eng_fen
  * model.md), -1 when there is a set, -2 when there is no route. */
 ENG_INLINE int32_t eng_route_set(const eng_cols_t *c, int32_t x, const eng_fend_t *d, uint32_t *lo,
                                  uint32_t *n) {
-  if (c->node[x].n_ports == 1) return 0;
-  if (d->edge_node == x) return d->edge_port;
-  return eng_route_table(c, x, d, lo, n);
+  const int32_t direct = eng_route_direct(c, x, d);
+  return direct >= 0 ? direct : eng_route_table(c, x, d, lo, n);
 }
 
 /* Position among n equal-cost candidates (ascending local ports) that ECMP
@@ -153,8 +159,8 @@ ENG_INLINE int32_t eng_route(const eng_cols_t *c, int32_t x, int32_t f, uint8_t 
                              uint32_t psn) {
   int data = type == ENG_PKT_DATA;
   const eng_fhdr_t *hd = &c->flow[f].hdr;
-  if (c->node[x].n_ports == 1) return 0;
-  if (hd->end[data].edge_node == x) return hd->end[data].edge_port;
+  const int32_t direct = eng_route_direct(c, x, &hd->end[data]);
+  if (direct >= 0) return direct;
   const eng_fhops_t *way = &c->flow_way[f].dir[data]; /* the sets' answer, where built */
   for (int32_t h = 0; h < ENG_WAY_HOPS; h++)
     if (way->node[h] == x) return way->port[h];

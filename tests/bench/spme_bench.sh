@@ -99,8 +99,8 @@
 #           FCT file compared
 #   ab      the same batches by this binary (A) and by other builds of it
 #           (BENCH_AB: their multiverse programs, e.g. a branch's), in turn,
-#           BENCH_AB_ROUNDS rounds (default 1): BENCH_AB_W, a list of ws,
-#           hpcc, ws64, perm and train (default ws); each run's kernel time
+#           BENCH_AB_ROUNDS rounds (default 1): BENCH_AB_W, a list of
+#           batches (ws, hpcc, wsN, hpccN, perm) and train (default ws); each run's kernel time
 #           and whether its FCT files (train: its result rows) equal A's
 #           first run's. Every binary is given the same paths, so that the
 #           experiments' ids, and so their seeds, agree
@@ -218,6 +218,33 @@ perm_list() {
   [ -s perm/list.txt ] && return
   gen_fat_tree 8 > k8.json
   mkdir -p perm && gen_perm_list perm 128 2000000 2048 2048 > perm/list.txt
+}
+# batch W: the arguments ($a) and the experiments ($n) of batch W, for the
+# parts that take a list of batches: wsN and hpccN, N WebSearch variants under
+# DCQCN (dcqcn_rate_ai_mbps 10...) or HPCC (hpcc_ai_mbps 10...), ws and hpcc
+# 256 of them; perm, row 5's 2,048 permutations. Returns 1 for another name.
+batch() {
+  local k
+  case $1 in
+  ws | ws[0-9]*) k=${1#ws} && n=${k:-256} && a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + n)))") ;;
+  hpcc | hpcc[0-9]*) k=${1#hpcc} && n=${k:-256} && a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 $((9 + n)))") ;;
+  perm) perm_list && a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) && n=2048 ;;
+  *) return 1 ;;
+  esac
+}
+# sweep_run DIR [VAR=VALUE ...]: the training sweep (train-sweep-144.json) by
+# `multiverse run` on CUDA in a fresh folder DIR (its results in DIR/rd), with
+# those variables and MULTIVERSE_VERBOSE=1: its wall time in $T, - (said) when
+# it failed.
+sweep_run() {
+  local d=$1 s rc
+  shift
+  rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
+  s=$(bench_now)
+  (cd "$d" && env "$@" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
+  rc=$?
+  T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
+  [ $rc = 0 ] || { echo "  $d failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
 }
 seqc() { seq -s, "$1" "$2"; }
 # has_ncu: whether Nsight Compute is on PATH (else says the part is skipped).
@@ -383,10 +410,7 @@ for part in $parts; do
     ;;
   pool)
     for w in ${BENCH_POOL_W:-ws16 ws64 ws256 hpcc64}; do
-      case $w in
-      ws*) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + ${w#ws})))") n=${w#ws} ;;
-      hpcc*) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 $((9 + ${w#hpcc})))") n=${w#hpcc} ;;
-      esac
+      batch "$w" || { echo "pool: no batch $w" && continue; }
       pair pool-$w-key MULTIVERSE_CUDA_POOL=0 pool-$w-pool MULTIVERSE_CUDA_POOL=1 "$n" "${a[@]}"
       echo "pool $w: key order $TA s ($KA); pool $T s ($K); $ID"
       rows+=("| $w, switches in key order / the block's pool | $(fm "$TA" %.2f) s | $(fm "$T" %.2f) s (pool) | $(ratio "$TA" "$T") | $ID |")
@@ -415,12 +439,7 @@ for part in $parts; do
     # differ.
     perm_list
     for w in ${BENCH_DEAL_W:-perm ws ws64}; do
-      case $w in
-      perm) a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048 ;;
-      ws) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256 ;;
-      ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
-      hpcc64) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 73)") n=64 ;;
-      esac
+      batch "$w" || { echo "deal: no batch $w" && continue; }
       line="deal $w:" names=(far packed spread) td=() bad=""
       for dl in 2 1 0; do
         RUN_ENV=(MULTIVERSE_CUDA_DEAL=$dl)
@@ -628,12 +647,7 @@ PY
     train1sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=1) ;;
     trainpool) knobs=(MULTIVERSE_CUDA_POOL=1) ;;
     esac
-    rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
-    s=$(bench_now)
-    (cd "$d" && env "${knobs[@]}" MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
-    rc=$?
-    T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
-    [ $rc = 0 ] || { echo "  $part failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
+    sweep_run "$d" "${knobs[@]}"
     id=-
     if [ "$part" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
       id=$(same_rows train "$part")
@@ -650,27 +664,14 @@ PY
     bins=("$mv")
     for b in "${abs[@]}"; do bins+=("$(realpath -e "$b")") || continue 2; done
     for w in ${BENCH_AB_W:-ws}; do
-      a=() n=0
-      case $w in
-      ws) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)") n=256 ;;
-      hpcc) a=("${ws[@]}" --set cc=hpcc --sweep hpcc_ai_mbps="$(seqc 10 265)") n=256 ;;
-      ws64) a=("${ws[@]}" --set cc=dcqcn --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)") n=64 ;;
-      perm) perm_list && a=(--topology k8.json --flows-from perm/list.txt --set mtu=9000) n=2048 ;;
-      train) ;;
-      *) echo "ab: no workload $w (ws, hpcc, ws64, perm, train)" && continue ;;
-      esac
+      [ "$w" = train ] || batch "$w" || { echo "ab: no batch $w (wsN, hpccN, perm, train)" && continue; }
       for ((r = 1; r <= ${BENCH_AB_ROUNDS:-1}; r++)); do
         for i in "${!bins[@]}"; do
           d=ab-$w-$i-$r ref=ab-$w-0-1 mv0=$mv
           mv=${bins[$i]}
-          if [ $w = train ]; then # as part train runs it
-            rm -rf "$d" && mkdir -p "$d" && cp "$here/train-sweep-144.json" "$d/"
-            s=$(bench_now)
-            (cd "$d" && MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" "$mv" run train-sweep-144.json --run-dir rd --backend cuda > run.out 2> run.err)
-            rc=$?
-            T=$(bench_calc 'b - a' a="$s" b="$(bench_now)") K=$(kern "$d/run.err")
-            [ $rc = 0 ] || { echo "  $d failed (rc $rc): $(tail -1 "$d/run.err")"; T=-; }
-            id=-
+          if [ $w = train ]; then
+            sweep_run "$d"
+            K=$(kern "$d/run.err") id=-
             [ "$d" = "$ref" ] || [ "$T" = - ] || id=$(same_rows "$ref" "$d")
           else
             run x "$d" "${a[@]}" --backend cuda

@@ -7,7 +7,7 @@
  * ways hold what its shape says: no node between hosts of one edge switch,
  * the source's edge and aggregation switches within a pod, and four nodes
  * across pods (edge and aggregation up, core, aggregation down); spraying
- * and flowlets build none. */
+ * and flowlets build none; and eng_route answers from the way, not the sets. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <stdlib.h>
@@ -125,6 +125,18 @@ int main(void) {
     }
     CHECK_EQ_I64(bad, 0);
   }
+  /* eng_route answers from the way: a way's port changed is the port routed. */
+  int used = 0;
+  for (int32_t f = c->exp_flow_off[0]; f < c->exp_flow_off[0] + c->exp_n_flows[0]; f++) {
+    eng_fhops_t *way = &c->flow_way[f].dir[1];
+    if (way->node[0] < 0) continue;
+    const uint16_t was = way->port[0];
+    way->port[0] = (uint16_t)((was + 1) % c->node[way->node[0]].n_ports);
+    used += eng_route(c, way->node[0], f, ENG_PKT_DATA, 0) == way->port[0];
+    way->port[0] = was;
+    used -= eng_route(c, way->node[0], f, ENG_PKT_DATA, 0) != was;
+  }
+  CHECK_EQ_I64(used, 224); /* the flows of the 3-tier fat tree leaving their edge switch */
   printf("%lld routes compared, %lld way entries built\n", (long long)routed, (long long)built);
   eng_world_destroy(w);
   for (int t = 0; t < N_TOPO; t++) {
