@@ -70,6 +70,16 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   eng_node_step(c, x);
 }
 
+/* The first task of this thread (then every blockDim.x-th): task t goes to
+ * warp t mod W of the block's W, so that a switch's ports, which are
+ * consecutive tasks, fall in different warps. Taken in order, a busy switch's
+ * ports shared one warp, whose threads run their different events' branches
+ * in turn. Any deal gives the same results: the pool's sums are order-free
+ * and each egress's arrivals are sorted before S3. */
+static __device__ __forceinline__ int32_t cu_pool_t0(void) {
+  return (int32_t)((threadIdx.x & 31) * (blockDim.x >> 5) + (threadIdx.x >> 5));
+}
+
 /* The context of pooled switch s, at the time its window began. */
 static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_pool_t *P,
                                                         int32_t s) {
@@ -86,8 +96,8 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_
  * step skips it by `cert`); the others' sums begin. */
 static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int32_t cap) {
   eng_cols_t *c = CU_C;
-  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
-  for (int32_t t = tid; t < nt; t += T) {
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
+  for (int32_t t = t0; t < nt; t += T) {
     const int32_t s = P->of[t];
     if (s == 0xff) continue;
     const eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -118,7 +128,7 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
   }
   __syncthreads();
   if (P->room) { /* uniform: read by every thread after the barrier */
-    for (int32_t t = tid; t < nt; t += T) {
+    for (int32_t t = t0; t < nt; t += T) {
       const int32_t s = P->of[t];
       if (s == 0xff || P->x[s] < 0 || P->cert[s] != 2) continue;
       const eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -152,11 +162,11 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
  * again at the end. */
 static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int32_t cap) {
   eng_cols_t *c = CU_C;
-  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x;
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
   const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
   cu_pool_certify(P, ns, nt, cap);
-  for (int32_t t = tid; t < nt; t += T) { /* S1 */
+  for (int32_t t = t0; t < nt; t += T) { /* S1 */
     const int32_t s = P->of[t];
     if (s == 0xff || P->x[s] < 0 || !P->cert[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -182,7 +192,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     }
   }
   __syncthreads();
-  for (int32_t t = tid; t < nt; t += T) { /* deal: each stretch's end moves on */
+  for (int32_t t = t0; t < nt; t += T) { /* deal: each stretch's end moves on */
     const int32_t s = P->of[t];
     if (s == 0xff) continue;
     const int32_t x = P->x[s];
@@ -192,7 +202,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
                ent);
   }
   __syncthreads();
-  for (int32_t t = tid; t < nt; t += T) { /* S3 */
+  for (int32_t t = t0; t < nt; t += T) { /* S3 */
     const int32_t s = P->of[t];
     if (s == 0xff || P->x[s] < 0) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -208,7 +218,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     if (k.emit_min < ENG_INF) atomicMin(&P->emit[s], (long long)k.emit_min);
   }
   __syncthreads();
-  for (int32_t t = tid; t < nt; t += T) { /* each port's key */
+  for (int32_t t = t0; t < nt; t += T) { /* each port's key */
     const int32_t s = P->of[t];
     if (s == 0xff || P->x[s] < 0) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
