@@ -292,7 +292,10 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   int64_t *const pool_ent =
       PO && cu_ph ? (int64_t *)(cu_ph + (size_t)CU_PH_WORDS * (blockIdx.x * (blockDim.x >> 5)))
                   : nullptr;
-  if (PO && tid == 0) pool->n = pool->tasks = pool->used = pool->room = 0;
+  if (PO && tid == 0) { /* the lists' first thresholds: 2 */
+    pool->in.most = pool->out.most = 0;
+    cu_pool_empty(pool);
+  }
   for (;;) {
     if (lead) {
       g_sh = atomicAdd(next, 1);

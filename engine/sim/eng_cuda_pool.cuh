@@ -11,10 +11,26 @@
  * most: a switch past either steps in key order on its thread. */
 #define CU_POOL_SW 128
 #define CU_POOL_TASKS 4096
+/* port_ph_cur's bits, from certificate to S1's end, above an egress's count
+ * of arrivals (at most CU_PH_MAX): its transmissions' weight (cu_pool_tx_weight). */
+#define CU_POOL_TXW 20
+
+/* A list of the pool's tasks that have work in one of its phases (S1: an
+ * ingress with arrivals; S3: an egress with arrivals or a transmission due),
+ * heavy ones (a weight of at least `th`: the last window's most, halved) from
+ * the front, light ones from the back. A heavy task gets a thread of its own,
+ * the light ones share the other threads (cu_pool_walk): taken in order, a
+ * thread's second task could be as heavy as its first, and the phase waited
+ * for their sum. */
+typedef struct cu_pool_list_t {
+  int32_t h, l;     /* heavy tasks, light tasks */
+  int32_t most, th; /* the most weight this window; the heavy threshold */
+  uint16_t t[CU_POOL_TASKS];
+} cu_pool_list_t;
 
 /* A block's pool, in its dynamic shared memory: the switches claimed in this
- * window (cu_pool_node), their certificate's sums, and what their ports'
- * threads sum, least or most. */
+ * window (cu_pool_node), their certificate's sums, what their ports' threads
+ * sum, least or most, and the lists of the ports with work in S1 and S3. */
 typedef struct cu_pool_t {
   int32_t n, tasks, used, room; /* switches claimed (may pass CU_POOL_SW), ports, scratch taken;
                                    whether a port's room is to be read (cu_pool_certify) */
@@ -29,6 +45,7 @@ typedef struct cu_pool_t {
   long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
   long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
+  cu_pool_list_t in, out;    /* S1's and S3's tasks */
 } cu_pool_t;
 
 /* Whether switch x joins the pool P this window (phase 0 of the experiment
@@ -80,6 +97,61 @@ static __device__ __forceinline__ int32_t cu_pool_t0(void) {
   return (int32_t)((threadIdx.x & 31) * (blockDim.x >> 5) + (threadIdx.x >> 5));
 }
 
+/* Task t, of weight w (its arrivals, or S3's estimate), joins list L. */
+static __device__ __forceinline__ void cu_pool_add(cu_pool_list_t *L, int32_t t, int32_t w) {
+  if (w >= L->th)
+    L->t[atomicAdd(&L->h, 1)] = (uint16_t)t;
+  else
+    L->t[CU_POOL_TASKS - 1 - atomicAdd(&L->l, 1)] = (uint16_t)t;
+  atomicMax(&L->most, w);
+}
+
+/* A thread's walk over list L: its slot q (cu_pool_t0) takes heavy task q
+ * alone while the heavy ones are fewer than the threads; the other slots
+ * take the rest in turn. Every task of L is taken once. */
+typedef struct cu_pool_walk_t {
+  int32_t i, step, n; /* the position, the stride (0: one task), the tasks */
+} cu_pool_walk_t;
+
+static __device__ __forceinline__ cu_pool_walk_t cu_pool_walk(const cu_pool_list_t *L) {
+  const int32_t q = cu_pool_t0(), T = (int32_t)blockDim.x;
+  const int32_t solo = L->h < T ? L->h : 0;
+  return cu_pool_walk_t{q, q < solo ? 0 : T - solo, L->h + L->l};
+}
+
+static __device__ __forceinline__ void cu_pool_next(cu_pool_walk_t *w) {
+  w->i = w->step ? w->i + w->step : w->n;
+}
+
+/* The task at position i of list L. */
+static __device__ __forceinline__ int32_t cu_pool_at(const cu_pool_list_t *L, int32_t i) {
+  return i < L->h ? L->t[i] : L->t[CU_POOL_TASKS - 1 - (i - L->h)];
+}
+
+/* The list's threshold for the next window, and the list emptied (one thread). */
+static __device__ __forceinline__ void cu_pool_list_end(cu_pool_list_t *L) {
+  L->th = L->most / 2 > 2 ? L->most / 2 : 2;
+  L->h = L->l = L->most = 0;
+}
+
+/* S3's weight of egress lp of switch k->x, at its window's start: its
+ * transmissions that the window could hold, at most 31, where one is due
+ * (eng_tx_time); its arrivals are added once S1 has counted them. */
+static __device__ __forceinline__ int32_t cu_pool_tx_weight(const eng_ctx_t *k, int32_t lp,
+                                                            int64_t t_end) {
+  const int64_t tx = eng_tx_time(k, lp), ser = k->c->port[k->p0 + lp].ser_full;
+  if (tx >= t_end) return 0;
+  const int64_t n = ser > 0 ? (t_end - tx) / ser + 1 : 31;
+  return n < 31 ? (int32_t)n : 31;
+}
+
+/* The pool emptied for the next window (one thread); its lists keep their thresholds. */
+static __device__ __forceinline__ void cu_pool_empty(cu_pool_t *P) {
+  P->n = P->tasks = P->used = P->room = 0;
+  cu_pool_list_end(&P->in);
+  cu_pool_list_end(&P->out);
+}
+
 /* The context of pooled switch s, at the time its window began. */
 static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_pool_t *P,
                                                         int32_t s) {
@@ -102,13 +174,15 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
     if (s == 0xff) continue;
     const eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t lp = t - P->first[s];
+    const int64_t t_end = c->exp_t_end[k.e];
     int64_t n = 0, bytes = 0;
-    c->port_ph_cur[k.p0 + lp] = 0;
-    if (!eng_phase_port_in(&k, lp, c->exp_t_end[k.e], &n, &bytes)) {
+    c->port_ph_cur[k.p0 + lp] = (uint32_t)cu_pool_tx_weight(&k, lp, t_end) << CU_POOL_TXW;
+    if (!eng_phase_port_in(&k, lp, t_end, &n, &bytes)) {
       P->cert[s] = 0;
     } else if (n) {
       atomicAdd(&P->arr[s], (int32_t)n);
       atomicAdd((unsigned long long *)&P->bytes[s], (unsigned long long)bytes);
+      cu_pool_add(&P->in, t, (int32_t)n);
     }
   }
   __syncthreads();
@@ -166,8 +240,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
   const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
   cu_pool_certify(P, ns, nt, cap);
-  for (int32_t t = t0; t < nt; t += T) { /* S1 */
-    const int32_t s = P->of[t];
+  for (cu_pool_walk_t w = cu_pool_walk(&P->in); w.i < w.n; cu_pool_next(&w)) { /* S1 */
+    const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t];
     if (s == 0xff || P->x[s] < 0 || !P->cert[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     int64_t last = k.now;
@@ -185,16 +259,17 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     if (x < 0) continue;
     const int32_t p0 = c->node[x].port_off, np = c->node[x].n_ports;
     int32_t sum = P->base[s];
-    for (int32_t o = 0; o < np; o++) {
-      const int32_t m = c->port_ph_cur[p0 + o];
+    for (int32_t o = 0; o < np; o++) { /* S1's count, below the weight of its transmissions */
+      const uint32_t v = c->port_ph_cur[p0 + o];
+      const int32_t m = (int32_t)(v & ((1u << CU_POOL_TXW) - 1)), tw = (int32_t)(v >> CU_POOL_TXW);
       c->port_ph_cur[p0 + o] = sum;
       sum += m;
+      if (m || tw) cu_pool_add(&P->out, P->first[s] + o, m + tw);
     }
   }
   __syncthreads();
-  for (int32_t t = t0; t < nt; t += T) { /* deal: each stretch's end moves on */
-    const int32_t s = P->of[t];
-    if (s == 0xff) continue;
+  for (cu_pool_walk_t w = cu_pool_walk(&P->in); w.i < w.n; cu_pool_next(&w)) { /* deal */
+    const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t];
     const int32_t x = P->x[s];
     if (x < 0) continue;
     const int32_t p0 = c->node[x].port_off, lp = t - P->first[s];
@@ -202,9 +277,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
                ent);
   }
   __syncthreads();
-  for (int32_t t = t0; t < nt; t += T) { /* S3 */
-    const int32_t s = P->of[t];
-    if (s == 0xff || P->x[s] < 0) continue;
+  for (cu_pool_walk_t w = cu_pool_walk(&P->out); w.i < w.n; cu_pool_next(&w)) { /* S3 */
+    const int32_t t = cu_pool_at(&P->out, w.i), s = P->of[t];
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t o = t - P->first[s];
     const int32_t lo = o ? c->port_ph_cur[k.p0 + o - 1] : P->base[s], hi = c->port_ph_cur[k.p0 + o];
@@ -241,7 +315,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     eng_node_end(&k, P->best[s]);
   }
   __syncthreads();
-  if (tid == 0) P->n = P->tasks = P->used = P->room = 0;
+  if (tid == 0) cu_pool_empty(P);
 }
 
 #endif
