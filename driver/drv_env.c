@@ -44,6 +44,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_CUDA_DEAL", 0, 2, NULL, "0, 1 or 2"},
     {"MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_CLUSTER", 0, -1, cluster_words, "1, 2, 4 or 8"},
+    {"MULTIVERSE_CUDA_CARVEOUT", 0, 100, NULL, "a percentage, an integer from 0 to 100"},
     {"MULTIVERSE_CUDA_BYTES", 1, 1LL << 62, NULL, "bytes, an integer from 1 to 2^62"},
     {"MULTIVERSE_RINGS", 0, -1, ring_words, "auto, compact or worst"},
     {"MULTIVERSE_WORLD_ROWS", 1, 1073741823, NULL, "rows, an integer from 1 to 1073741823"},

@@ -472,6 +472,18 @@ static unsigned blocks(int64_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);
 }
 
+/* A kernel's preferred split of each SM's on-chip memory between shared
+ * memory and the L1 cache, MULTIVERSE_CUDA_CARVEOUT percent shared (0: as
+ * much L1 as the blocks' shared memory leaves; the driver rounds up to what
+ * they need); unset: the driver's choice. A hint the driver may override;
+ * results are the same either way. */
+static cudaError_t cu_carveout(const void *kern) {
+  long long v;
+  eng_env_int("MULTIVERSE_CUDA_CARVEOUT", 0, 100, -1, &v);
+  return v < 0 ? cudaSuccess
+               : cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, (int)v);
+}
+
 extern "C" int eng_cuda_available(void) {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -619,6 +631,7 @@ static int cu_run_persistent(eng_cols_t d, cu_rows_t n, int *d_flags, int64_t *w
     return -1;
   }
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  BASE_CUDA_TRY(cu_carveout((const void *)k_persistent));
   BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_persistent, T, smem));
   slots = cu_node_slots(w, (int64_t)sms * per_sm * T, &n_slots, &in_block, &in_warp);
   if (!slots) {
@@ -737,6 +750,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   BASE_CUDA_TRY(cudaGetDevice(&dev));
   BASE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  BASE_CUDA_TRY(cu_carveout((const void *)kern));
   BASE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, T, smem));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   BASE_CUDA_TRY(cudaStreamCreateWithFlags(&peek, cudaStreamNonBlocking));

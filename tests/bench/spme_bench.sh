@@ -42,7 +42,10 @@
 #           the default (lanes of 2, one a SM, the pool), lanes of 2 and of 1
 #           in the kernel for 2 a SM, lanes of 2 on clusters of 2, lanes of 4
 #           with the pool (MULTIVERSE_CUDA_POOL=1: key order by default) and
-#           in key order; every FCT file compared with the default's
+#           in key order; every FCT file compared with the default's.
+#           BENCH_SHAPES, a list of settings separated by commas (each VAR=VALUE
+#           words, or empty for none), runs those instead, the first the
+#           reference: e.g. ",MULTIVERSE_CUDA_CARVEOUT=0"
 #   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
 #           metrics, kernel replay): occupancy, issue, active threads, stalls
 #           at the barrier and on loads, L1, L2 and DRAM
@@ -502,6 +505,7 @@ for part in $parts; do
     shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
       "MULTIVERSE_LANES=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_CLUSTER=2"
       "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_POOL=1" "MULTIVERSE_LANES=4")
+    [ -z "${BENCH_SHAPES+x}" ] || IFS=, read -ra shapes <<< "$BENCH_SHAPES,"
     for i in "${!shapes[@]}"; do
       shaped "wsp-$i" wsp-0 256 "${shapes[$i]}" "${a[@]}"
       line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*\(, a pool\)*' "wsp-$i.err")) | - | - | $ID |"

@@ -180,6 +180,9 @@ env_expect MULTIVERSE_CUDA_LAUNCH=bogus "expected experiment, persistent or syst
 env_expect MULTIVERSE_CUDA_BLOCKS_PER_SM=8 "expected 1, 2, 3 or 4"
 env_expect MULTIVERSE_LANES=3 "expected 1, 2, 4, 8, 16 or 32"
 env_expect MULTIVERSE_CUDA_CLUSTER=3 "expected 1, 2, 4 or 8"
+for v in 101 -1 50%; do
+  env_expect MULTIVERSE_CUDA_CARVEOUT=$v "expected a percentage, an integer from 0 to 100"
+done
 env_expect SOURCE_DATE_EPOCH=1e9 \
   "expected seconds since 1970, an integer from 0 to 253402300799 (year 9999)"
 # Every variable the sources read is checked (a new knob must be declared in drv_env.c).
