@@ -155,7 +155,9 @@ kern() {
 # (VAR=VALUE words; none unless set), its wall time (s) in $T and its device
 # runs (kern) in $K. A run that takes more than BENCH_RUN_S seconds
 # (default 900) is stopped and counts as failed: a hang costs the budget of
-# one run, not of the call.
+# one run, not of the call. Where the batch took several device runs (worlds
+# cut to fit the device's memory, or experiments run again with worst-case
+# rings), each one's worlds, launch shape and overflows are printed.
 run() {
   local od=$2 s
   shift 2
@@ -165,6 +167,8 @@ run() {
   local rc=$?
   T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
   K=$(kern "$od.err")
+  [ "$(grep -c '^cuda: .* windows (' "$od.err")" -le 1 ] ||
+    grep -E '^(world: |cuda: [0-9]+ experiments in |rings overflowed)' "$od.err" | sed "s|^|  $od: |"
   [ $rc = 0 ] || { echo "  run $od failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$od.err")"; T=-; }
 }
 RUN_ENV=()
