@@ -767,8 +767,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
   if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
   /* host warps beside the pool: at most all but one of the block's warps */
-  hw = kind == CU_K_POOL ? cu_env_int("MULTIVERSE_CUDA_POOL_HOSTS", 0, 15, 0) : 0;
-  if (hw > (int32_t)T / 32 - 1) hw = (int32_t)T / 32 - 1;
+  hw = kind == CU_K_POOL ? cu_env_int("MULTIVERSE_CUDA_POOL_HOSTS", 0, (int)T / 32 - 1, 0) : 0;
   if (hw) kind = CU_K_POOL_HOSTS;
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_pool_hw, &hw, sizeof hw));
   smem = cu_sw_smem(T, kind);

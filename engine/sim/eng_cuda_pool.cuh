@@ -255,8 +255,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
   cu_pool_certify(P, ns, nt, cap, tid, T);
   for (cu_pool_walk_t w = cu_pool_walk(&P->in, tid, T); w.i < w.n; cu_pool_next(&w)) { /* S1 */
-    const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t];
-    if (s == 0xff || P->x[s] < 0 || !P->cert[s]) continue;
+    const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t]; /* a listed task has a switch */
+    if (P->x[s] < 0 || !P->cert[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     int64_t last = k.now;
     const int32_t n = cu_ph_route(&k, c->port[k.p0 + t - P->first[s]].peer, c->exp_t_end[k.e],

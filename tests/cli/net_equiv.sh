@@ -158,7 +158,8 @@ for b in a b c d e; do
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2-$b > /dev/null 2> lane2-$b.err
       grep -q "lane groups of 2, .* a pool for port phases" lane2-$b.err
       # The same with host warps beside the pool (MULTIVERSE_CUDA_POOL_HOSTS):
-      # 8 of a block's 16 in lanes of 2; 15 (one warp runs the pool) on clusters of 2.
+      # 8 of a block's 16 in lanes of 2; 15 (one warp runs the pool) on clusters of 2;
+      # their pools take switch steps as the others' do (checked below).
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_HOSTS=8 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCK=512 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2h-$b > /dev/null 2> lane2h-$b.err
       grep -q "a pool for port phases beside 8 host warps" lane2h-$b.err
@@ -184,7 +185,7 @@ for b in a b c d e; do
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl-$b > /dev/null 2> poolcl-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl2-$b > /dev/null 2> poolcl2-$b.err
-      for o in pool8 poolcl poolcl2; do
+      for o in pool8 poolcl poolcl2 lane2h cl2h; do
         grep -q "a pool for port phases" $o-$b.err
         m=$(grep -o '[0-9]* switch steps in port phases' $o-$b.err | awk '{ s += $1 } END { print s + 0 }')
         if [ $b = c ]; then [ "$m" = 0 ]; else [ "$m" -gt 0 ]; fi
