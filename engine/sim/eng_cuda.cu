@@ -276,22 +276,27 @@ static __constant__ int32_t cu_deal;
 static __constant__ int32_t cu_pool_hw;
 
 /* Phase 0 with host warps, for lane e (-1: none) of a group stepped by a
- * cluster of C blocks (this one `rank`): a role's threads (the hosts' or the
- * pool's, numbered across the cluster) take the lane's node rows in turn, S
- * = 32 >> lg neighbouring rows a warp at a time, each stepping those of its
- * role (the pull model lets a window's rows step in any order and at once:
- * they read only what links published at the last commit, and the atomics
- * they share are order-free); then the pool's warps run the pool. */
+ * cluster of C blocks (this one `rank`): a role's warps (the hosts' or the
+ * pool's, Wr of them numbered across the cluster) take the lane's node rows
+ * dealt far apart, row k * n + j * Wr + wr to position j of warp wr (n = Wr
+ * * S positions, S = 32 >> lg a warp), each stepping those of its role (the
+ * pull model lets a window's rows step in any order and at once: they read
+ * only what links published at the last commit, and the atomics they share
+ * are order-free); then the pool's warps run the pool. Far apart, as the
+ * deal of lanes of 1 (eng_deal_default), because a warp runs its threads'
+ * different events one after another: a training experiment's 32 hosts take
+ * a warp each, where neighbouring rows put all 32 in one warp (session 32:
+ * the training sweep then took over 50 s against 31.9 s, H100). */
 static __device__ __forceinline__ void cu_pool_phase0(int32_t e, int32_t lg, int32_t rank,
                                                       int32_t C, cu_pool_t *pool, int64_t *ent,
                                                       int32_t cap) {
   const int32_t tid = (int32_t)threadIdx.x, Wb = (int32_t)(blockDim.x >> 5), wb = tid >> 5;
   const int32_t Wh = cu_pool_hw, S = 32 >> lg, j = (tid & 31) >> lg;
   const bool host = wb < Wh;
-  const int32_t Wr = host ? Wh : Wb - Wh, wr = rank * Wr + (host ? wb : wb - Wh);
-  const int32_t n = C * Wr * S; /* the role's positions */
+  const int32_t Wr = C * (host ? Wh : Wb - Wh), wr = rank * (Wr / C) + (host ? wb : wb - Wh);
+  const int32_t n = Wr * S; /* the role's positions */
   if (e >= 0)
-    for (int32_t i = eng_lo_node(CU_C, e) + wr * S + j; i < eng_hi_node(CU_C, e); i += n)
+    for (int32_t i = eng_lo_node(CU_C, e) + j * Wr + wr; i < eng_hi_node(CU_C, e); i += n)
       if ((cu_c.node[i].is_switch != 0) != host) cu_pool_node(CU_C, i, pool);
   if (!host) {
     const int32_t T = (Wb - Wh) * 32;
