@@ -16,6 +16,13 @@
 #include "sim/eng_progress.h"
 #include "sim/eng_step.h"
 
+/* Rows a thread takes at a time in the window-major loops: each thread keeps
+ * the same rows every window (its cache), dealt in chunks so that a run of
+ * heavy rows (a topology's switches) is spread over the threads. */
+#ifndef CPU_CHUNK
+#define CPU_CHUNK 16
+#endif
+
 /* One system over rows [lo, hi); an exp system's result ORs into `running`. */
 #define CPU_CALL_node(fn, r) fn(c, r)
 #define CPU_CALL_port(fn, r) fn(c, r)
@@ -50,25 +57,35 @@ static void cpu_experiment_major(eng_world_t *w, int threads) {
 static void cpu_window_major(eng_world_t *w, int threads) {
   eng_cols_t *c = &w->c;
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
-  int running = 1;
+  /* Whether any experiment runs on after window k: runs[k & 1], cleared for
+   * window k + 1 in window k's phase 1, once every thread has read it for
+   * window k - 1 (phase 0's barrier lies between). */
+  int runs[2] = {0, 0};
   eng_progress_t pg;
   eng_progress_begin(&pg);
-  for (int64_t window = 1; running; window++) {
-    running = 0;
+#pragma omp parallel num_threads(threads)
+  for (int64_t window = 1;; window++) {
+    int running = 0;
     for (int phase = 0; phase < ENG_PHASES; phase++) {
+      if (phase == 1 && omp_get_thread_num() == 0)
+        __atomic_store_n(&runs[(window + 1) & 1], 0, __ATOMIC_RELAXED);
 // clang-format off
 #define CPU_ALL(ph, tab, fn)                                                                       \
   if (ph == phase) {                                                                               \
     const int32_t n_ = (int32_t)w->n[ENG_T_##tab];                                                 \
-    _Pragma("omp parallel for schedule(dynamic, 16) num_threads(threads) reduction(|: running)")   \
+    _Pragma("omp for schedule(static, CPU_CHUNK) nowait")                                          \
     for (int32_t r = 0; r < n_; r++)                                                               \
       CPU_CALL_##tab(fn, r);                                                                       \
   }
       // clang-format on
       ENG_SYSTEMS(CPU_ALL)
 #undef CPU_ALL
+      if (phase == ENG_PHASES - 1 && running)
+        __atomic_fetch_or(&runs[window & 1], 1, __ATOMIC_RELAXED);
+#pragma omp barrier
     }
-    if ((window & 15) == 0 && eng_progress_due(&pg))
+    if (!__atomic_load_n(&runs[window & 1], __ATOMIC_RELAXED)) break;
+    if ((window & 15) == 0 && omp_get_thread_num() == 0 && eng_progress_due(&pg))
       eng_progress_report(&pg, c->exp_status, c->exp_t, ne);
   }
 }
