@@ -19,9 +19,7 @@
 /* Rows a thread takes at a time in the window-major loops: each thread keeps
  * the same rows every window (its cache), dealt in chunks so that a run of
  * heavy rows (a topology's switches) is spread over the threads. */
-#ifndef CPU_CHUNK
 #define CPU_CHUNK 16
-#endif
 
 /* One system over rows [lo, hi); an exp system's result ORs into `running`. */
 #define CPU_CALL_node(fn, r) fn(c, r)
