@@ -26,7 +26,7 @@ done
 echo
 echo "A ring all-reduce of 64 MiB among 32 H200 (4 servers of 8 GPUs, a 100 Gb/s NIC per GPU on the leaf-spine):"
 "$mv" collective --op allreduce --bytes 64M --gpus 32 --topology "$here/net/leafspine.json" \
-  --nic-gbps 100 --sweep cc=dcqcn,hpcc
+  --sweep cc=dcqcn,hpcc
 
 echo
 echo "A sweep (examples/net/sweep.json: 4 congestion controls x 3 load balancers x 3 buffer"
