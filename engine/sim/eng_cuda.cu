@@ -293,7 +293,8 @@ static __device__ __forceinline__ void cu_pool_phase0(int32_t e, int32_t lg, int
   const int32_t tid = (int32_t)threadIdx.x, Wb = (int32_t)(blockDim.x >> 5), wb = tid >> 5;
   const int32_t Wh = cu_pool_hw, S = 32 >> lg, j = (tid & 31) >> lg;
   const bool host = wb < Wh;
-  const int32_t Wr = C * (host ? Wh : Wb - Wh), wr = rank * (Wr / C) + (host ? wb : wb - Wh);
+  const int32_t Wbr = host ? Wh : Wb - Wh; /* the role's warps in this block */
+  const int32_t Wr = C * Wbr, wr = rank * Wbr + (host ? wb : wb - Wh);
   const int32_t n = Wr * S; /* the role's positions */
   if (e >= 0)
     for (int32_t i = eng_lo_node(CU_C, e) + j * Wr + wr; i < eng_hi_node(CU_C, e); i += n)
@@ -827,9 +828,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     cfg.gridDim = dim3((unsigned)grid);
     if (kind != CU_K_PLAIN && cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen))
       goto fail;
-    char hws[48] = "";
-    if (hw) snprintf(hws, sizeof hws, " beside %d host warp%s", hw, hw == 1 ? "" : "s");
-    if (eng_env_flag("MULTIVERSE_VERBOSE"))
+    if (eng_env_flag("MULTIVERSE_VERBOSE")) {
+      char hws[48] = "";
+      if (hw) snprintf(hws, sizeof hws, " beside %d host warp%s", hw, hw == 1 ? "" : "s");
       fprintf(stderr,
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads (%d a SM), "
               "clusters of %d%s%s, rows %s\n",
@@ -841,6 +842,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
               deal == ENG_DEAL_SPREAD ? "spread"
               : deal == ENG_DEAL_NEAR ? "packed"
                                       : "far apart");
+    }
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                      (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
                                      d_fin));
