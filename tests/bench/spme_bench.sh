@@ -80,6 +80,8 @@
 #   train2sm, train1sm  the same with the kernels for 2 blocks of 512 a SM
 #           only (MULTIVERSE_CUDA_BLOCKS_PER_SM=2; clusters too), or for one
 #           only (=1, the default before session 24) (after train)
+#   trainknobs  the same in each setting of BENCH_TRAIN_KNOBS (a list
+#           separated by commas, each VAR=VALUE words) (after train)
 #   traincpu  the sweep, or a part of it, on the CPU backend with every core:
 #           BENCH_TRAIN_PART all, or one value of one grid key (default
 #           network.cc=dcqcn); the parts of a key summed give the sweep's CPU
@@ -664,6 +666,24 @@ PY
     echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
     grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $part: /" # the shape model's pick, if it chose
     rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
+    ;;
+  trainknobs)
+    # The training sweep in each setting of BENCH_TRAIN_KNOBS (a list
+    # separated by commas, each VAR=VALUE words), e.g.
+    # "MULTIVERSE_CUDA_POOL_HOSTS=8,MULTIVERSE_CUDA_POOL_HOSTS=4": wall and
+    # kernel times, each one's results compared with train's (run train first).
+    IFS=, read -ra sets <<< "${BENCH_TRAIN_KNOBS:-}"
+    [ ${#sets[@]} -gt 0 ] || { echo "trainknobs: BENCH_TRAIN_KNOBS is empty, part skipped"; continue; }
+    for i in "${!sets[@]}"; do
+      read -ra knobs <<< "${sets[$i]}"
+      d=trainknobs-$i
+      sweep_run "$d" "${knobs[@]}"
+      id=-
+      [ "$T" != - ] && [ -s train/rd/results.nc ] && id=$(same_rows train "$d")
+      echo "trainknobs ${sets[$i]}: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
+      grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $d: /"
+      rows+=("| training sweep, 144 experiments, ${sets[$i]} | $(fm "$T" %.1f) s ($(kern "$d/run.err" | awk '{ print $2 }') s kernel) | - | - | $id |")
+    done
     ;;
   ab)
     # A against each build of BENCH_AB, in turn, on the same batches.
