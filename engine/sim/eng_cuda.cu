@@ -206,7 +206,7 @@ static __global__ void __launch_bounds__(128, 4)
  * warp w the switches w, w + W, ...), then its threads the other nodes. With
  * a pool (PO), a thread's switch that may step in port phases joins the
  * block's pool instead (cu_pool_node), certified and stepped after the rows
- * (cu_pool_run); with host warps (HW) phase 0 is cu_pool_phase0's. */
+ * (cu_pool_run). */
 #define CU_FIRST_node                                                                              \
   if (SW)                                                                                          \
     for (int32_t q = sw_off[e] + w; q < sw_off[e + 1]; q += W)                                     \
@@ -214,9 +214,9 @@ static __global__ void __launch_bounds__(128, 4)
 #define CU_FIRST_port
 #define CU_FIRST_exp
 #define CU_LCALL_node(fn, i)                                                                       \
-  if constexpr (PO) {                                                                              \
-    if constexpr (!HW) cu_pool_node(CU_C, i, pool);                                                \
-  } else if (!SW || !cu_c.node[i].is_switch)                                                       \
+  if constexpr (PO)                                                                                \
+    cu_pool_node(CU_C, i, pool);                                                                   \
+  else if (!SW || !cu_c.node[i].is_switch)                                                         \
   fn(CU_C, i)
 #define CU_LCALL_port CU_CALL_port
 #define CU_LCALL_exp CU_CALL_exp
@@ -265,48 +265,7 @@ template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
  * MULTIVERSE_CUDA_DEAL), set before each experiment-mode launch. */
 static __constant__ int32_t cu_deal;
 
-/* Host warps beside the pool (MULTIVERSE_CUDA_POOL_HOSTS; the kernels with
- * HW): the first cu_pool_hw warps of each block step every row that is not
- * a switch while the block's other warps claim or step the switches and run
- * the pool (cu_pool_run on their threads alone, with their own barrier).
- * Without (the default), every thread takes its rows as the deal says
- * (eng_deal_row), then the whole block runs the pool. Kernels of their own:
- * the row walk below beside the deal's made the default kernels spill more
- * (ptxas -v, sm_90: 140 -> 240 B of spill loads in k_experiments_po<2>). */
-static __constant__ int32_t cu_pool_hw;
-
-/* Phase 0 with host warps, for lane e (-1: none) of a group stepped by a
- * cluster of C blocks (this one `rank`): a role's warps (the hosts' or the
- * pool's, Wr of them numbered across the cluster) take the lane's node rows
- * dealt far apart, row k * n + j * Wr + wr to position j of warp wr (n = Wr
- * * S positions, S = 32 >> lg a warp), each stepping those of its role (the
- * pull model lets a window's rows step in any order and at once: they read
- * only what links published at the last commit, and the atomics they share
- * are order-free); then the pool's warps run the pool. Far apart, as the
- * deal of lanes of 1 (eng_deal_default), because a warp runs its threads'
- * different events one after another: a training experiment's 32 hosts take
- * a warp each, where neighbouring rows put all 32 in one warp (session 32:
- * the training sweep then took over 50 s against 31.9 s, H100). */
-static __device__ __forceinline__ void cu_pool_phase0(int32_t e, int32_t lg, int32_t rank,
-                                                      int32_t C, cu_pool_t *pool, int64_t *ent,
-                                                      int32_t cap) {
-  const int32_t tid = (int32_t)threadIdx.x, Wb = (int32_t)(blockDim.x >> 5), wb = tid >> 5;
-  const int32_t Wh = cu_pool_hw, S = 32 >> lg, j = (tid & 31) >> lg;
-  const bool host = wb < Wh;
-  const int32_t Wbr = host ? Wh : Wb - Wh; /* the role's warps in this block */
-  const int32_t Wr = C * Wbr, wr = rank * Wbr + (host ? wb : wb - Wh);
-  const int32_t n = Wr * S; /* the role's positions */
-  if (e >= 0)
-    for (int32_t i = eng_lo_node(CU_C, e) + j * Wr + wr; i < eng_hi_node(CU_C, e); i += n)
-      if ((cu_c.node[i].is_switch != 0) != host) cu_pool_node(CU_C, i, pool);
-  if (!host) {
-    const int32_t T = (Wb - Wh) * 32;
-    cu_pool_sync(T);
-    cu_pool_run(pool, ent, cap, tid - Wh * 32, T);
-  }
-}
-
-template <bool SW, bool CL, bool PO, bool HW = false>
+template <bool SW, bool CL, bool PO>
 static __device__ __forceinline__ void
 cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
          const int32_t *sw_off, int32_t *next, int32_t *finished) {
@@ -375,12 +334,6 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
       int *running = &run_p[wi & 1];
       for (int phase = 0; phase < ENG_PHASES; phase++) {
         if (phase == 1 && lead) running_sh[(wi + 1) & 1] = 0;
-        if constexpr (HW)
-          if (phase == 0) { /* the rows beside the pool's switches */
-            cu_pool_phase0(e, lg, rank, C, pool, pool_ent, pool_cap);
-            cu_group_sync<CL>();
-            continue;
-          }
 #define CU_EXP(ph, tab, fn)                                                                        \
   if (ph == phase && e >= 0) {                                                                     \
     const int32_t k_ = j < sp_##tab ? rk_##tab : 0, lo_ = eng_lo_##tab(CU_C, e);                   \
@@ -394,10 +347,10 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   }
         ENG_SYSTEMS(CU_EXP)
 #undef CU_EXP
-        if constexpr (PO && !HW)
+        if constexpr (PO)
           if (phase == 0) { /* every row has stepped: the pool's switches */
             __syncthreads();
-            cu_pool_run(pool, pool_ent, pool_cap, tid, (int32_t)blockDim.x);
+            cu_pool_run(pool, pool_ent, pool_cap);
           }
         cu_group_sync<CL>();
       }
@@ -433,23 +386,23 @@ static __global__ void __launch_bounds__(512, 1)
 }
 
 /* Blocks of 512 with a pool for the switches' port phases (MULTIVERSE_CUDA_POOL),
- * for one or 2 blocks a SM, with or without host warps (HW). */
-template <int OCC, bool HW = false>
+ * for one or 2 blocks a SM. */
+template <int OCC>
 static __global__ void __launch_bounds__(512, OCC)
     k_experiments_po(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<false, false, true, HW>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<false, false, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 /* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
  * without switch warps, or with a pool; without switch warps also compiled for
  * 2 blocks a SM (64 registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters
  * on the same SMs. */
-template <bool SW, int OCC, bool PO = false, bool HW = false>
+template <bool SW, int OCC, bool PO = false>
 static __global__ void __launch_bounds__(512, OCC)
     k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<SW, true, PO, HW>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<SW, true, PO>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -751,7 +704,6 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
           *d_ph = NULL;
   cu_exp_kern_t kern;
   size_t smem = 0; /* dynamic shared memory a block: cu_sw_smem */
-  int32_t hw = 0;  /* host warps a block beside the pool (cu_pool_hw) */
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   const int pool_env = cu_env_int("MULTIVERSE_CUDA_POOL", 0, 1, -1); /* -1: unset */
@@ -772,10 +724,6 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
   if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
-  /* host warps beside the pool: at most all but one of the block's warps */
-  hw = kind == CU_K_POOL ? cu_env_int("MULTIVERSE_CUDA_POOL_HOSTS", 0, (int)T / 32 - 1, 0) : 0;
-  if (hw) kind = CU_K_POOL_HOSTS;
-  BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_pool_hw, &hw, sizeof hw));
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {
@@ -828,21 +776,17 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     cfg.gridDim = dim3((unsigned)grid);
     if (kind != CU_K_PLAIN && cu_ph_begin(w, (int64_t)grid * (T / 32), &d_ph, err, errlen))
       goto fail;
-    if (eng_env_flag("MULTIVERSE_VERBOSE")) {
-      char hws[48] = "";
-      if (hw) snprintf(hws, sizeof hws, " beside %d host warp%s", hw, hw == 1 ? "" : "s");
+    if (eng_env_flag("MULTIVERSE_VERBOSE"))
       fprintf(stderr,
               "cuda: %d experiments in %d lane groups of %d, %d blocks of %d threads (%d a SM), "
-              "clusters of %d%s%s, rows %s\n",
+              "clusters of %d%s, rows %s\n",
               n.exp, n_groups, 1 << lg, grid, T, per_sm, C,
               kind == CU_K_SWITCH_WARPS ? ", switch warps"
-              : kind != CU_K_PLAIN      ? ", a pool for port phases"
+              : kind == CU_K_POOL       ? ", a pool for port phases"
                                         : "",
-              hws,
               deal == ENG_DEAL_SPREAD ? "spread"
               : deal == ENG_DEAL_NEAR ? "packed"
                                       : "far apart");
-    }
     BASE_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, n_groups, lg, (const int32_t *)d_groups,
                                      (const int32_t *)d_sw, (const int32_t *)d_sw_off, d_next,
                                      d_fin));

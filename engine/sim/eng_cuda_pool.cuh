@@ -87,25 +87,14 @@ static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   eng_node_step(c, x);
 }
 
-/* The pool's threads: the block's, or with host warps (cu_pool_hw) the
- * warps after them; tid is a thread's number among the pool's T. Their
- * barrier: the block's, or named barrier 1 of the pool's warps alone (it
- * orders their memory operations as the block's does). */
-static __device__ __forceinline__ void cu_pool_sync(int32_t T) {
-  if (T == (int32_t)blockDim.x)
-    __syncthreads();
-  else
-    asm volatile("bar.sync 1, %0;" ::"r"(T) : "memory");
-}
-
-/* The first task of pool thread tid of T (then every T-th): task t goes to
- * warp t mod W of the pool's W, so that a switch's ports, which are
+/* The first task of this thread (then every blockDim.x-th): task t goes to
+ * warp t mod W of the block's W, so that a switch's ports, which are
  * consecutive tasks, fall in different warps. Taken in order, a busy switch's
  * ports shared one warp, whose threads run their different events' branches
  * in turn. Any deal gives the same results: the pool's sums are order-free
  * and each egress's arrivals are sorted before S3. */
-static __device__ __forceinline__ int32_t cu_pool_t0(int32_t tid, int32_t T) {
-  return (tid & 31) * (T >> 5) + (tid >> 5);
+static __device__ __forceinline__ int32_t cu_pool_t0(void) {
+  return (int32_t)((threadIdx.x & 31) * (blockDim.x >> 5) + (threadIdx.x >> 5));
 }
 
 /* Task t, of weight w (its arrivals, or S3's estimate), joins list L. */
@@ -124,9 +113,8 @@ typedef struct cu_pool_walk_t {
   int32_t i, step, n; /* the position, the stride (0: one task), the tasks */
 } cu_pool_walk_t;
 
-static __device__ __forceinline__ cu_pool_walk_t cu_pool_walk(const cu_pool_list_t *L, int32_t tid,
-                                                              int32_t T) {
-  const int32_t q = cu_pool_t0(tid, T);
+static __device__ __forceinline__ cu_pool_walk_t cu_pool_walk(const cu_pool_list_t *L) {
+  const int32_t q = cu_pool_t0(), T = (int32_t)blockDim.x;
   const int32_t solo = L->h < T ? L->h : 0;
   return cu_pool_walk_t{q, q < solo ? 0 : T - solo, L->h + L->l};
 }
@@ -178,10 +166,9 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_
  * (eng_phase_port_room). A switch not certified leaves the pool and steps in
  * key order on one thread (after the last barrier here: the block's next
  * step skips it by `cert`); the others' sums begin. */
-static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int32_t cap,
-                                       int32_t tid, int32_t T) {
+static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int32_t cap) {
   eng_cols_t *c = CU_C;
-  const int32_t t0 = cu_pool_t0(tid, T);
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
   for (int32_t t = t0; t < nt; t += T) {
     const int32_t s = P->of[t];
     if (s == 0xff) continue;
@@ -198,7 +185,7 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
       cu_pool_add(&P->in, t, (int32_t)n);
     }
   }
-  cu_pool_sync(T);
+  __syncthreads();
   for (int32_t s = tid; s < ns; s += T) {
     if (P->x[s] < 0 || !P->cert[s]) continue;
     const eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -213,7 +200,7 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
     P->last[s] = k.now;
     P->emit[s] = P->best[s] = ENG_INF;
   }
-  cu_pool_sync(T);
+  __syncthreads();
   if (P->room) { /* uniform: read by every thread after the barrier */
     for (int32_t t = t0; t < nt; t += T) {
       const int32_t s = P->of[t];
@@ -221,7 +208,7 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
       const eng_ctx_t k = cu_pool_ctx(c, P, s);
       if (!eng_phase_port_room(&k, t - P->first[s], c->exp_t_end[k.e], P->bytes[s])) P->cert[s] = 0;
     }
-    cu_pool_sync(T);
+    __syncthreads();
   }
   for (int32_t s = tid; s < ns; s += T) { /* no barrier: the next step reads cert, not x */
     const int32_t x = P->x[s];
@@ -235,9 +222,9 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
   }
 }
 
-/* The pool's T threads (tid, cu_pool_sync): its switches in port phases, as
+/* Every thread of the block: the pool's switches in port phases, as
  * cu_phase_step does for a switch alone in a warp, their ports (tasks) taken
- * by its threads: S1, each ingress routes its window's
+ * by the block's threads in turn: S1, each ingress routes its window's
  * arrivals and counts them per egress (port_ph_cur); each switch's egresses
  * get their stretches of the block's scratch `ent`; the arrivals are dealt to
  * them, each stretch sorted in the serial step's order (time, then ingress,
@@ -247,14 +234,13 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
  * phased branch. First the certificate (cu_pool_certify); the deal consumes
  * each ingress's window. A block barrier between steps; the pool is empty
  * again at the end. */
-static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int32_t cap,
-                                                int32_t tid, int32_t T) {
+static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int32_t cap) {
   eng_cols_t *c = CU_C;
-  const int32_t t0 = cu_pool_t0(tid, T);
+  const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
   const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
-  cu_pool_certify(P, ns, nt, cap, tid, T);
-  for (cu_pool_walk_t w = cu_pool_walk(&P->in, tid, T); w.i < w.n; cu_pool_next(&w)) { /* S1 */
+  cu_pool_certify(P, ns, nt, cap);
+  for (cu_pool_walk_t w = cu_pool_walk(&P->in); w.i < w.n; cu_pool_next(&w)) { /* S1 */
     const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t]; /* a listed task has a switch */
     if (P->x[s] < 0 || !P->cert[s]) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -267,7 +253,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     }
     if (last > k.now) atomicMax(&P->last[s], (long long)last);
   }
-  cu_pool_sync(T);
+  __syncthreads();
   for (int32_t s = tid; s < ns; s += T) { /* where each egress's stretch begins */
     const int32_t x = P->x[s];
     if (x < 0) continue;
@@ -281,8 +267,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
       if (m || tw) cu_pool_add(&P->out, P->first[s] + o, m + tw);
     }
   }
-  cu_pool_sync(T);
-  for (cu_pool_walk_t w = cu_pool_walk(&P->in, tid, T); w.i < w.n; cu_pool_next(&w)) { /* deal */
+  __syncthreads();
+  for (cu_pool_walk_t w = cu_pool_walk(&P->in); w.i < w.n; cu_pool_next(&w)) { /* deal */
     const int32_t t = cu_pool_at(&P->in, w.i), s = P->of[t];
     const int32_t x = P->x[s];
     if (x < 0) continue;
@@ -290,8 +276,8 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     cu_ph_deal(c, c->port[p0 + lp].peer, lp, c->exp_t_end[c->node_exp[x]], &c->port_ph_cur[p0],
                ent);
   }
-  cu_pool_sync(T);
-  for (cu_pool_walk_t w = cu_pool_walk(&P->out, tid, T); w.i < w.n; cu_pool_next(&w)) { /* S3 */
+  __syncthreads();
+  for (cu_pool_walk_t w = cu_pool_walk(&P->out); w.i < w.n; cu_pool_next(&w)) { /* S3 */
     const int32_t t = cu_pool_at(&P->out, w.i), s = P->of[t];
     eng_ctx_t k = cu_pool_ctx(c, P, s);
     const int32_t o = t - P->first[s];
@@ -305,7 +291,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     if (k.now > now0) atomicMax(&P->last[s], (long long)k.now);
     if (k.emit_min < ENG_INF) atomicMin(&P->emit[s], (long long)k.emit_min);
   }
-  cu_pool_sync(T);
+  __syncthreads();
   for (int32_t t = t0; t < nt; t += T) { /* each port's key */
     const int32_t s = P->of[t];
     if (s == 0xff || P->x[s] < 0) continue;
@@ -316,7 +302,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     c->port_key[k.p0 + lp] = key;
     if (key < ENG_INF) atomicMin(&P->best[s], (long long)key);
   }
-  cu_pool_sync(T);
+  __syncthreads();
   for (int32_t s = tid; s < ns; s += T) { /* each switch's end */
     if (P->x[s] < 0) continue;
     eng_ctx_t k = cu_pool_ctx(c, P, s);
@@ -328,7 +314,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     c->node[k.x].keys_ok = 1;
     eng_node_end(&k, P->best[s]);
   }
-  cu_pool_sync(T);
+  __syncthreads();
   if (tid == 0) cu_pool_empty(P);
 }
 

@@ -75,9 +75,8 @@ typedef void (*cu_exp_kern_t)(int32_t, int32_t, const int32_t *, const int32_t *
 
 /* How an experiment kernel steps switches: a thread each (in key order), a
  * warp each (switch warps, MULTIVERSE_CUDA_SWITCH_WARPS), or a thread each
- * with the block's pool for their certified windows (MULTIVERSE_CUDA_POOL),
- * beside host warps or not (MULTIVERSE_CUDA_POOL_HOSTS). */
-enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL, CU_K_POOL_HOSTS };
+ * with the block's pool for their certified windows (MULTIVERSE_CUDA_POOL). */
+enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
 
 /* The experiment kernel for blocks of T threads, o of them per SM, of kind
  * `sw` (CU_K_*), one lane group per cluster of C blocks (clusters with switch
@@ -87,11 +86,6 @@ static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
     return C > 1    ? (o >= 2 ? k_experiments_cl<false, 2, true> : k_experiments_cl<false, 1, true>)
            : o >= 2 ? k_experiments_po<2>
                     : k_experiments_po<1>;
-  if (sw == CU_K_POOL_HOSTS)
-    return C > 1    ? (o >= 2 ? k_experiments_cl<false, 2, true, true>
-                              : k_experiments_cl<false, 1, true, true>)
-           : o >= 2 ? k_experiments_po<2, true>
-                    : k_experiments_po<1, true>;
   if (C > 1)
     return sw       ? k_experiments_cl<true, 1>
            : o >= 2 ? k_experiments_cl<false, 2>
@@ -128,7 +122,7 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
  * kind sw: with switch warps, each warp's port phases' words (cu_ph_head);
  * with a pool, the pool. */
 static size_t cu_sw_smem(int32_t T, int sw) {
-  return sw == CU_K_SWITCH_WARPS ? CU_PH_HEAD_BYTES(T) : sw >= CU_K_POOL ? sizeof(cu_pool_t) : 0;
+  return sw == CU_K_SWITCH_WARPS ? CU_PH_HEAD_BYTES(T) : sw == CU_K_POOL ? sizeof(cu_pool_t) : 0;
 }
 
 /* How many clusters of C blocks of T threads of kernel kern (with switch

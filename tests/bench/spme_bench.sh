@@ -670,7 +670,7 @@ PY
   trainknobs)
     # The training sweep in each setting of BENCH_TRAIN_KNOBS (a list
     # separated by commas, each VAR=VALUE words), e.g.
-    # "MULTIVERSE_CUDA_POOL_HOSTS=8,MULTIVERSE_CUDA_POOL_HOSTS=4": wall and
+    # "MULTIVERSE_CUDA_POOL=0,MULTIVERSE_CUDA_DEAL=1": wall and
     # kernel times, each one's results compared with train's (run train first).
     IFS=, read -ra sets <<< "${BENCH_TRAIN_KNOBS:-}"
     [ ${#sets[@]} -gt 0 ] || { echo "trainknobs: BENCH_TRAIN_KNOBS is empty, part skipped"; continue; }

@@ -180,7 +180,6 @@ env_expect MULTIVERSE_CUDA_LAUNCH=bogus "expected experiment, persistent or syst
 env_expect MULTIVERSE_CUDA_BLOCKS_PER_SM=8 "expected 1, 2, 3 or 4"
 env_expect MULTIVERSE_LANES=3 "expected 1, 2, 4, 8, 16 or 32"
 env_expect MULTIVERSE_CUDA_CLUSTER=3 "expected 1, 2, 4 or 8"
-env_expect MULTIVERSE_CUDA_POOL_HOSTS=16 "expected warps, an integer from 0 to 15"
 for v in 101 -1 50%; do
   env_expect MULTIVERSE_CUDA_CARVEOUT=$v "expected a percentage, an integer from 0 to 100"
 done

@@ -157,15 +157,6 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCK=512 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2-$b > /dev/null 2> lane2-$b.err
       grep -q "lane groups of 2, .* a pool for port phases" lane2-$b.err
-      # The same with host warps beside the pool (MULTIVERSE_CUDA_POOL_HOSTS):
-      # 8 of a block's 16 in lanes of 2; 15 (one warp runs the pool) on clusters of 2;
-      # their pools take switch steps as the others' do (checked below).
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_HOSTS=8 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCK=512 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o lane2h-$b > /dev/null 2> lane2h-$b.err
-      grep -q "a pool for port phases beside 8 host warps" lane2h-$b.err
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_HOSTS=15 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl2h-$b > /dev/null 2> cl2h-$b.err
-      grep -q "clusters of 2, a pool for port phases beside 15 host warps" cl2h-$b.err
       MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=4 MULTIVERSE_CUDA_SWITCH_WARPS=1 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o cl4-$b > /dev/null
       # Switches in port phases on the GPU (a warp per switch, a thread per
@@ -185,7 +176,7 @@ for b in a b c d e; do
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl-$b > /dev/null 2> poolcl-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 MULTIVERSE_CUDA_CLUSTER=2 \
         MULTIVERSE_CUDA_BLOCKS_PER_SM=2 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o poolcl2-$b > /dev/null 2> poolcl2-$b.err
-      for o in pool8 poolcl poolcl2 lane2h cl2h; do
+      for o in pool8 poolcl poolcl2; do
         grep -q "a pool for port phases" $o-$b.err
         m=$(grep -o '[0-9]* switch steps in port phases' $o-$b.err | awk '{ s += $1 } END { print s + 0 }')
         if [ $b = c ]; then [ "$m" = 0 ]; else [ "$m" -gt 0 ]; fi
@@ -201,7 +192,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane2 lane2h cl2h lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane2 lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
