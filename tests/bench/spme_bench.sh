@@ -818,8 +818,10 @@ json.dump(j, sys.stdout, indent=1)' "$here/train-sweep-144.json" "$sel" > "$d/su
       rc=$?
       T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
       [ $rc = 0 ] || T=-
+      # stopped by timeout: say for how long it ran, a lower bound on its time
+      [ $rc = 124 ] && T=">${BENCH_RUN_S:-900}"
       echo "gpt3cpu (64000-byte packets): the CPU backend on $threads threads $T s (rc $rc)"
-      rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets, CPU alone | - | $(fm "$T" %.1f) s ($threads threads) | - | - |")
+      rows+=("| GPT-3 175B, 1,024 GPUs, one iteration, 64000-byte packets, CPU alone | - | $(fm "$T" %.1f) s ($threads threads$([ $rc = 124 ] && echo ", not finished")) | - | - |")
       continue
     fi
     rm -f gpt3-cpu.time
