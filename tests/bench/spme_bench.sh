@@ -255,6 +255,20 @@ sweep_run() {
   T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
   [ $rc = 0 ] || { echo "  $d failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$d/run.err")"; T=-; }
 }
+# sweep_part DIR LABEL [VAR=VALUE ...]: sweep_run, then its line and table
+# row: wall and kernel times, the shape model's pick, and (but for DIR train)
+# whether its result rows equal train's (run train first).
+sweep_part() {
+  local d=$1 label=$2 id=-
+  shift 2
+  sweep_run "$d" "$@"
+  [ "$d" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ] && id=$(same_rows train "$d")
+  local k
+  k=$(kern "$d/run.err")
+  echo "$label${*:+ $*}: CUDA $T s ($k); $(tail -1 "$d/run.err"); results $id"
+  grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $d: /" # the shape model's pick, if it chose
+  rows+=("| training sweep, 144 experiments (\`multiverse run\`)${*:+, $*} | $(fm "$T" %.1f) s (${k:-no kernel line}) | - | - | $id |")
+}
 seqc() { seq -s, "$1" "$2"; }
 # has_ncu: whether Nsight Compute is on PATH (else says the part is skipped).
 has_ncu() {
@@ -657,15 +671,8 @@ PY
     train1sm) knobs=(MULTIVERSE_CUDA_BLOCKS_PER_SM=1) ;;
     trainpool) knobs=(MULTIVERSE_CUDA_POOL=1) ;;
     esac
-    sweep_run "$d" "${knobs[@]}"
-    id=-
-    if [ "$part" != train ] && [ "$T" != - ] && [ -s train/rd/results.nc ]; then
-      id=$(same_rows train "$part")
-    fi
+    sweep_part "$d" "$part" "${knobs[@]}"
     [ "$part" = train ] && train_T=$T
-    echo "$part: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
-    grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $part: /" # the shape model's pick, if it chose
-    rows+=("| training sweep, 144 experiments (\`multiverse run\`)${knobs[*]:+, ${knobs[*]}} | $(fm "$T" %.1f) s | - | - | $id |")
     ;;
   trainknobs)
     # The training sweep in each setting of BENCH_TRAIN_KNOBS (a list
@@ -676,13 +683,7 @@ PY
     [ ${#sets[@]} -gt 0 ] || { echo "trainknobs: BENCH_TRAIN_KNOBS is empty, part skipped"; continue; }
     for i in "${!sets[@]}"; do
       read -ra knobs <<< "${sets[$i]}"
-      d=trainknobs-$i
-      sweep_run "$d" "${knobs[@]}"
-      id=-
-      [ "$T" != - ] && [ -s train/rd/results.nc ] && id=$(same_rows train "$d")
-      echo "trainknobs ${sets[$i]}: CUDA $T s ($(kern "$d/run.err")); $(tail -1 "$d/run.err"); results $id"
-      grep -m 4 "launch shapes" "$d/run.err" | sed "s/^/  $d: /"
-      rows+=("| training sweep, 144 experiments, ${sets[$i]} | $(fm "$T" %.1f) s ($(kern "$d/run.err" | awk '{ print $2 }') s kernel) | - | - | $id |")
+      sweep_part "trainknobs-$i" "trainknobs" "${knobs[@]}"
     done
     ;;
   ab)
