@@ -122,8 +122,11 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
     r.lanes = lanes_knob;
     r.threads = lanes_threads(block, (int64_t)most_nodes * r.lanes);
   }
-  r.per_sm = r.threads == 512 && r.lanes > 1
-                 ? lanes_per_sm((n_exps + r.lanes - 1) / r.lanes, sms, per_sm_knob)
-                 : 0;
+  if (r.threads != 512 || r.lanes < 2)
+    r.per_sm = 0;
+  else if (!per_sm_knob && eng_pool_default(r.lanes, r.threads))
+    r.per_sm = 1; /* the pool's groups: in waves, one a SM (eng_shape.h) */
+  else
+    r.per_sm = lanes_per_sm((n_exps + r.lanes - 1) / r.lanes, sms, per_sm_knob);
   return r;
 }

@@ -92,7 +92,11 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order);
  * 256, one of 512, or, for groups of more than one experiment in blocks of
  * 512, 2 (the 64-register kernel) where one would not hold them all (row 5's
  * 2,048 permutations: lanes of 8 at 2 a SM, 1.755 s of kernel against 2.01 s
- * in lanes of 16 at one; H200, tests/bench/RESULTS.md, session 16). A lanes
+ * in lanes of 16 at one; H200, tests/bench/RESULTS.md, session 16). Groups
+ * that step their switches in the block's pool (eng_pool_default: lanes of 2)
+ * then run one a SM, in waves where they outnumber the SMs: the pool's kernel
+ * for 2 a SM spills, and 512 WebSearch variants in lanes of 2 took 41.1 s of
+ * kernel at 2 a SM, 34.4 s in two waves at one (H100, session 34). A lanes
  * knob (`lanes_knob`) overrides the lanes; `per_sm_knob` (1-4) the blocks a
  * SM. 0 for a knob unset. per_sm: the blocks of 512 a SM for groups of more
  * than one experiment; 0 elsewhere (the kernel's own default). */
