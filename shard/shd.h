@@ -71,7 +71,8 @@ typedef struct shd_plan_t {
  * sum / shd_lanes <= max) or the batch still costs less than the target; then
  * it fills the time it takes anyway with the cheapest ones left that fit. On
  * a GPU, batches are thus whole waves of its resident slots, never cut at its
- * throughput.
+ * throughput; a batch that memory cuts ends at its last whole wave where the
+ * next would not fit whole.
  * Costs are summed in member order at the end, so a batch's cost depends on
  * its members alone. Returns 0, or -1 with a message for a bad description or
  * estimate (negative or not finite). */
