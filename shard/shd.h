@@ -72,7 +72,9 @@ typedef struct shd_plan_t {
  * it fills the time it takes anyway with the cheapest ones left that fit. On
  * a GPU, batches are thus whole waves of its resident slots, never cut at its
  * throughput; a batch that memory cuts ends at its last whole wave where the
- * next would not fit whole.
+ * next would not fit whole, and where memory cuts what is left into k batches
+ * of at most half the slots each (one experiment a SM), each takes its share,
+ * ceil(left / k).
  * Costs are summed in member order at the end, so a batch's cost depends on
  * its members alone. Returns 0, or -1 with a message for a bad description or
  * estimate (negative or not finite). */

@@ -139,6 +139,19 @@ static int wave_fits(const open_t *o, const sortkey_t *order, int32_t head, int3
   return mem <= o->d->mem_budget;
 }
 
+/* The batch's share where memory cuts what is left (left_mem bytes of n_left
+ * experiments) into k >= 2 batches that could each run one experiment a SM
+ * (half the slots: the engine's lanes of 1): ceil(n_left / k), so that they
+ * take one wave each, alike; else 0 (no share). A first batch as large as
+ * memory holds would run in lanes of 2, about 1.7 times as long (256
+ * WebSearch HPCC variants of 457 MB in 76 GB: 166 + 90, now 128 + 128). */
+static int32_t share_of(const shd_desc_t *d, int64_t left_mem, int32_t n_left) {
+  const int32_t slots = (int32_t)par(d);
+  const int64_t k = (left_mem + room(d) - 1) / room(d);
+  const int64_t share = (n_left + k - 1) / (k > 0 ? k : 1);
+  return slots >= 2 && k >= 2 && 2 * share <= slots ? (int32_t)share : 0;
+}
+
 static int32_t add(open_t *o, const sortkey_t *x) {
   o->b->n++;
   o->b->mem += x->mem;
@@ -192,11 +205,16 @@ int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *pla
   double lb = shd_lower_bound(d, e, n, d->ranks > 0 ? d->ranks : 1);
   plan->target = d->target > 0 ? d->target : sqrt(2 * lb * d->batch_overhead);
   int32_t head = 0, tail = m - 1, used = 0;
+  int64_t left_mem = 0;
+  for (int32_t i = 0; i < m; i++)
+    left_mem += order[i].mem;
   while (head <= tail) {
     open_t o = {.d = d, .b = &plan->batches[plan->n_batches++]};
     *o.b = (shd_batch_t){.first = used, .mem = d->batch_mem};
+    const int32_t share = share_of(d, left_mem, tail - head + 1);
     plan->members[used++] = add(&o, &order[head++]);
     for (;;) {
+      if (share && o.b->n >= share) break;
       /* The next largest, while it fits and, once the GPU is busy, the batch
        * is below the target; then the smallest ones that fit in the time the
        * batch takes anyway. */
@@ -208,6 +226,7 @@ int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *pla
       else
         break;
     }
+    left_mem -= o.b->mem - d->batch_mem;
   }
   /* Members ascending; batches by cost, ties by smallest member. */
   for (int32_t i = 0; i < plan->n_batches; i++) {

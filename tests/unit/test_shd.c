@@ -186,7 +186,8 @@ static void waves(void) {
   shd_plan_free(&p);
 }
 
-/* Memory cuts a batch at a whole wave: 1,024 WebSearch variants of 125.6 MB
+/* Memory cuts a batch at a whole wave, or into shares of one experiment a
+ * SM: 1,024 WebSearch variants of 125.6 MB
  * each (worst-case rings) in 0.9 of an H100's free memory (76 GB) hold 605;
  * on 264 slots a batch that has filled 2 waves opens a third only where 264
  * more fit, so the batches are 528 and 496 (4 waves), not 605 and 419 (5). */
@@ -209,6 +210,27 @@ static void memory_waves(void) {
   CHECK_EQ_I64(p.batches[0].n, 528);
   CHECK_EQ_I64(p.batches[1].n, 496);
   shd_plan_free(&p);
+  /* 256 HPCC variants of 456.9 MB: memory holds 166; two batches of 128
+   * (one experiment a SM each) in place of 166 + 90. 300 of them in 200 a
+   * batch: shares of 150 would not run one a SM, so memory cuts as before. */
+  for (int i = 0; i < 300; i++)
+    e[i] = (shd_exp_t){30, 456944473, 0};
+  d.mem_budget = 166 * 456944473LL + 1000;
+  CHECK(shd_plan(&d, e, 256, &p, err, sizeof err) == 0);
+  CHECK(valid(&d, e, 256, &p));
+  CHECK_EQ_I64(p.n_batches, 2);
+  CHECK_EQ_I64(p.batches[0].n, 128);
+  CHECK_EQ_I64(p.batches[1].n, 128);
+  shd_plan_free(&p);
+  d.mem_budget = 200 * 456944473LL + 1000;
+  CHECK(shd_plan(&d, e, 300, &p, err, sizeof err) == 0);
+  CHECK_EQ_I64(p.n_batches, 2);
+  CHECK_EQ_I64(p.batches[0].n, 200);
+  CHECK_EQ_I64(p.batches[1].n, 100);
+  shd_plan_free(&p);
+  for (int i = 0; i < N; i++)
+    e[i] = (shd_exp_t){17, 125589345, 0};
+  d.mem_budget = 605 * 125589345LL + 1000;
   /* Without slots (a CPU worker), memory alone cuts: 605 and 419. */
   d.parallel = 0;
   CHECK(shd_plan(&d, e, N, &p, err, sizeof err) == 0);
