@@ -236,9 +236,9 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
    * about the time of one (tests/bench/RESULTS.md, the lanes ablation), but
    * only resident blocks run: 144 experiments of 45 nodes fit at once in
    * blocks of 128 without lanes. Groups of more than one experiment in blocks
-   * of 512 count 2 a SM where one would not hold them all (eng_shape_lanes);
-   * one experiment a block leaves its blocks per SM to the launch-shape model
-   * (cu_shape). */
+   * of 512 count 2 a SM where one would not hold them all, and those of the
+   * block's pool then run one a SM (eng_shape_lanes); one experiment a block
+   * leaves its blocks per SM to the launch-shape model (cu_shape). */
   const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
   const int forced = cu_env_int("MULTIVERSE_LANES", 1, 32, 0);
   const eng_lanes_t ln = eng_shape_lanes(w->n_exps, most, sms, t, forced,
@@ -275,9 +275,12 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
    * that the 128 threads asked first would have chosen. */
   *O = shaped ? o_shape : ln.per_sm ? ln.per_sm : cu_blocks_per_sm(*C != 1 ? 512 : *T);
   if (shaped || (m && strcmp(m, "experiment") == 0)) return CU_EXPERIMENTS;
-  /* A block size or cluster asked for is a shape of the experiment mode: the
-   * persistent kernel has neither (66 proxies of the training sweep took 45 s
-   * there where 132 took 20 s in blocks of 512). */
-  const int enough = w->n_exps >= sms || t || c_env || (w->n_exps > 8 && (*T < 512 || *C != 1));
+  /* A block size, cluster or lanes asked for is a shape of the experiment
+   * mode: the persistent kernel has none (66 proxies of the training sweep
+   * took 45 s there where 132 took 20 s in blocks of 512; 128 WebSearch HPCC
+   * variants with MULTIVERSE_LANES=2 66.1 s, where lanes of 1 took 12.4 s,
+   * H100, session 34). */
+  const int enough =
+      w->n_exps >= sms || t || c_env || lanes > 1 || (w->n_exps > 8 && (*T < 512 || *C != 1));
   return enough && most <= 4 * 512 ? CU_EXPERIMENTS : CU_PERSISTENT;
 }
