@@ -96,7 +96,7 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order);
  * that step their switches in the block's pool (eng_pool_default: lanes of 2)
  * then run one a SM, in waves where they outnumber the SMs: the pool's kernel
  * for 2 a SM spills, and 512 WebSearch variants in lanes of 2 took 41.1 s of
- * kernel at 2 a SM, 34.4 s in two waves at one (H100, session 34). A lanes
+ * kernel at 2 a SM, 34.0 s in two waves at one (H100, session 34). A lanes
  * knob (`lanes_knob`) overrides the lanes; `per_sm_knob` (1-4) the blocks a
  * SM. 0 for a knob unset. per_sm: the blocks of 512 a SM for groups of more
  * than one experiment; 0 elsewhere (the kernel's own default). */

@@ -257,7 +257,7 @@ static void deal(void) {
  * of 8 at 2 blocks of 512 a SM (lanes of 16 at one with the knob at 1: the
  * rule before session 16); row 1 (256 WebSearch variants, 400 nodes) lanes
  * of 2 at one a SM; a world of 512 of them lanes of 2 at one (two waves:
- * the pool's kernel for 2 a SM lost 1.19x), at 2 with the knob; the training
+ * the pool's kernel for 2 a SM lost 1.21x), at 2 with the knob; the training
  * sweep (144 of 45 nodes) lanes of 1 in blocks of 128, in blocks of 512
  * (the knob) lanes of 2 (docs/cli.md); blocks of 256; forced lanes; the cap
  * of 32. And whether each shape steps its switches in the block's pool
