@@ -101,11 +101,11 @@ typedef struct open_t {
   const shd_desc_t *d;
   shd_batch_t *b;
   double sum, max, serial; /* s: its members' costs, and their serial seconds */
+  int32_t most;            /* members at most: max_batch, or its share (share_of); 0: any */
 } open_t;
 
 static int fits(const open_t *o, const sortkey_t *x) {
-  return o->b->mem + x->mem <= o->d->mem_budget &&
-         (o->d->max_batch == 0 || o->b->n < o->d->max_batch);
+  return o->b->mem + x->mem <= o->d->mem_budget && (o->most == 0 || o->b->n < o->most);
 }
 
 /* Does x ride free? It must cost no more than the batch's longest member,
@@ -150,6 +150,11 @@ static int32_t share_of(const shd_desc_t *d, int64_t left_mem, int32_t n_left) {
   const int64_t k = (left_mem + room(d) - 1) / room(d);
   const int64_t share = (n_left + k - 1) / (k > 0 ? k : 1);
   return slots >= 2 && k >= 2 && 2 * share <= slots ? (int32_t)share : 0;
+}
+
+/* The smaller of two member limits, 0 meaning none. */
+static int32_t at_most(int32_t a, int32_t b) {
+  return a == 0 ? b : b == 0 || a < b ? a : b;
 }
 
 static int32_t add(open_t *o, const sortkey_t *x) {
@@ -209,12 +214,12 @@ int shd_plan(const shd_desc_t *d, const shd_exp_t *e, int32_t n, shd_plan_t *pla
   for (int32_t i = 0; i < m; i++)
     left_mem += order[i].mem;
   while (head <= tail) {
-    open_t o = {.d = d, .b = &plan->batches[plan->n_batches++]};
-    *o.b = (shd_batch_t){.first = used, .mem = d->batch_mem};
     const int32_t share = share_of(d, left_mem, tail - head + 1);
+    open_t o = {
+        .d = d, .b = &plan->batches[plan->n_batches++], .most = at_most(share, d->max_batch)};
+    *o.b = (shd_batch_t){.first = used, .mem = d->batch_mem};
     plan->members[used++] = add(&o, &order[head++]);
     for (;;) {
-      if (share && o.b->n >= share) break;
       /* The next largest, while it fits and, once the GPU is busy, the batch
        * is below the target; then the smallest ones that fit in the time the
        * batch takes anyway. */

@@ -186,57 +186,60 @@ static void waves(void) {
   shd_plan_free(&p);
 }
 
+/* Plans n experiments e of d and checks they make two batches of `first`
+ * and `second` members (largest first). */
+static void two_batches(const shd_desc_t *d, const shd_exp_t *e, int32_t n, int32_t first,
+                        int32_t second) {
+  shd_plan_t p;
+  char err[256];
+  CHECK(shd_plan(d, e, n, &p, err, sizeof err) == 0);
+  CHECK(valid(d, e, n, &p));
+  CHECK_EQ_I64(p.n_batches, 2);
+  if (p.n_batches == 2) {
+    CHECK_EQ_I64(p.batches[0].n, first);
+    CHECK_EQ_I64(p.batches[1].n, second);
+  }
+  shd_plan_free(&p);
+}
+
 /* Memory cuts a batch at a whole wave, or into shares of one experiment a
- * SM: 1,024 WebSearch variants of 125.6 MB
- * each (worst-case rings) in 0.9 of an H100's free memory (76 GB) hold 605;
- * on 264 slots a batch that has filled 2 waves opens a third only where 264
- * more fit, so the batches are 528 and 496 (4 waves), not 605 and 419 (5). */
+ * SM. 1,024 WebSearch variants of 125.6 MB each (worst-case rings) in 0.9 of
+ * an H100's free memory (76 GB) hold 605; on 264 slots a batch that has
+ * filled 2 waves opens a third only where 264 more fit, so the batches are
+ * 528 and 496 (4 waves), not 605 and 419 (5); without slots (a CPU worker)
+ * memory alone cuts, 605 and 419. 256 HPCC variants of 456.9 MB: memory
+ * holds 166; two batches of 128 (one experiment a SM each) in place of
+ * 166 + 90. 300 of them in 200 a batch: shares of 150 would not run one a
+ * SM, so memory cuts as before. */
 static void memory_waves(void) {
   enum { N = 1024 };
-  static shd_exp_t e[N];
+  static shd_exp_t ws[N], hpcc[300];
   for (int i = 0; i < N; i++)
-    e[i] = (shd_exp_t){17, 125589345, 0};
+    ws[i] = (shd_exp_t){17, 125589345, 0};
+  for (int i = 0; i < 300; i++)
+    hpcc[i] = (shd_exp_t){30, 456944473, 0};
   shd_desc_t d = {.mem_budget = 605 * 125589345LL + 1000,
                   .max_batch = 8192,
                   .parallel = 264,
                   .contention = 1,
                   .batch_overhead = 0.15,
                   .target = 1e6};
+  two_batches(&d, ws, N, 528, 496);
+  d.parallel = 0;
+  two_batches(&d, ws, N, 605, 419);
+  d.parallel = 264;
+  d.mem_budget = 166 * 456944473LL + 1000;
+  two_batches(&d, hpcc, 256, 128, 128);
+  d.mem_budget = 200 * 456944473LL + 1000;
+  two_batches(&d, hpcc, 300, 200, 100);
+  /* A max_batch below the share still holds: 100 a batch, three batches. */
+  d.mem_budget = 166 * 456944473LL + 1000;
+  d.max_batch = 100;
   shd_plan_t p;
   char err[256];
-  CHECK(shd_plan(&d, e, N, &p, err, sizeof err) == 0);
-  CHECK(valid(&d, e, N, &p));
-  CHECK_EQ_I64(p.n_batches, 2);
-  CHECK_EQ_I64(p.batches[0].n, 528);
-  CHECK_EQ_I64(p.batches[1].n, 496);
-  shd_plan_free(&p);
-  /* 256 HPCC variants of 456.9 MB: memory holds 166; two batches of 128
-   * (one experiment a SM each) in place of 166 + 90. 300 of them in 200 a
-   * batch: shares of 150 would not run one a SM, so memory cuts as before. */
-  for (int i = 0; i < 300; i++)
-    e[i] = (shd_exp_t){30, 456944473, 0};
-  d.mem_budget = 166 * 456944473LL + 1000;
-  CHECK(shd_plan(&d, e, 256, &p, err, sizeof err) == 0);
-  CHECK(valid(&d, e, 256, &p));
-  CHECK_EQ_I64(p.n_batches, 2);
-  CHECK_EQ_I64(p.batches[0].n, 128);
-  CHECK_EQ_I64(p.batches[1].n, 128);
-  shd_plan_free(&p);
-  d.mem_budget = 200 * 456944473LL + 1000;
-  CHECK(shd_plan(&d, e, 300, &p, err, sizeof err) == 0);
-  CHECK_EQ_I64(p.n_batches, 2);
-  CHECK_EQ_I64(p.batches[0].n, 200);
-  CHECK_EQ_I64(p.batches[1].n, 100);
-  shd_plan_free(&p);
-  for (int i = 0; i < N; i++)
-    e[i] = (shd_exp_t){17, 125589345, 0};
-  d.mem_budget = 605 * 125589345LL + 1000;
-  /* Without slots (a CPU worker), memory alone cuts: 605 and 419. */
-  d.parallel = 0;
-  CHECK(shd_plan(&d, e, N, &p, err, sizeof err) == 0);
-  CHECK_EQ_I64(p.n_batches, 2);
-  CHECK_EQ_I64(p.batches[0].n, 605);
-  CHECK_EQ_I64(p.batches[1].n, 419);
+  CHECK(shd_plan(&d, hpcc, 256, &p, err, sizeof err) == 0);
+  CHECK(valid(&d, hpcc, 256, &p));
+  CHECK_EQ_I64(p.n_batches, 3);
   shd_plan_free(&p);
 }
 
