@@ -32,7 +32,7 @@ static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t 
 
 /* A world's ring kind when counting rows: BUILD_RINGS_AUTO each experiment as
  * build_take_worst says, BUILD_RINGS_WORST every ring worst-case (a world's
- * worst_rings 1), BUILD_RINGS_COMPACT every ring compact where ring_cap is 0
+ * worst_storage 1), BUILD_RINGS_COMPACT every ring compact where ring_cap is 0
  * (build_batch_fit: a batch whose worst-case rings would not fit one world). */
 #define BUILD_RINGS_AUTO 0
 #define BUILD_RINGS_WORST 1
@@ -129,8 +129,8 @@ static int build_exp_rows(const eng_exp_desc_t *x, int rings, int64_t rows[ENG_T
   return build_rows_taken(x, &s, rings, rows);
 }
 
-int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]) {
-  return build_exp_rows(x, worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows) < 0 ? -1 : 0;
+int eng_world_rows(const eng_exp_desc_t *x, int worst_storage, int64_t rows[ENG_T_COUNT]) {
+  return build_exp_rows(x, worst_storage ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows) < 0 ? -1 : 0;
 }
 
 static void build_rows(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
@@ -214,9 +214,9 @@ static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, 
   return worst;
 }
 
-void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_storage,
                           int64_t rows[ENG_T_COUNT]) {
-  build_rows_taken(x, s, worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows);
+  build_rows_taken(x, s, worst_storage ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO, rows);
 }
 
 /* The first of the n experiments x with e's topology: routing tables are
@@ -260,7 +260,7 @@ static int build_rows_fit(const int64_t rows[ENG_T_COUNT]) {
   return 1;
 }
 
-/* build_batch_rows for a world (worst_rings 1: every ring worst-case; 0: as
+/* build_batch_rows for a world (worst_storage 1: every ring worst-case; 0: as
  * MULTIVERSE_RINGS says), except that where the worst-case rings auto took
  * would make a table too large for one world and compact rings would not,
  * every ring is compact: a batch cut into more worlds runs them one after the
@@ -268,11 +268,11 @@ static int build_rows_fit(const int64_t rows[ENG_T_COUNT]) {
  * overflow run again (H200, tests/bench/RESULTS.md, session 23: 512 WebSearch
  * DCQCN variants in one world of compact rings 63.8 s of kernel, against
  * 38.6-39.3 s for each world of 256 with worst-case rings). */
-static int build_batch_fit(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+static int build_batch_fit(int32_t n, const eng_exp_desc_t *x, int worst_storage,
                            int64_t rows[ENG_T_COUNT], uint8_t *worst_of,
                            int64_t (*each)[ENG_T_COUNT]) {
   const char *v = getenv("MULTIVERSE_RINGS"); /* worst: no fallback (the driver checks the word) */
-  const int rings = worst_rings ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO;
+  const int rings = worst_storage ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO;
   if (build_batch_rows(n, x, rings, rows, worst_of, each)) return -1;
   if (rings == BUILD_RINGS_WORST || (v && strcmp(v, "worst") == 0) || build_rows_fit(rows))
     return 0;
@@ -282,16 +282,16 @@ static int build_batch_fit(int32_t n, const eng_exp_desc_t *x, int worst_rings,
   return build_batch_rows(n, x, rings, rows, worst_of, each);
 }
 
-int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_storage,
                          int64_t rows[ENG_T_COUNT], uint8_t *worst_of) {
-  return build_batch_fit(n, x, worst_rings, rows, worst_of, NULL);
+  return build_batch_fit(n, x, worst_storage, rows, worst_of, NULL);
 }
 
 static int build_count(eng_world_t *w, const eng_world_desc_t *d, int64_t (*each)[ENG_T_COUNT],
                        char *err, size_t errlen) {
   w->worst_rings_of = malloc((size_t)d->n_exps + 1);
   if (!w->worst_rings_of ||
-      build_batch_fit(d->n_exps, d->exps, d->worst_rings, w->n, w->worst_rings_of, each)) {
+      build_batch_fit(d->n_exps, d->exps, d->worst_storage, w->n, w->worst_rings_of, each)) {
     snprintf(err, errlen, "out of memory counting the world's rows");
     return ENG_E_NOMEM;
   }
@@ -766,7 +766,7 @@ static void build_ways(eng_cols_t *c, int32_t e) {
 
 int64_t eng_world_estimate(const eng_world_desc_t *d) {
   int64_t rows[ENG_T_COUNT], bytes = 0;
-  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_rings, rows, NULL)) return -1;
+  if (eng_world_batch_rows(d->n_exps, d->exps, d->worst_storage, rows, NULL)) return -1;
   for (int t = 0; t < ENG_T_COUNT; t++)
     bytes += rows[t] * eng_world_row_bytes(t);
   return bytes;

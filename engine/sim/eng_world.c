@@ -226,7 +226,7 @@ const char *eng_fail_text(eng_fail_t f) {
  * the next part of w, and records where their results are. A world too large
  * for one world's rows (with worst-case rings, more than their batch had) is
  * run as two halves, each a part. */
-static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int worst_rings,
+static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int worst_storage,
                         eng_backend_t backend, char *err, size_t errlen) {
   const int32_t k = w->n_parts;
   eng_exp_desc_t *ex = malloc(((size_t)n + 1) * sizeof *ex);
@@ -251,15 +251,15 @@ static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int wor
   }
   for (int32_t i = 0; i < n; i++)
     ex[i] = w->desc.exps[which[i]];
-  eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_rings = worst_rings};
+  eng_world_desc_t d = {.n_exps = n, .exps = ex, .worst_storage = worst_storage};
   w->parts[k] = NULL;
   int rc = eng_world_create(&d, &w->parts[k], err, errlen);
   free(ex);
   if (rc == ENG_E_TOO_BIG && n > 1) {
-    rc = eng_run_part(w, which, n / 2, worst_rings, backend, err, errlen);
-    return rc ? rc : eng_run_part(w, which + n / 2, n - n / 2, worst_rings, backend, err, errlen);
+    rc = eng_run_part(w, which, n / 2, worst_storage, backend, err, errlen);
+    return rc ? rc : eng_run_part(w, which + n / 2, n - n / 2, worst_storage, backend, err, errlen);
   }
-  if (rc && worst_rings && !w->desc.worst_rings) {
+  if (rc && worst_storage && !w->desc.worst_storage) {
     /* Worst-case rings too large to build: the experiments stay failed with
      * the overflow ("raise ring_cap"), read from w. */
     return 0;
@@ -278,7 +278,7 @@ static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int wor
 static int eng_ring_overflow(const eng_world_t *w, int32_t e) {
   return w->c.exp_status[e] == ENG_FAILED &&
          (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
-         w->desc.exps[e].params->ring_cap == 0 && !w->desc.worst_rings;
+         w->desc.exps[e].params->ring_cap == 0 && !w->desc.worst_storage;
 }
 
 /* Experiments whose compact rings overflowed run again in a world of their
@@ -311,9 +311,9 @@ static int eng_run_split(eng_world_t *w, eng_backend_t backend, char *err, size_
   }
   for (int32_t e = 0; e < w->n_exps; e++)
     which[e] = e;
-  int rc = eng_run_part(w, which, half, w->desc.worst_rings, backend, err, errlen);
+  int rc = eng_run_part(w, which, half, w->desc.worst_storage, backend, err, errlen);
   if (!rc)
-    rc = eng_run_part(w, which + half, w->n_exps - half, w->desc.worst_rings, backend, err, errlen);
+    rc = eng_run_part(w, which + half, w->n_exps - half, w->desc.worst_storage, backend, err, errlen);
   free(which);
   return rc;
 }

@@ -413,7 +413,7 @@ typedef struct eng_world_desc_t {
    * docs/engine.md); an experiment whose compact
    * ring overflows is run again with worst-case rings by eng_world_run (same
    * results: a ring's size changes nothing but whether it overflows). */
-  int32_t worst_rings;
+  int32_t worst_storage;
   int32_t threads; /* host threads that fill its rows; 0: one (the rows are the same) */
 } eng_world_desc_t;
 
@@ -439,10 +439,10 @@ typedef struct eng_world_t {
 
 /* Rows experiment x needs in each table alone (its own routing tables; HPCC
  * telemetry if it runs HPCC). 0, or -1 when out of memory. */
-int eng_world_rows(const eng_exp_desc_t *x, int worst_rings, int64_t rows[ENG_T_COUNT]);
+int eng_world_rows(const eng_exp_desc_t *x, int worst_storage, int64_t rows[ENG_T_COUNT]);
 /* The same from its task graph's size on its topology (eng_graph_size: what
  * experiments sharing both count once); x->tasks is not read. */
-void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
+void eng_world_rows_sized(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_storage,
                           int64_t rows[ENG_T_COUNT]);
 /* Most rows one table of a world may have: 2^30 (int32 offsets with room to
  * add two), or MULTIVERSE_WORLD_ROWS if set and smaller (to test batches of
@@ -454,11 +454,11 @@ int eng_world_rings_check(const eng_exp_desc_t *x, char *err, size_t errlen);
 /* Bytes of one row of each table. */
 int64_t eng_world_row_bytes(int table);
 /* Rows of the batch of n experiments as a world of them counts them (rings
- * as eng_world_desc_t's worst_rings says): experiments on one topology share
+ * as eng_world_desc_t's worst_storage says): experiments on one topology share
  * its routing tables, and HPCC telemetry is held for all once one runs HPCC;
  * worst_of (NULL: not wanted) receives each experiment's ring kind (1:
  * worst-case). 0 or -1 when out of memory. */
-int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_rings,
+int eng_world_batch_rows(int32_t n, const eng_exp_desc_t *x, int worst_storage,
                          int64_t rows[ENG_T_COUNT], uint8_t *worst_of);
 
 /* Builds the tables for a batch. 0, or ENG_E_NOMEM / ENG_E_TOO_BIG with a
