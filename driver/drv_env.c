@@ -26,6 +26,7 @@ static const char *const block_words[] = {"128", "256", "512", NULL};
 static const char *const lane_words[] = {"1", "2", "4", "8", "16", "32", NULL};
 static const char *const cluster_words[] = {"1", "2", "4", "8", NULL};
 static const char *const ring_words[] = {"auto", "compact", "worst", NULL};
+static const char *const pool_words[] = {"auto", "compact", "worst", NULL};
 
 static const env_var_t env_vars[] = {
     {"MULTIVERSE_PROGRESS", 0, 1, NULL, "0 or 1"},
@@ -47,6 +48,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_CUDA_CARVEOUT", 0, 100, NULL, "a percentage, an integer from 0 to 100"},
     {"MULTIVERSE_CUDA_BYTES", 1, 1LL << 62, NULL, "bytes, an integer from 1 to 2^62"},
     {"MULTIVERSE_RINGS", 0, -1, ring_words, "auto, compact or worst"},
+    {"MULTIVERSE_POOLS", 0, -1, pool_words, "auto, compact or worst"},
     {"MULTIVERSE_WORLD_ROWS", 1, 1073741823, NULL, "rows, an integer from 1 to 1073741823"},
     {"SOURCE_DATE_EPOCH", 0, 253402300799LL, NULL,
      "seconds since 1970, an integer from 0 to 253402300799 (year 9999)"},

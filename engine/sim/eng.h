@@ -27,6 +27,7 @@ typedef enum eng_fail_t {
   ENG_FAIL_PFC_RING = 2, /* too many PFC frames in flight on one link */
   ENG_FAIL_ROUTE = 3,    /* a packet reached a node with no route onward */
   ENG_FAIL_DEADLOCK = 4, /* nothing pending, tasks unfinished */
+  ENG_FAIL_POOL = 5,     /* a node's compact descriptor pool overflowed (run again, worst-case) */
 } eng_fail_t;
 
 /* Errors of batch-level calls (negative), with a message. */

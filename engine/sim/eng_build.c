@@ -12,16 +12,31 @@
 #include "sim/eng_standalone.h"
 #include "sim/eng_world_cols.h"
 
-/* Relay descriptors of a node with `ports` ports (docs/model.md). */
+/* Relay descriptors of a node with `ports` ports (docs/model.md): its budget
+ * (sw_free). */
 static int64_t build_pool_pkts(const eng_params_t *p, int32_t ports) {
   if (p->pool_pkts > 0) return p->pool_pkts;
   int64_t wire = p->mtu + p->header;
   return (p->buffer + wire - 1) / wire + 8 * (int64_t)ports;
 }
 
-static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t i) {
+/* Pool rows behind that budget. Worst-case: all of it, so a pool never
+ * overflows. Compact (unless pool_pkts fixes the budget): a quarter. Queues
+ * rarely reach it (the deepest switch pool measured: 355 of 31K under
+ * HPCC on the WebSearch trace, 1,187 under DCQCN, 1,641 of 8,118 in the
+ * 144-experiment training sweep: tests/bench/RESULTS.md, session 34); a
+ * pool that does fails its experiment (ENG_FAIL_POOL), which eng_world_run
+ * runs again with worst-case pools (same results: a pool's rows change
+ * nothing but whether it overflows). */
+static int64_t build_pool_rows(const eng_params_t *p, int32_t ports, int worst_pools) {
+  const int64_t budget = build_pool_pkts(p, ports);
+  return worst_pools || p->pool_pkts > 0 ? budget : (budget + 3) / 4;
+}
+
+static int64_t build_node_slots(const topo_t *t, const eng_params_t *p, int32_t i,
+                                int worst_pools) {
   int64_t n = 0;
-  if (t->forwards[i]) n += build_pool_pkts(p, t->port_off[i + 1] - t->port_off[i]);
+  if (t->forwards[i]) n += build_pool_rows(p, t->port_off[i + 1] - t->port_off[i], worst_pools);
   if (!t->is_switch[i]) n += p->host_slots;
   return n;
 }
@@ -134,7 +149,7 @@ int eng_world_rows(const eng_exp_desc_t *x, int worst_storage, int64_t rows[ENG_
 }
 
 static void build_rows(const eng_exp_desc_t *x, const eng_graph_size_t *s, int worst_rings,
-                       int64_t rows[ENG_T_COUNT]) {
+                       int worst_pools, int64_t rows[ENG_T_COUNT]) {
   const topo_t *t = x->topo;
   const eng_params_t *p = x->params;
   const int64_t flows = s->flows;
@@ -160,7 +175,7 @@ static void build_rows(const eng_exp_desc_t *x, const eng_graph_size_t *s, int w
   rows[ENG_T_set] = (int64_t)t->routes.n_sets + 1;
   rows[ENG_T_setport] = t->routes.set_off[t->routes.n_sets];
   for (int32_t i = 0; i < t->n_nodes; i++) {
-    rows[ENG_T_pool] += build_node_slots(t, p, i);
+    rows[ENG_T_pool] += build_node_slots(t, p, i, worst_pools);
     rows[ENG_T_flet] += t->forwards[i] ? ENG_FLOWLETS : 0;
   }
   for (int32_t l = 0; l < t->n_links; l++)
@@ -185,6 +200,19 @@ static int64_t build_rows_bytes(const int64_t rows[ENG_T_COUNT]) {
   return bytes;
 }
 
+/* Whether experiment x, in a world of ring kind `rings` (BUILD_RINGS_*), gives
+ * its nodes worst-case descriptor pools: in a world of worst-case storage (run
+ * again after an overflow) or where MULTIVERSE_POOLS=worst; where it is auto
+ * (the default), an experiment without congestion control, whose queues grow
+ * until the buffer stops them (on the mpi tests' grid 4 of its 8 did outgrow
+ * a quarter). Else compact ones (build_pool_rows). */
+static int build_worst_pools(const eng_exp_desc_t *x, int rings) {
+  const char *v = getenv("MULTIVERSE_POOLS"); /* the driver checks the word (drv_env.c) */
+  if (rings == BUILD_RINGS_WORST || (v && strcmp(v, "worst") == 0)) return 1;
+  if (v && strcmp(v, "compact") == 0) return 0;
+  return x->params->ccp.kind == CC_NONE;
+}
+
 /* Whether experiment x takes worst-case rings though its world asks for
  * compact ones: MULTIVERSE_RINGS=worst always, compact never, auto (the
  * default) where they at most double its bytes (most experiments: the
@@ -199,8 +227,8 @@ static int build_take_worst(const eng_exp_desc_t *x, const eng_graph_size_t *s) 
   if (x->params->ring_cap > 0 || (v && strcmp(v, "compact") == 0)) return 0;
   if (v && strcmp(v, "worst") == 0) return 1;
   int64_t compact[ENG_T_COUNT], worst[ENG_T_COUNT];
-  build_rows(x, s, 0, compact);
-  build_rows(x, s, 1, worst);
+  build_rows(x, s, 0, 1, compact); /* at worst-case pools: the choice they were measured by */
+  build_rows(x, s, 1, 1, worst);
   return build_rows_bytes(worst) <= 2 * build_rows_bytes(compact);
 }
 
@@ -210,7 +238,7 @@ static int build_rows_taken(const eng_exp_desc_t *x, const eng_graph_size_t *s, 
                             int64_t rows[ENG_T_COUNT]) {
   const int worst =
       rings == BUILD_RINGS_WORST || (rings == BUILD_RINGS_AUTO && build_take_worst(x, s));
-  build_rows(x, s, worst, rows);
+  build_rows(x, s, worst, build_worst_pools(x, rings), rows);
   return worst;
 }
 
@@ -603,6 +631,8 @@ static void build_params(eng_cols_t *c, int32_t e, const eng_params_t *p) {
 static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_base_t *b,
                      build_routes_t *rt) {
   const int worst_rings = w->worst_rings_of[e];
+  const int worst_pools =
+      build_worst_pools(xd, w->desc.worst_storage ? BUILD_RINGS_WORST : BUILD_RINGS_AUTO);
   if (build_routes_of(w->desc.exps, e) == e) { /* the first on its topology: its copy */
     const topo_routes_t *r = &xd->topo->routes;
     for (int64_t i = 0; i < (int64_t)r->n_rows * r->n_groups; i++)
@@ -676,7 +706,8 @@ static int build_exp(eng_world_t *w, int32_t e, const eng_exp_desc_t *xd, build_
     c->node[x].host_free = t->is_switch[i] ? 0 : p->host_slots;
     c->node[x].free_head = -1;
     c->node[x].pool_next = b->pool;
-    b->pool += c->node[x].sw_free + c->node[x].host_free;
+    b->pool += (int32_t)build_node_slots(t, p, i, worst_pools);
+    c->node[x].pool_end = b->pool;
   }
 
   int64_t t0;

@@ -138,7 +138,7 @@ ENG_OUTLINE void eng_host_ctrl(eng_ctx_t *k, int32_t f, uint8_t type, uint32_t a
   if ((flags & ENG_F_ECE) && cc_ack_is_cnp(&c->exp_ccp[k->e])) c->node[k->x].c_cnps++;
   eng_pkt_t pk = eng_pkt_make((uint32_t)f, a, type, c->exp_ctrl_bytes[k->e],
                               (uint8_t)(flags | ENG_F_HOSTSLOT), c->flow[f].cls);
-  eng_enqueue(k, k->p0 + lp, pk, in, -1);
+  (void)eng_enqueue(k, k->p0 + lp, pk, in, -1);
 }
 
 /* Re-order tolerant receiver: psn >= rcv_nxt arrived. Holds it, advances

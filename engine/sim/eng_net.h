@@ -73,7 +73,7 @@ ENG_INLINE eng_pkt_t eng_pkt_make(uint32_t flow, uint32_t psn, uint8_t type, int
   return pk;
 }
 
-ENG_INLINE void eng_fail(eng_ctx_t *k, eng_fail_t why) {
+ENG_INLINE void eng_fail(const eng_ctx_t *k, eng_fail_t why) {
   eng_atomic_min_i64(&k->c->exp_fail[k->e], (int64_t)why);
 }
 
@@ -222,16 +222,17 @@ ENG_INLINE int32_t eng_route_relay(eng_cols_t *c, int32_t x, int32_t f, uint8_t 
 /* Descriptor pool of a node: returned descriptors form a free list through
  * eng_pkt_t.next; rows never used yet are handed out in order, so memory is
  * touched only as deep as queues grow. The callers check the sw_free /
- * host_free budgets first. */
+ * host_free budgets first; a compact pool (eng_world_desc_t.worst_storage)
+ * holds fewer rows than the budget: past its last one, -1. */
 ENG_INLINE int32_t eng_pool_take(const eng_ctx_t *k) {
   eng_cols_t *c = k->c;
   int32_t x = k->x;
   eng_lock(k->lock);
   int32_t s = c->node[x].free_head;
-  if (s < 0)
-    s = c->node[x].pool_next++;
-  else
+  if (s >= 0)
     c->node[x].free_head = c->pool_pkt[s].next;
+  else if (c->node[x].pool_next < c->node[x].pool_end)
+    s = c->node[x].pool_next++;
   eng_unlock(k->lock);
   return s;
 }
@@ -277,11 +278,18 @@ ENG_INLINE int32_t eng_cls(const eng_cols_t *c, int32_t p, int32_t cl) {
 }
 
 /* Copies pk (and its telemetry `in`, if any) into a descriptor of node x and
- * queues it at egress p (global): in class row q, or the control queue (q < 0). */
-ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in,
-                            int32_t q) {
+ * queues it at egress p (global): in class row q, or the control queue (q < 0).
+ * Returns 0, or -1 where the node's compact pool has no row left: the
+ * experiment fails (ENG_FAIL_POOL) and eng_world_run runs it again with
+ * worst-case pools. */
+ENG_INLINE int eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const cc_int_t *in,
+                           int32_t q) {
   eng_cols_t *c = k->c;
   int32_t s = eng_pool_take(k);
+  if (s < 0) {
+    eng_fail(k, ENG_FAIL_POOL);
+    return -1;
+  }
   c->pool_pkt[s] = pk;
   if (in) c->pint_v[s] = *in;
   if (q >= 0) {
@@ -289,6 +297,7 @@ ENG_INLINE void eng_enqueue(const eng_ctx_t *k, int32_t p, eng_pkt_t pk, const c
     c->port[p].cls_live |= (uint8_t)(1u << (q - c->port[p].cls_off));
   } else
     eng_q_push(c, &c->port[p].cq_head, &c->port[p].cq_tail, s);
+  return 0;
 }
 
 /* Starts transmitting pk (telemetry `in`, NULL: none) on port p (global) at

@@ -32,6 +32,10 @@ static void publish(int32_t *counter, int32_t *published, int32_t done) {
     }
 }
 
+void eng_progress_raise(int32_t done) {
+  if (tl_counter) publish(tl_counter, &tl_published, done);
+}
+
 void eng_progress_detach(int32_t done) {
   if (tl_counter) publish(tl_counter, &tl_published, done);
   tl_counter = NULL;

@@ -19,6 +19,9 @@ typedef struct eng_progress_t {
 
 /* The counter the runs of the calling thread raise, from now (NULL: none). */
 void eng_progress_attach(int32_t *counter);
+/* Raises it to `done` experiments of this world if it is below: those ended
+ * for good before its overflowed ones run again (eng_world_run). */
+void eng_progress_raise(int32_t done);
 /* Raises it to `done` experiments of this world if it is below, and detaches. */
 void eng_progress_detach(int32_t done);
 

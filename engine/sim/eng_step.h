@@ -21,8 +21,7 @@ ENG_INLINE void eng_relay_queue(eng_ctx_t *k, int32_t lp, int32_t ep, eng_pkt_t 
   pk.in_port = (uint16_t)lp;
   pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   eng_node_add_i32(k->lock, &c->node[k->x].sw_free, -1);
-  eng_enqueue(k, ep, pk, in, q);
-  if (q < 0) return;
+  if (eng_enqueue(k, ep, pk, in, q) || q < 0) return;
   c->cls[q].q_bytes += pk.wire;
   c->port[ep].q_bytes += pk.wire;
   if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;

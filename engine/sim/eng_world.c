@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "sim/eng_num.h"
+#include "sim/eng_progress.h"
 #include "sim/eng_world.h"
 #include "sim/eng_world_cols.h"
 
@@ -217,6 +218,8 @@ const char *eng_fail_text(eng_fail_t f) {
     return "a packet reached a node with no route to its destination";
   case ENG_FAIL_DEADLOCK:
     return "deadlock: nothing pending while tasks are unfinished (PFC deadlock?)";
+  case ENG_FAIL_POOL:
+    return "a node's descriptor pool overflowed (set pool_pkts)";
   default:
     return "";
   }
@@ -224,7 +227,7 @@ const char *eng_fail_text(eng_fail_t f) {
 
 /* Runs experiments which[0..n) of w's description in a world of their own,
  * the next part of w, and records where their results are. A world too large
- * for one world's rows (with worst-case rings, more than their batch had) is
+ * for one world's rows (with worst-case storage, more than their batch had) is
  * run as two halves, each a part. */
 static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int worst_storage,
                         eng_backend_t backend, char *err, size_t errlen) {
@@ -260,8 +263,8 @@ static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int wor
     return rc ? rc : eng_run_part(w, which + n / 2, n - n / 2, worst_storage, backend, err, errlen);
   }
   if (rc && worst_storage && !w->desc.worst_storage) {
-    /* Worst-case rings too large to build: the experiments stay failed with
-     * the overflow ("raise ring_cap"), read from w. */
+    /* Worst-case storage too large to build: the experiments stay failed with
+     * the overflow ("raise ring_cap", "set pool_pkts"), read from w. */
     return 0;
   }
   if (rc) return rc;
@@ -275,28 +278,46 @@ static int eng_run_part(eng_world_t *w, const int32_t *which, int32_t n, int wor
   return eng_world_run(w->parts[k], backend, err, errlen);
 }
 
-static int eng_ring_overflow(const eng_world_t *w, int32_t e) {
-  return w->c.exp_status[e] == ENG_FAILED &&
-         (w->c.exp_fail[e] == ENG_FAIL_RING || w->c.exp_fail[e] == ENG_FAIL_PFC_RING) &&
-         w->desc.exps[e].params->ring_cap == 0 && !w->desc.worst_storage;
+/* Whether experiment e failed for want of room its worst-case storage has: a
+ * compact ring or pool overflowed. */
+static int eng_storage_overflow(const eng_world_t *w, int32_t e) {
+  if (w->c.exp_status[e] != ENG_FAILED || w->desc.worst_storage) return 0;
+  const eng_params_t *p = w->desc.exps[e].params;
+  switch (w->c.exp_fail[e]) {
+  case ENG_FAIL_RING:
+  case ENG_FAIL_PFC_RING:
+    return p->ring_cap == 0;
+  case ENG_FAIL_POOL:
+    return p->pool_pkts == 0;
+  default:
+    return 0;
+  }
 }
 
-/* Experiments whose compact rings overflowed run again in a world of their
- * own with worst-case rings. */
+/* Experiments whose compact rings or pools overflowed run again in a world of
+ * their own with worst-case storage. */
 static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_t errlen) {
   int32_t n = 0, *which = malloc(((size_t)w->n_exps + 1) * sizeof *which);
   if (!which) {
     snprintf(err, errlen, "out of memory");
     return ENG_E_NOMEM;
   }
+  int32_t pools = 0;
   for (int32_t e = 0; e < w->n_exps; e++)
-    if (eng_ring_overflow(w, e)) which[n++] = e;
+    if (eng_storage_overflow(w, e)) {
+      which[n++] = e;
+      pools += w->c.exp_fail[e] == ENG_FAIL_POOL;
+    }
   if (n && eng_env_flag("MULTIVERSE_VERBOSE")) {
-    fprintf(stderr, "rings overflowed in %d experiment(s), run again with worst-case rings:", n);
+    fprintf(stderr,
+            "storage overflowed in %d experiment(s) (%d rings, %d pools), run again with "
+            "worst-case storage:",
+            n, n - pools, pools);
     for (int32_t i = 0; i < n && i < 16; i++)
       fprintf(stderr, " %d", which[i]);
     fprintf(stderr, "%s\n", n > 16 ? " ..." : "");
   }
+  eng_progress_raise(w->n_exps - n); /* the others ended before these run again */
   int rc = n ? eng_run_part(w, which, n, 1, backend, err, errlen) : 0;
   free(which);
   return rc;

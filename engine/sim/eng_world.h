@@ -133,6 +133,7 @@ typedef struct eng_node_t {
   int32_t route_row;         /* route row (of n_groups entries), -1: single port */
   int32_t set_base;          /* first set row of this node */
   int32_t flet_off;          /* first flowlet entry (relays) */
+  int32_t pool_end;          /* past its last pool row: a take beyond it fails (ENG_FAIL_POOL) */
   uint8_t is_switch;
   uint8_t keys_ok;           /* its ports' cached event keys are current */
   uint8_t tier;              /* 0 hosts, 1 switches next to hosts, 2 the next tier, ... */
@@ -147,7 +148,7 @@ typedef struct eng_node_t {
   int64_t c_retx_bytes;      /* payload bytes sent again */
   int64_t c_phased;          /* steps in port phases (eng_phase.h) */
   int64_t c_offpath;         /* their events off their critical paths */
-  uint8_t pad[16]; /* to whole sectors */
+  uint8_t pad[8];            /* to whole sectors */
 } eng_node_t;
 
 /* An egress port row (port p's peer reads p's rings), a sector each: what a
@@ -405,14 +406,16 @@ typedef struct eng_world_desc_t {
   int32_t n_exps;
   const eng_exp_desc_t *exps; /* valid (eng_exp_validate); what they point to
                                * must outlive the world */
-  /* 1: size every link's ring for back-to-back minimum-size packets, so it can
-   * never overflow. 0 (default): each experiment as MULTIVERSE_RINGS says
-   * (auto: worst-case where they at most double its bytes, else for MTU
-   * packets with room to spare, and for MTU packets throughout where
-   * worst-case ones would pass a table's row limit and these would not:
-   * docs/engine.md); an experiment whose compact
-   * ring overflows is run again with worst-case rings by eng_world_run (same
-   * results: a ring's size changes nothing but whether it overflows). */
+  /* 1: size every link's ring for back-to-back minimum-size packets and every
+   * node's descriptor pool for its whole budget, so neither can overflow.
+   * 0 (default): rings as MULTIVERSE_RINGS says for each experiment (auto:
+   * worst-case where they at most double its bytes, else for MTU packets with
+   * room to spare, and for MTU packets throughout where worst-case ones would
+   * pass a table's row limit and these would not: docs/engine.md), pools as
+   * MULTIVERSE_POOLS says (compact, the default: a quarter of the budget); an
+   * experiment whose compact ring or pool overflows is run again with
+   * worst-case storage by eng_world_run (same results: storage's size changes
+   * nothing but whether it overflows). */
   int32_t worst_storage;
   int32_t threads; /* host threads that fill its rows; 0: one (the rows are the same) */
 } eng_world_desc_t;
@@ -428,7 +431,7 @@ typedef struct eng_world_t {
   uint8_t *worst_rings_of; /* (n_exps) 1: experiment e's rings are worst-case (as counted) */
   eng_world_desc_t desc;   /* what it was built from (exps copied) */
   /* Experiments whose results are in other worlds: run again with worst-case
-   * rings after their compact rings overflowed (in halves where one world
+   * storage after their compact rings or pools overflowed (in halves where one world
    * would have too many rows), or a batch split because it did not fit in
    * device memory. Experiment e is experiment part_idx[e] of
    * parts[part_of[e]] (part_of[e] = -1: here). */

@@ -120,7 +120,7 @@ bench_net() {
   R_WALL=$(head -1 "$out/summary.jsonl" 2> /dev/null | bench_field wall_s) || true
   R_WORLD=$(sed -n 's/^world: \([0-9]*\) bytes.*/\1/p' "$out.err" | head -1)
   # One "cuda:" line per device run: several when the engine split a batch
-  # too large for the device, or re-ran experiments whose rings overflowed.
+  # too large for the device, or re-ran experiments whose compact rings or pools overflowed.
   R_PARTS=$(grep -c '^cuda: ' "$out.err") || true
   R_DEVB=$(sed -n 's/^cuda: \([0-9]*\) bytes.*/\1/p' "$out.err" | head -1)
   R_UP=$(bench_cuda_sum 's/^cuda: .*upload \([0-9.]*\) s.*/\1/p' "$out.err")

@@ -229,7 +229,7 @@ split() {
       printf "    %s: worker %s: %d experiments in %d batches, busy %.1f s (estimated %.1f s), idle from %.1f s to the end %.1f s\n",
         name, w, n[w], b[w], busy[w], est[w], idle[w], last}}' "$log"
   [ -e "$err" ] && sed -n "s|^[0-9.]* \(cuda: .*windows.*\)$|    $1: \1|p
-    s|^[0-9.]* \(rings overflowed.*\)$|    $1: \1|p" "$err"
+    s|^[0-9.]* \(storage overflowed.*\)$|    $1: \1|p" "$err"
 }
 
 # The table.

@@ -170,7 +170,7 @@ run() {
   T=$(bench_calc 'b - a' a="$s" b="$(bench_now)")
   K=$(kern "$od.err")
   [ "$(grep -c '^cuda: .* windows (' "$od.err")" -le 1 ] ||
-    grep -E '^(world: |cuda: [0-9]+ experiments in |rings overflowed)' "$od.err" | sed "s|^|  $od: |"
+    grep -E '^(world: |cuda: [0-9]+ experiments in |storage overflowed)' "$od.err" | sed "s|^|  $od: |"
   [ $rc = 0 ] || { echo "  run $od failed (rc $rc$([ $rc = 124 ] && echo ", stopped after ${BENCH_RUN_S:-900} s")): $(tail -1 "$od.err")"; T=-; }
 }
 RUN_ENV=()

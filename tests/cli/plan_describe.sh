@@ -92,8 +92,15 @@ grep -q '^coll.json: 58 experiments of kind collective, 58 distinct$' coll.json.
 grep -q ': invalid: ecn_kmax_kb: must not be below ecn_kmin_kb$' coll.json.txt || fail "coll: ECN"
 [ "$(grep -c ': invalid: flow (task 16): priority 0 is not a traffic class' coll.json.txt)" = 2 ] ||
   fail "coll: classes"
-# Under a row limit the 32 MB experiments of each graph do not fit, the 2 MB ones do.
+# Under a row limit the 32 MB experiments of each graph do not fit where
+# they take worst-case descriptor pools (all of 32 MB in packets a switch:
+# cc none, as auto gives them, or all with MULTIVERSE_POOLS=worst), nor with
+# MTU 1000 under compact ones (a quarter); the others do.
 same coll.json MULTIVERSE_WORLD_ROWS=50000
+[ "$(grep -c 'too large for one world' coll.json.txt)" = 16 ] || fail "coll: 16 too large expected"
+same coll.json MULTIVERSE_WORLD_ROWS=50000 MULTIVERSE_POOLS=compact
+[ "$(grep -c 'too large for one world' coll.json.txt)" = 12 ] || fail "coll: 12 too large expected"
+same coll.json MULTIVERSE_WORLD_ROWS=50000 MULTIVERSE_POOLS=worst
 [ "$(grep -c 'too large for one world' coll.json.txt)" = 24 ] || fail "coll: 24 too large expected"
 same train.json
 # 54 experiments: 2 invalid (ECN thresholds, a micro-batch the batch does not divide).
