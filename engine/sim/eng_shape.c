@@ -117,6 +117,11 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
     const int32_t fit =
         r.threads == 512 && r.lanes > 1 ? lanes_per_sm(groups, sms, per_sm_knob) : 512 / r.threads;
     if (r.lanes == 32 || groups <= (int64_t)sms * fit) break;
+    /* The pool's groups that fill the block already: more lanes would add
+     * rounds and leave the pool; they run in waves (eng_shape.h). */
+    if (!per_sm_knob && r.lanes > 1 && eng_pool_default(r.lanes, r.threads) &&
+        (int64_t)most_nodes * r.lanes >= r.threads)
+      break;
   }
   if (lanes_knob) {
     r.lanes = lanes_knob;

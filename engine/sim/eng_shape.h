@@ -96,7 +96,15 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order);
  * that step their switches in the block's pool (eng_pool_default: lanes of 2)
  * then run one a SM, in waves where they outnumber the SMs: the pool's kernel
  * for 2 a SM spills, and 512 WebSearch variants in lanes of 2 took 41.1 s of
- * kernel at 2 a SM, 34.0 s in two waves at one (H100, session 34). A lanes
+ * kernel at 2 a SM, 34.0 s in two waves at one (H100, session 34). Where such
+ * a group's rows already fill the block's threads (most_nodes * lanes >=
+ * threads), the lanes stop there and the groups run in waves however many
+ * there are: 1,024 WebSearch variants (376 nodes), cut 792 + 232, took
+ * 94.97 s of kernel with the 792 in lanes of 4 at 2 a SM (the plain kernel:
+ * 198 groups, one wave) and 68.77 s with them in lanes of 2 (396 groups,
+ * three waves); the 232 ran in lanes of 2 both times (H100, session 35). Row 5's
+ * permutations (208 nodes: 416 rows of 512 in lanes of 2) still take lanes of
+ * 8 (1.549 s of kernel against 1.673 s in waves of lanes of 2). A lanes
  * knob (`lanes_knob`) overrides the lanes; `per_sm_knob` (1-4) the blocks a
  * SM. 0 for a knob unset. per_sm: the blocks of 512 a SM for groups of more
  * than one experiment; 0 elsewhere (the kernel's own default). */

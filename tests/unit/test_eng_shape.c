@@ -260,7 +260,11 @@ static void deal(void) {
  * the pool's kernel for 2 a SM lost 1.21x), at 2 with the knob; the training
  * sweep (144 of 45 nodes) lanes of 1 in blocks of 128, in blocks of 512
  * (the knob) lanes of 2 (docs/cli.md); blocks of 256; forced lanes; the cap
- * of 32. And whether each shape steps its switches in the block's pool
+ * of 32. Lanes of 2 whose rows fill the block (376 or 400 nodes: 752 or
+ * 800 rows) stop there for any count, in waves at one a SM (792 WebSearch
+ * and 232 WebSearch variants 1.38x faster than with the 792 in lanes of 4
+ * at 2: session 35), unless a knob
+ * says. And whether each shape steps its switches in the block's pool
  * (eng_pool_default): rows 1 and 2's (256 and 512 WebSearch variants in lanes
  * of 2) and 64 variants' (lanes of 1 in blocks of 512) do, measured faster;
  * row 5's (lanes of 8) does not, measured slower; nor blocks of 128 or 256,
@@ -279,7 +283,9 @@ static void lanes_rule(void) {
            {144, 45, 0, 8, 0, 512, 8, 1, 0},      {2048, 208, 0, 32, 0, 512, 32, 1, 0},
            {100000, 208, 0, 0, 0, 512, 32, 2, 0}, {200, 150, 0, 0, 0, 256, 1, 0, 0},
            {600, 100, 0, 0, 0, 512, 4, 2, 0},     {512, 400, 0, 0, 2, 512, 2, 2, 1},
-           {300, 208, 0, 0, 0, 512, 2, 1, 1}};
+           {300, 208, 0, 0, 0, 512, 2, 1, 1},     {792, 376, 0, 0, 0, 512, 2, 1, 1},
+           {1024, 376, 0, 0, 0, 512, 2, 1, 1},    {100000, 400, 0, 0, 0, 512, 2, 1, 1},
+           {1024, 376, 0, 0, 2, 512, 4, 2, 0},    {1024, 376, 0, 4, 0, 512, 4, 2, 0}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     const eng_lanes_t r =
         eng_shape_lanes(c[i].n, c[i].most, 132, c[i].block, c[i].lanes_knob, c[i].per_sm_knob);
