@@ -128,8 +128,8 @@ static int free_ride(const open_t *o, const sortkey_t *x) {
  * will not hold a whole one more (the next largest left, or all of them if
  * fewer), the batch ends at its last whole wave and the next batch takes
  * them: a wave the device runs mostly idle costs as long as a full one
- * (1,024 WebSearch variants in 76 GB of an H100 at 125.6 MB each: 605 + 419
- * took 5 waves of 264, 528 + 496 take 4). */
+ * (1,024 WebSearch variants in 76 GB of an H100 at 125.6 MB each, with
+ * worst-case pools: 605 + 419 took 5 waves of 264, 528 + 496 take 4). */
 static int wave_fits(const open_t *o, const sortkey_t *order, int32_t head, int32_t tail) {
   const int32_t slots = (int32_t)par(o->d);
   if (slots < 2 || o->b->n % slots != 0) return 1;
