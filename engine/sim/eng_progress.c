@@ -36,8 +36,18 @@ void eng_progress_raise(int32_t done) {
   if (tl_counter) publish(tl_counter, &tl_published, done);
 }
 
+int32_t *eng_progress_hold(void) {
+  int32_t *counter = tl_counter;
+  tl_counter = NULL;
+  return counter;
+}
+
+void eng_progress_resume(int32_t *counter) {
+  tl_counter = counter;
+}
+
 void eng_progress_detach(int32_t done) {
-  if (tl_counter) publish(tl_counter, &tl_published, done);
+  eng_progress_raise(done);
   tl_counter = NULL;
 }
 

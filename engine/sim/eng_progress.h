@@ -19,9 +19,13 @@ typedef struct eng_progress_t {
 
 /* The counter the runs of the calling thread raise, from now (NULL: none). */
 void eng_progress_attach(int32_t *counter);
-/* Raises it to `done` experiments of this world if it is below: those ended
- * for good before its overflowed ones run again (eng_world_run). */
+/* Raises it to `done` experiments of this world if it is below. */
 void eng_progress_raise(int32_t done);
+/* Stops the calling thread's runs raising it (returned) until
+ * eng_progress_resume(it): a world that runs experiments again (eng_world_run,
+ * after an overflow) counts them once, where they first ended. */
+int32_t *eng_progress_hold(void);
+void eng_progress_resume(int32_t *counter);
 /* Raises it to `done` experiments of this world if it is below, and detaches. */
 void eng_progress_detach(int32_t done);
 

@@ -287,8 +287,8 @@ static int eng_storage_overflow(const eng_world_t *w, int32_t e) {
   case ENG_FAIL_RING:
   case ENG_FAIL_PFC_RING:
     return p->ring_cap == 0;
-  case ENG_FAIL_POOL:
-    return p->pool_pkts == 0;
+  case ENG_FAIL_POOL: /* only a compact pool fails (pool_pkts given: never) */
+    return 1;
   default:
     return 0;
   }
@@ -317,8 +317,14 @@ static int eng_run_retry(eng_world_t *w, eng_backend_t backend, char *err, size_
       fprintf(stderr, " %d", which[i]);
     fprintf(stderr, "%s\n", n > 16 ? " ..." : "");
   }
-  eng_progress_raise(w->n_exps - n); /* the others ended before these run again */
+  /* Progress: the others ended for good. Those run again count once: where
+   * the first run counts each end it counted them already, else the raise
+   * after their second run does (its own counting is held). */
+  eng_progress_raise(w->n_exps - n);
+  int32_t *counter = eng_progress_hold();
   int rc = n ? eng_run_part(w, which, n, 1, backend, err, errlen) : 0;
+  eng_progress_resume(counter);
+  if (!rc) eng_progress_raise(w->n_exps);
   free(which);
   return rc;
 }
