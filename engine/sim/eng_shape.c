@@ -108,6 +108,12 @@ static int32_t lanes_per_sm(int64_t n_groups, int sms, int knob) {
   return knob ? (knob > 2 ? 2 : knob) : n_groups > sms ? 2 : 1;
 }
 
+/* Whether lane groups of r step their switches in the block's pool and so
+ * run one a SM, in waves (eng_shape.h), unless the blocks a SM are asked for. */
+static int pool_waves(eng_lanes_t r, int per_sm_knob) {
+  return !per_sm_knob && r.lanes > 1 && eng_pool_default(r.lanes, r.threads);
+}
+
 eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
                             int per_sm_knob) {
   eng_lanes_t r = {0, 1, 0};
@@ -119,9 +125,7 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
     if (r.lanes == 32 || groups <= (int64_t)sms * fit) break;
     /* The pool's groups that fill the block already: more lanes would add
      * rounds and leave the pool; they run in waves (eng_shape.h). */
-    if (!per_sm_knob && r.lanes > 1 && eng_pool_default(r.lanes, r.threads) &&
-        (int64_t)most_nodes * r.lanes >= r.threads)
-      break;
+    if (pool_waves(r, per_sm_knob) && (int64_t)most_nodes * r.lanes >= r.threads) break;
   }
   if (lanes_knob) {
     r.lanes = lanes_knob;
@@ -129,8 +133,8 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
   }
   if (r.threads != 512 || r.lanes < 2)
     r.per_sm = 0;
-  else if (!per_sm_knob && eng_pool_default(r.lanes, r.threads))
-    r.per_sm = 1; /* the pool's groups: in waves, one a SM (eng_shape.h) */
+  else if (pool_waves(r, per_sm_knob))
+    r.per_sm = 1;
   else
     r.per_sm = lanes_per_sm((n_exps + r.lanes - 1) / r.lanes, sms, per_sm_knob);
   return r;
