@@ -88,13 +88,31 @@ static void cpu_window_major(eng_world_t *w, int threads) {
   }
 }
 
+/* The longest chain of node windows up to node i's (i counted from x0, s its
+ * events of this window) where a window waits only for its node's and its
+ * neighbours' windows before (lp), not for every node's: what stepping
+ * without window barriers could reach (other hosts' task events, known a
+ * `sync` later, are not counted: the chain is a lower bound). */
+static int64_t stats_chain(const eng_cols_t *c, int32_t x0, int32_t i, int64_t s,
+                           const int64_t *lp) {
+  const eng_node_t *n = &c->node[x0 + i];
+  int64_t most = lp[i];
+  for (int32_t p = n->port_off; p < n->port_off + n->n_ports; p++) {
+    const int32_t j = c->port[c->port[p].peer].node - x0;
+    if (lp[j] > most) most = lp[j];
+  }
+  return most + s;
+}
+
 /* MULTIVERSE_STATS=1: each experiment alone, its nodes' events counted per
  * window: the critical path (the sum over windows of the busiest node's
  * events: what one experiment costs where each node has a thread of its own;
  * a switch in port phases counts its busiest ingress's and egress's,
  * eng_phase.h) and the parallelism (events over the critical path), and the
- * share of switch steps that ran in port phases, on stderr. The same results
- * as the other ways. */
+ * share of switch steps that ran in port phases, on stderr; then what
+ * stepping without window barriers could save: the longest chain of node
+ * windows (stats_chain) and the busiest node's events alone. The same
+ * results as the other ways. */
 static void cpu_stats(eng_world_t *w, int threads) {
   eng_cols_t *c = &w->c;
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
@@ -102,18 +120,22 @@ static void cpu_stats(eng_world_t *w, int threads) {
   for (int32_t e = 0; e < ne; e++) {
     const int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
     int64_t *prev = calloc(2 * (size_t)nx + 1, sizeof *prev);
+    int64_t *chain = calloc(3 * (size_t)nx + 1, sizeof *chain); /* before, now, a node's sum */
     int64_t windows = 0, events = 0, cp = 0, sw = 0, steps = 0, phased = 0;
+    int64_t longest = 0, alone = 0;
     int running = 1;
     while (running) {
       running = cpu_window(c, e);
       int64_t most = 0;
       int32_t busiest = -1;
-      for (int32_t i = 0; prev && i < nx; i++) {
+      for (int32_t i = 0; prev && chain && i < nx; i++) {
         int32_t x = x0 + i;
         int64_t d = c->node[x].c_events - prev[i], s = d - (c->node[x].c_offpath - prev[nx + i]);
         prev[i] = c->node[x].c_events;
         prev[nx + i] = c->node[x].c_offpath;
         events += d;
+        chain[nx + i] = stats_chain(c, x0, i, s, chain);
+        chain[2 * nx + i] += s;
         steps += d > 0 && c->node[x].is_switch;
         if (s > most) {
           most = s;
@@ -121,9 +143,15 @@ static void cpu_stats(eng_world_t *w, int threads) {
         }
       }
       cp += most;
+      if (chain) memcpy(chain, chain + nx, (size_t)nx * sizeof *chain);
       sw += busiest >= 0 && c->node[busiest].is_switch;
       windows++;
     }
+    for (int32_t i = 0; chain && i < nx; i++) {
+      if (chain[i] > longest) longest = chain[i];
+      if (chain[2 * nx + i] > alone) alone = chain[2 * nx + i];
+    }
+    free(chain);
     free(prev);
     for (int32_t x = x0; x < x0 + nx; x++)
       phased += c->node[x].c_phased;
@@ -134,6 +162,10 @@ static void cpu_stats(eng_world_t *w, int threads) {
             e, (long long)windows, (long long)events, (long long)cp,
             windows ? 100.0 * (double)sw / (double)windows : 0.0,
             cp ? (double)events / (double)cp : 0.0, (long long)phased, (long long)steps);
+    fprintf(stderr,
+            "stats: experiment %d: without window barriers: longest chain %lld (%.3fx shorter), "
+            "the busiest node's events alone %lld\n",
+            e, (long long)longest, longest ? (double)cp / (double)longest : 0.0, (long long)alone);
   }
 }
 

@@ -82,7 +82,14 @@ for b in a b c d e; do
       # "switch steps in port phases: N of M": most of them, none with flowlets (c)
       grep -o 'port phases: [0-9]* of [0-9]*' phs-$b.err | while read -r _ _ m _ all; do
         if [ $b = c ]; then [ "$m" = 0 ]; else [ "$all" -gt 0 ] && [ $((10 * m)) -ge $((7 * all)) ]; fi
-      done ;;
+      done
+      # without window barriers: the busiest node alone <= the longest chain <= the critical path
+      paste <(grep -o 'critical path [0-9]*' phs-$b.err) \
+        <(grep -o 'longest chain [0-9]* .*alone [0-9]*' phs-$b.err) |
+        while read -r _ _ cp _ _ ch _ _ _ _ _ _ _ al; do
+          [ "$al" -gt 0 ] && [ "$al" -le "$ch" ] && [ "$ch" -le "$cp" ] ||
+            { echo "$b: alone $al, chain $ch, critical path $cp"; exit 1; }
+        done ;;
     cuda)
       if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe --force > /dev/null 2> probe.err; then
         if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then
