@@ -104,48 +104,74 @@ static int64_t stats_chain(const eng_cols_t *c, int32_t x0, int32_t i, int64_t s
   return most + s;
 }
 
+/* A node's counters as of the window before (cpu_stats). */
+typedef struct stats_prev_t {
+  int64_t events, offpath, inpath, phased;
+} stats_prev_t;
+
+/* One experiment's sums over its windows (cpu_stats). */
+typedef struct stats_sum_t {
+  int64_t windows, events, cp, sw, steps, phased;
+  int64_t rows, in, out; /* a block's pool: its other rows', ingresses', egresses' busiest */
+} stats_sum_t;
+
 /* MULTIVERSE_STATS=1: each experiment alone, its nodes' events counted per
- * window: the critical path (the sum over windows of the busiest node's
- * events: what one experiment costs where each node has a thread of its own;
- * a switch in port phases counts its busiest ingress's and egress's,
- * eng_phase.h) and the parallelism (events over the critical path), and the
- * share of switch steps that ran in port phases, on stderr; then what
- * stepping without window barriers could save: the longest chain of node
- * windows (stats_chain) and the busiest node's events alone. The same
- * results as the other ways. */
+ * window, on stderr:
+ * - the critical path (the sum over windows of the busiest node's events:
+ *   what one experiment costs where each node has a thread of its own; a
+ *   switch in port phases counts its busiest ingress's and egress's,
+ *   eng_phase.h), the parallelism (events over the critical path), and the
+ *   share of switch steps that ran in port phases;
+ * - what stepping without window barriers could save: the longest chain of
+ *   node windows (stats_chain) and the busiest node's events alone;
+ * - the parts of a window in a block's pool on the GPU (eng_cuda_pool.cuh),
+ *   one after the other: the rows not stepped in phases (the busiest one's
+ *   events), the phased switches' ingresses (S1: the busiest one's
+ *   arrivals), their egresses (S3: the busiest one's events), each summed
+ *   over windows.
+ * The same results as the other ways. */
 static void cpu_stats(eng_world_t *w, int threads) {
   eng_cols_t *c = &w->c;
   const int32_t ne = (int32_t)w->n[ENG_T_exp];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int32_t e = 0; e < ne; e++) {
     const int32_t x0 = c->exp_node_off[e], nx = c->exp_n_nodes[e];
-    int64_t *prev = calloc(2 * (size_t)nx + 1, sizeof *prev);
+    stats_prev_t *prev = calloc((size_t)nx + 1, sizeof *prev);
     int64_t *chain = calloc(3 * (size_t)nx + 1, sizeof *chain); /* before, now, a node's sum */
-    int64_t windows = 0, events = 0, cp = 0, sw = 0, steps = 0, phased = 0;
+    stats_sum_t t = {0};
     int64_t longest = 0, alone = 0;
     int running = 1;
     while (running) {
       running = cpu_window(c, e);
-      int64_t most = 0;
+      int64_t most = 0, rows = 0, in = 0, out = 0;
       int32_t busiest = -1;
       for (int32_t i = 0; prev && chain && i < nx; i++) {
-        int32_t x = x0 + i;
-        int64_t d = c->node[x].c_events - prev[i], s = d - (c->node[x].c_offpath - prev[nx + i]);
-        prev[i] = c->node[x].c_events;
-        prev[nx + i] = c->node[x].c_offpath;
-        events += d;
+        const eng_node_t *n = &c->node[x0 + i];
+        const int64_t d = n->c_events - prev[i].events, s = d - (n->c_offpath - prev[i].offpath);
+        const int64_t d_in = n->c_inpath - prev[i].inpath;
+        if (n->c_phased != prev[i].phased) { /* a switch stepped in phases */
+          if (d_in > in) in = d_in;
+          if (s - d_in > out) out = s - d_in;
+        } else if (d > rows) {
+          rows = d;
+        }
+        prev[i] = (stats_prev_t){n->c_events, n->c_offpath, n->c_inpath, n->c_phased};
+        t.events += d;
         chain[nx + i] = stats_chain(c, x0, i, s, chain);
         chain[2 * nx + i] += s;
-        steps += d > 0 && c->node[x].is_switch;
+        t.steps += d > 0 && n->is_switch;
         if (s > most) {
           most = s;
-          busiest = x;
+          busiest = x0 + i;
         }
       }
-      cp += most;
+      t.cp += most;
+      t.rows += rows;
+      t.in += in;
+      t.out += out;
       if (chain) memcpy(chain, chain + nx, (size_t)nx * sizeof *chain);
-      sw += busiest >= 0 && c->node[busiest].is_switch;
-      windows++;
+      t.sw += busiest >= 0 && c->node[busiest].is_switch;
+      t.windows++;
     }
     for (int32_t i = 0; chain && i < nx; i++) {
       if (chain[i] > longest) longest = chain[i];
@@ -154,18 +180,21 @@ static void cpu_stats(eng_world_t *w, int threads) {
     free(chain);
     free(prev);
     for (int32_t x = x0; x < x0 + nx; x++)
-      phased += c->node[x].c_phased;
+      t.phased += c->node[x].c_phased;
+    /* one call: the lines of experiments on other threads do not come between */
     fprintf(stderr,
             "stats: experiment %d: %lld windows, %lld events, critical path %lld (the busiest "
             "node's events, summed over windows; a switch in %.1f%% of them), parallelism %.1f; "
-            "switch steps in port phases: %lld of %lld with events\n",
-            e, (long long)windows, (long long)events, (long long)cp,
-            windows ? 100.0 * (double)sw / (double)windows : 0.0,
-            cp ? (double)events / (double)cp : 0.0, (long long)phased, (long long)steps);
-    fprintf(stderr,
+            "switch steps in port phases: %lld of %lld with events\n"
             "stats: experiment %d: without window barriers: longest chain %lld (%.3fx shorter), "
-            "the busiest node's events alone %lld\n",
-            e, (long long)longest, longest ? (double)cp / (double)longest : 0.0, (long long)alone);
+            "the busiest node's events alone %lld\n"
+            "stats: experiment %d: in a block's pool, summed over windows: the busiest other "
+            "row %lld, then ingress %lld, then egress %lld\n",
+            e, (long long)t.windows, (long long)t.events, (long long)t.cp,
+            t.windows ? 100.0 * (double)t.sw / (double)t.windows : 0.0,
+            t.cp ? (double)t.events / (double)t.cp : 0.0, (long long)t.phased, (long long)t.steps,
+            e, (long long)longest, longest ? (double)t.cp / (double)longest : 0.0, (long long)alone,
+            e, (long long)t.rows, (long long)t.in, (long long)t.out);
   }
 }
 

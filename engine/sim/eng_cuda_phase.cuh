@@ -272,7 +272,8 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   }
   k.lock = NULL;
   events = cu_greduce32<G, CU_SUM>(events);
-  const int32_t span = cu_greduce32<G, CU_MAX>(most_in) + cu_greduce32<G, CU_MAX>(most_out);
+  const int32_t in_path = cu_greduce32<G, CU_MAX>(most_in);
+  const int32_t span = in_path + cu_greduce32<G, CU_MAX>(most_out);
   k.now = cu_greduce<G, CU_MAX>(last);
   k.emit_min = cu_greduce<G, CU_MIN>(k.emit_min);
   cu_gsync<G>(); /* the ring heads and the ports' state every thread wrote are seen */
@@ -285,6 +286,7 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   if (r0 == 0) {
     c->node[x].c_phased++;
     c->node[x].c_offpath += events - span;
+    c->node[x].c_inpath += in_path;
     k.events = events;
     eng_node_end(&k, best);
   }

@@ -311,6 +311,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     k.events = P->events[s];
     c->node[k.x].c_phased++;
     c->node[k.x].c_offpath += k.events - (P->most_in[s] + P->most_out[s]);
+    c->node[k.x].c_inpath += P->most_in[s];
     c->node[k.x].keys_ok = 1;
     eng_node_end(&k, P->best[s]);
   }

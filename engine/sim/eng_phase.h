@@ -177,8 +177,8 @@ ENG_NOINLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) 
  * (eng_tx_relay at max(busy, now)); an arrival is relayed to the egress S1 dealt
  * it to (eng_relay_to: not routed a second time). k->now ends at the last
  * event's time. Returns its critical path: the busiest ingress's and the
- * busiest egress's events. */
-ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
+ * busiest egress's events (the ingress's in *in_path). */
+ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_path) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;
   const int64_t now0 = k->now;
@@ -263,6 +263,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end) {
     if (n > most_out) most_out = n;
   }
   k->now = last;
+  *in_path = most_in;
   return most_in + most_out;
 }
 

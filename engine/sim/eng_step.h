@@ -475,9 +475,10 @@ ENG_INLINE void eng_node_step(eng_cols_t *c, int32_t x) {
    * a larger one's tree touches only its busy ports, the phases every port. */
   const int phases = c->exp_phases[e] == ENG_PHASES_ON || (c->exp_phases[e] == ENG_PHASES_AUTO && !tree);
   if (ENG_PHASE_BACKEND && !is_host && phases && eng_phase_ok(&k, c->exp_t_end[e], ENG_PHASE_CPU_MAX)) {
-    int32_t span = eng_phase_step(&k, c->exp_t_end[e]);
+    int32_t in_path = 0, span = eng_phase_step(&k, c->exp_t_end[e], &in_path);
     c->node[x].c_phased++;
     c->node[x].c_offpath += k.events - span;
+    c->node[x].c_inpath += in_path;
     eng_port_keys_all(&k); /* what the serial step would have cached */
     c->node[x].keys_ok = 1;
     best = ENG_INF;

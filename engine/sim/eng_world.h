@@ -148,7 +148,7 @@ typedef struct eng_node_t {
   int64_t c_retx_bytes;      /* payload bytes sent again */
   int64_t c_phased;          /* steps in port phases (eng_phase.h) */
   int64_t c_offpath;         /* their events off their critical paths */
-  uint8_t pad[8];            /* to whole sectors */
+  int64_t c_inpath;          /* their critical paths' busiest ingresses' events */
 } eng_node_t;
 
 /* An egress port row (port p's peer reads p's rings), a sector each: what a

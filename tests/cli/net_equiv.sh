@@ -89,7 +89,21 @@ for b in a b c d e; do
         while read -r _ _ cp _ _ ch _ _ _ _ _ _ _ al; do
           [ "$al" -gt 0 ] && [ "$al" -le "$ch" ] && [ "$ch" -le "$cp" ] ||
             { echo "$b: alone $al, chain $ch, critical path $cp"; exit 1; }
-        done ;;
+        done
+      # a block's pool, its parts one after the other: at least the critical path;
+      # in key order (no phases; c: flowlets) no ingress or egress part, the rows'
+      # part the critical path; in phases both parts
+      MULTIVERSE_STATS=1 MULTIVERSE_PHASES=0 "$mv" net --topology "${topo[$b]}" --flows $b-0.txt \
+        --flows $b-3.txt ${sets[$b]} -o phk-$b 2> phk-$b.err > /dev/null
+      for f in phs phk; do
+        paste <(grep -o 'critical path [0-9]*' $f-$b.err) \
+          <(grep -o 'other row [0-9]*, then ingress [0-9]*, then egress [0-9]*' $f-$b.err | tr -d ,) |
+          while read -r _ _ cp _ _ rw _ _ in _ _ out; do
+            [ $((rw + in + out)) -ge "$cp" ] &&
+              if [ $f = phk ] || [ $b = c ]; then [ "$in.$out.$rw" = "0.0.$cp" ]; else [ "$in" -gt 0 ] && [ "$out" -gt 0 ]; fi ||
+              { echo "$b $f: rows $rw, ingress $in, egress $out, critical path $cp"; exit 1; }
+          done
+      done ;;
     cuda)
       if ! "$mv" net --topology "${topo[$b]}" --flows $b-0.txt --backend cuda -o probe --force > /dev/null 2> probe.err; then
         if grep -q -e 'no CUDA device' -e 'without the CUDA backend' probe.err; then
