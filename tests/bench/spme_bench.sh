@@ -49,6 +49,7 @@
 #   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
 #           metrics, kernel replay): occupancy, issue, active threads, stalls
 #           at the barrier and on loads, L1, L2 and DRAM
+#   ncuhpcc the same metrics for 128 HPCC variants in lanes of 1 and of 2
 #   ncupool the same metrics for 64 variants (clusters of 2) with the
 #           block's pool (the default there) and without (MULTIVERSE_CUDA_POOL=0)
 #   ncu     row 5's kernel under Nsight Compute (one launch, kernel replay):
@@ -298,7 +299,7 @@ ratio() {
 }
 ws=(--topology "$data/topology_fat.txt" --flows "$data/websearch30.txt" --set preset=ns3_hpcc
   --set buffer_mb=32)
-# ncu_ws NAME N ENV: the kernel of N WebSearch DCQCN variants over their
+# ncu_ws NAME N ENV [CC]: the kernel of N WebSearch variants (DCQCN, or CC: hpcc) over their
 # first 0.5 ms of simulated time (max_time_s: the flows start at 2 s; 498 of
 # 6,615 windows) under ncu, with the variables ENV (VAR=VALUE words, or ""):
 # one launch, kernel replay, a list of metrics (occupancy, issue, active
@@ -316,9 +317,11 @@ ncu_ws() {
     m+=,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
   done
   rm -rf "$1-run"
+  local cc=${4:-dcqcn} key=dcqcn_rate_ai_mbps
+  [ "$cc" = hpcc ] && key=hpcc_ai_mbps
   env $3 MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu --clock-control none --kernel-name regex:k_experiments \
-    --launch-count 1 --metrics "$m" --csv --page raw "$mv" net "${ws[@]}" --set cc=dcqcn --set max_time_s=2.0005 \
-    --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + $2)))" --backend cuda -o "$1-run" > "$1.csv" 2> "$1.err"
+    --launch-count 1 --metrics "$m" --csv --page raw "$mv" net "${ws[@]}" --set cc=$cc --set max_time_s=2.0005 \
+    --sweep $key="$(seqc 10 $((9 + $2)))" --backend cuda -o "$1-run" > "$1.csv" 2> "$1.err"
   prof=$(/usr/bin/python3 -c '
 import csv, sys
 rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith("\"")))
@@ -540,6 +543,17 @@ for part in $parts; do
     ncu_ws ncuws 256 ""
     echo "ncu row 1, first 0.5 ms ($(grep -m1 'lane groups' ncuws.err)): ${prof:-no report}"
     rows+=("| row 1's kernel, first 0.5 ms, under ncu: ${prof:-no report} | - | - | - | - |")
+    ;;
+  ncuhpcc)
+    # 128 WebSearch HPCC variants over their first 0.5 ms under ncu in lane
+    # groups of 1 and of 2 (MULTIVERSE_LANES): why a group of 2 took 1.95
+    # times a group of 1 (session 35), where DCQCN's take about 1.4.
+    has_ncu || continue
+    for l in 1 2; do
+      ncu_ws ncuhpcc$l 128 "MULTIVERSE_LANES=$l" hpcc
+      echo "ncu 128 HPCC variants, first 0.5 ms, lanes of $l ($(grep -m1 'lane groups' ncuhpcc$l.err)): ${prof:-no report}"
+      rows+=("| 128 HPCC variants' kernel, first 0.5 ms, lanes of $l, under ncu: ${prof:-no report} | - | - | - | - |")
+    done
     ;;
   ncupool)
     # The same metrics on 64 variants (clusters of 2: the block's pool by
