@@ -42,6 +42,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_LANES", 0, -1, lane_words, "1, 2, 4, 8, 16 or 32"},
     {"MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_POOL", 0, 1, NULL, "0 or 1"},
+    {"MULTIVERSE_CUDA_SETTLE", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_DEAL", 0, 2, NULL, "0, 1 or 2"},
     {"MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_CLUSTER", 0, -1, cluster_words, "1, 2, 4 or 8"},

@@ -7,6 +7,12 @@
 #ifndef ENG_CUDA_POOL_CUH
 #define ENG_CUDA_POOL_CUH
 
+/* Whether a certified window settles its switch's shared-buffer count at its
+ * end (eng_shared_port), so that no arrival or transmission of S3 waits for an
+ * atomic's answer (MULTIVERSE_CUDA_SETTLE, set before each experiment-mode
+ * launch). */
+static __constant__ int32_t cu_settle;
+
 /* Switches, and their ports, that a block steps in its pool in one window at
  * most: a switch past either steps in key order on its thread. */
 #define CU_POOL_SW 128
@@ -44,6 +50,8 @@ typedef struct cu_pool_t {
   int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
   long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
   long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
+  long long
+      settle[CU_POOL_SW];    /* cu_settle: its ports' shared bytes at the end less at the start */
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
   cu_pool_list_t in, out;    /* S1's and S3's tasks */
 } cu_pool_t;
@@ -74,6 +82,7 @@ static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   P->arr[s] = 0;
   P->cert[s] = 1;
   P->bytes[s] = 0;
+  P->settle[s] = 0;
   return 1;
 }
 
@@ -177,6 +186,9 @@ static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int
     const int64_t t_end = c->exp_t_end[k.e];
     int64_t n = 0, bytes = 0;
     c->port_ph_cur[k.p0 + lp] = (uint32_t)cu_pool_tx_weight(&k, lp, t_end) << CU_POOL_TXW;
+    if (cu_settle) /* two's complement: the sum wraps back at the end */
+      atomicAdd((unsigned long long *)&P->settle[s],
+                (unsigned long long)-eng_shared_port(c, k.e, k.p0 + lp));
     if (!eng_phase_port_in(&k, lp, t_end, &n, &bytes)) {
       P->cert[s] = 0;
     } else if (n) {
@@ -284,6 +296,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     const int32_t lo = o ? c->port_ph_cur[k.p0 + o - 1] : P->base[s], hi = c->port_ph_cur[k.p0 + o];
     const int64_t now0 = k.now;
     k.lock = &P->lock[s];
+    k.settle = cu_settle;
     int32_t tx_n = 0;
     const int32_t n = cu_ph_serve(&k, o, ent, lo, hi, &tx_n);
     if (tx_n) atomicAdd(&P->events[s], tx_n);
@@ -301,6 +314,9 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     const int64_t key = eng_port_key(&k, lp);
     c->port_key[k.p0 + lp] = key;
     if (key < ENG_INF) atomicMin(&P->best[s], (long long)key);
+    if (cu_settle)
+      atomicAdd((unsigned long long *)&P->settle[s],
+                (unsigned long long)eng_shared_port(c, k.e, k.p0 + lp));
   }
   __syncthreads();
   for (int32_t s = tid; s < ns; s += T) { /* each switch's end */
@@ -312,6 +328,7 @@ static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int3
     c->node[k.x].c_phased++;
     c->node[k.x].c_offpath += k.events - (P->most_in[s] + P->most_out[s]);
     c->node[k.x].c_inpath += P->most_in[s];
+    if (cu_settle) c->node[k.x].shared += P->settle[s];
     c->node[k.x].keys_ok = 1;
     eng_node_end(&k, P->best[s]);
   }

@@ -63,10 +63,29 @@ ENG_INLINE void eng_pfc_send(eng_ctx_t *k, int32_t p, int32_t cl, uint8_t pause)
   if (at < k->emit_min) k->emit_min = at;
 }
 
+/* The shared buffer's bytes of ingress port ip's (global) classes. In a
+ * certified window nothing reads the node's count (`shared`: only the PFC
+ * threshold and the certificate do), and its changes telescope per ingress
+ * class (eng_shared_of of the new count less of the old), so the window's end
+ * may settle it at once: plus this sum over the node's ports at the end, less
+ * at the start (k->settle; eng_cuda_pool.cuh). */
+ENG_INLINE int64_t eng_shared_port(const eng_cols_t *c, int32_t e, int32_t ip) {
+  int64_t s = 0;
+  for (int32_t cl = 0; cl < c->exp_n_cls[e]; cl++)
+    s += eng_shared_of(c, e, c->cls[eng_cls(c, ip, cl)].in_bytes);
+  return s;
+}
+
 /* An admitted packet's `w` bytes join ingress class row q's bytes, the
- * shared buffer's beyond its reserve, and the buffer's. */
+ * shared buffer's beyond its reserve (unless the window settles it), and the
+ * buffer's. */
 ENG_INLINE void eng_admit_shared(eng_ctx_t *k, int32_t q, int64_t w) {
   eng_cols_t *c = k->c;
+  if (k->settle) { /* no atomic whose answer the egress waits for */
+    eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
+    eng_node_add_i64(k->lock, &c->node[k->x].buf_used, w);
+    return;
+  }
   /* `in` read here: with k->lock, other egresses may change it meanwhile */
   int64_t in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
   eng_node_add_i64(k->lock, &c->node[k->x].shared,
@@ -111,12 +130,17 @@ ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
 }
 
 /* A packet of `w` bytes of class cl from ingress ip (global) left node k->x:
- * its bytes leave headroom first, then the ingress class's count; RESUME when
- * no headroom is in use and the shared bytes are 0 or pfc_resume below the
- * threshold. */
+ * its bytes leave headroom first, then the ingress class's count (and the
+ * shared buffer's, unless the window settles it); RESUME when no headroom is
+ * in use and the shared bytes are 0 or pfc_resume below the threshold. */
 ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
+  if (k->settle) { /* certified: no headroom in use, no PAUSE outstanding; shared settled */
+    eng_node_add_i64(k->lock, &c->cls[q].in_bytes, -w);
+    eng_node_add_i64(k->lock, &c->node[x].buf_used, -w);
+    return;
+  }
   int64_t from_h = c->cls[q].hdrm < w ? c->cls[q].hdrm : w; /* 0 with k->lock */
   if (from_h && (c->cls[q].hdrm -= from_h) == 0) c->port[ip].cls_hdrm &= (uint8_t) ~(1u << cl);
   int64_t in = eng_node_add_i64(k->lock, &c->cls[q].in_bytes, -(w - from_h));

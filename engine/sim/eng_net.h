@@ -27,6 +27,8 @@ typedef struct eng_ctx_t {
   int32_t p0;       /* the node's first port row (node[x].port_off): on the GPU a read each port's
                      * row would otherwise wait for, after any write */
   int32_t hpcc;     /* its experiment runs HPCC: packets carry telemetry (eng_int) */
+  int32_t settle;   /* a certified window whose end settles the shared buffer's count
+                     * (MULTIVERSE_CUDA_SETTLE, eng_cuda_pool.cuh): its packets leave it */
 } eng_ctx_t;
 
 /* Event classes, in their order at one node and instant (docs/model.md). */

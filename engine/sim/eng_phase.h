@@ -152,10 +152,24 @@ ENG_INLINE int eng_phase_bits_ok(const eng_ctx_t *k) {
   return 1;
 }
 
+/* Whether switch k->x's shared-buffer count is its ports' ingress classes'
+ * shared bytes summed (eng_shared_port): every change to it is one class's
+ * eng_shared_of after less before, so it is, at every step's end; the GPU's
+ * pool may settle a certified window's changes at once by it
+ * (MULTIVERSE_CUDA_SETTLE). Builds with asserts check it. */
+ENG_INLINE int eng_phase_shared_ok(const eng_ctx_t *k) {
+  const eng_cols_t *c = k->c;
+  int64_t sum = 0;
+  for (int32_t p = k->p0; p < k->p0 + c->node[k->x].n_ports; p++)
+    sum += eng_shared_port(c, k->e, p);
+  return sum == c->node[k->x].shared;
+}
+
 /* The certificate on one thread: the parts above, port after port. */
 ENG_NOINLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) {
   const int32_t np = k->c->node[k->x].n_ports;
   assert(eng_phase_bits_ok(k));
+  assert(eng_phase_shared_ok(k));
   if (!eng_phase_node_ok(k)) return 0;
   int64_t n = 0, bytes = 0;
   for (int32_t lp = 0; lp < np; lp++)

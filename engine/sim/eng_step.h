@@ -391,7 +391,8 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 ENG_INLINE eng_ctx_t eng_node_ctx(eng_cols_t *c, int32_t x, int64_t now) {
   const int32_t e = c->node_exp[x];
   eng_ctx_t k = {c,       x, e, c->node[x].id, c->exp_seed[e],      now,
-                 ENG_INF, 0, 0, NULL,          c->node[x].port_off, c->exp_ccp[e].kind == CC_HPCC};
+                 ENG_INF, 0, 0, NULL,          c->node[x].port_off, c->exp_ccp[e].kind == CC_HPCC,
+                 0};
   return k;
 }
 
