@@ -50,8 +50,7 @@ typedef struct cu_pool_t {
   int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
   long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
   long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
-  long long
-      settle[CU_POOL_SW];    /* cu_settle: its ports' shared bytes at the end less at the start */
+  long long settle[CU_POOL_SW]; /* cu_settle: its shared bytes, end less start */
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
   cu_pool_list_t in, out;    /* S1's and S3's tasks */
 } cu_pool_t;
