@@ -99,8 +99,9 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
  * persistent mode also with each switch stepped by a block
  * (MULTIVERSE_CUDA_SWITCH_BLOCK=1), the experiment mode also with the
  * block's pool for switches' port phases (MULTIVERSE_CUDA_POOL=1: a block
- * alone, lanes of 8, clusters of 2). The GPU steps switches in port phases
- * where certified wherever a warp or a block steps a switch alone (the
+ * alone, lanes of 8, clusters of 2; a block alone and clusters of 2 also
+ * settling the shared-buffer count at a window's end, MULTIVERSE_CUDA_SETTLE=1). The GPU steps
+ * switches in port phases where certified wherever a warp or a block steps a switch alone (the
  * persistent mode, switch warps) or a pool does, unless MULTIVERSE_PHASES=0
  * (gpu_tasks_keys): there it must have done so, and nowhere else. The CPU
  * steps in phases by its own rule (eng_step.h: none with 0; else those of
@@ -111,17 +112,19 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
     return 77;
   }
   /* Each mode's knobs, in the order of `knob`. */
-  enum { LAUNCH, LANES, SWARPS, CLUSTER, SBLOCK, POOL, KNOBS };
+  enum { LAUNCH, LANES, SWARPS, CLUSTER, SBLOCK, POOL, SETTLE, KNOBS };
   static const char *const knob[KNOBS] = {"MULTIVERSE_CUDA_LAUNCH",       "MULTIVERSE_LANES",
                                           "MULTIVERSE_CUDA_SWITCH_WARPS", "MULTIVERSE_CUDA_CLUSTER",
-                                          "MULTIVERSE_CUDA_SWITCH_BLOCK", "MULTIVERSE_CUDA_POOL"};
+                                          "MULTIVERSE_CUDA_SWITCH_BLOCK", "MULTIVERSE_CUDA_POOL",
+                                          "MULTIVERSE_CUDA_SETTLE"};
   static const char *const mode[][KNOBS] = {
-      {"experiment", "1", "0", "1", "0", "0"},  {"persistent", "1", "0", "1", "0", "0"},
-      {"systems", "1", "0", "1", "0", "0"},     {"experiment", "8", "0", "1", "0", "0"},
-      {"experiment", "32", "0", "1", "0", "0"}, {"experiment", "1", "1", "1", "0", "0"},
-      {"experiment", "1", "0", "2", "0", "0"},  {"experiment", "1", "1", "8", "0", "0"},
-      {"persistent", "1", "0", "1", "1", "0"},  {"experiment", "1", "0", "1", "0", "1"},
-      {"experiment", "8", "0", "1", "0", "1"},  {"experiment", "1", "0", "2", "0", "1"}};
+      {"experiment", "1", "0", "1", "0", "0", "0"},  {"persistent", "1", "0", "1", "0", "0", "0"},
+      {"systems", "1", "0", "1", "0", "0", "0"},     {"experiment", "8", "0", "1", "0", "0", "0"},
+      {"experiment", "32", "0", "1", "0", "0", "0"}, {"experiment", "1", "1", "1", "0", "0", "0"},
+      {"experiment", "1", "0", "2", "0", "0", "0"},  {"experiment", "1", "1", "8", "0", "0", "0"},
+      {"persistent", "1", "0", "1", "1", "0", "0"},  {"experiment", "1", "0", "1", "0", "1", "0"},
+      {"experiment", "8", "0", "1", "0", "1", "0"},  {"experiment", "1", "0", "2", "0", "1", "0"},
+      {"experiment", "1", "0", "1", "0", "1", "1"},  {"experiment", "1", "0", "2", "0", "1", "1"}};
   long long ph;
   eng_env_int("MULTIVERSE_PHASES", 0, 1, ENG_PHASES_AUTO, &ph);
   eng_batch_t *cpu = mvsim_run(n, ex, ENG_BACKEND_CPU);
@@ -139,8 +142,9 @@ static int against_cuda(int n, const eng_exp_desc_t *ex, const tg_t *tgs) {
       differ += !same_exp(cpu, gpu, e, &tgs[e]);
     }
     printf("cuda, launch mode %s, lanes %s, switch warps %s, clusters of %s, switch blocks %s, "
-           "pool %s: %d of %d experiments differ from the CPU; %lld switch steps in port phases\n",
-           v[LAUNCH], v[LANES], v[SWARPS], v[CLUSTER], v[SBLOCK], v[POOL], differ, n,
+           "pool %s, settle %s: %d of %d experiments differ from the CPU; %lld switch steps in "
+           "port phases\n",
+           v[LAUNCH], v[LANES], v[SWARPS], v[CLUSTER], v[SBLOCK], v[POOL], v[SETTLE], differ, n,
            (long long)phased);
     CHECK_EQ_I64(differ, 0);
     if (ph != ENG_PHASES_OFF && (v[LAUNCH][0] == 'p' || v[SWARPS][0] == '1' || v[POOL][0] == '1'))
