@@ -76,14 +76,21 @@ ENG_INLINE int64_t eng_shared_port(const eng_cols_t *c, int32_t e, int32_t ip) {
   return s;
 }
 
+/* In a window that settles the shared buffer's count (k->settle): `w` bytes
+ * (negative: leaving) join ingress class row q's bytes and the buffer's, by
+ * atomics whose answers nobody waits for. */
+ENG_INLINE void eng_settled_bytes(eng_ctx_t *k, int32_t q, int64_t w) {
+  eng_node_add_i64(k->lock, &k->c->cls[q].in_bytes, w);
+  eng_node_add_i64(k->lock, &k->c->node[k->x].buf_used, w);
+}
+
 /* An admitted packet's `w` bytes join ingress class row q's bytes, the
  * shared buffer's beyond its reserve (unless the window settles it), and the
  * buffer's. */
 ENG_INLINE void eng_admit_shared(eng_ctx_t *k, int32_t q, int64_t w) {
   eng_cols_t *c = k->c;
-  if (k->settle) { /* no atomic whose answer the egress waits for */
-    eng_node_add_i64(k->lock, &c->cls[q].in_bytes, w);
-    eng_node_add_i64(k->lock, &c->node[k->x].buf_used, w);
+  if (k->settle) {
+    eng_settled_bytes(k, q, w);
     return;
   }
   /* `in` read here: with k->lock, other egresses may change it meanwhile */
@@ -136,9 +143,8 @@ ENG_INLINE void eng_pause_check(eng_ctx_t *k, int32_t ip, int32_t cl) {
 ENG_INLINE void eng_release(eng_ctx_t *k, int32_t ip, int32_t cl, int64_t w) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e, q = eng_cls(c, ip, cl);
-  if (k->settle) { /* certified: no headroom in use, no PAUSE outstanding; shared settled */
-    eng_node_add_i64(k->lock, &c->cls[q].in_bytes, -w);
-    eng_node_add_i64(k->lock, &c->node[x].buf_used, -w);
+  if (k->settle) { /* certified: no headroom in use, no PAUSE outstanding */
+    eng_settled_bytes(k, q, -w);
     return;
   }
   int64_t from_h = c->cls[q].hdrm < w ? c->cls[q].hdrm : w; /* 0 with k->lock */
