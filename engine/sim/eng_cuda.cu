@@ -723,7 +723,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
       cu_env_int("MULTIVERSE_CUDA_DEAL", ENG_DEAL_FAR, ENG_DEAL_SPREAD, eng_deal_default(1 << lg));
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_deal, &deal, sizeof deal));
   {
-    const int32_t settle = cu_env_int("MULTIVERSE_CUDA_SETTLE", 0, 1, 0);
+    const int32_t settle = cu_env_int("MULTIVERSE_CUDA_SETTLE", 0, 1, 1);
     BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_settle, &settle, sizeof settle));
   }
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
