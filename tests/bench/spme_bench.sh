@@ -45,7 +45,8 @@
 #           in key order; every FCT file compared with the default's.
 #           BENCH_SHAPES, a list of settings separated by commas (each VAR=VALUE
 #           words, or empty for none), runs those instead, the first the
-#           reference: e.g. ",MULTIVERSE_CUDA_CARVEOUT=0"
+#           reference: e.g. ",MULTIVERSE_CUDA_CARVEOUT=0"; BENCH_SHAPES_N
+#           variants in place of 256 (1024: row 2's batch)
 #   ncuws   row 1's kernel over its first 0.5 ms under ncu (a list of
 #           metrics, kernel replay): occupancy, issue, active threads, stalls
 #           at the barrier and on loads, L1, L2 and DRAM
@@ -524,14 +525,16 @@ for part in $parts; do
     # Row 1 where the block's pool steps the switches (eng_pool_default: lanes
     # of 1 or 2 in blocks of 512), in shapes the planner does not take, and
     # lanes of 4 (key order by default, the pool not measured there).
-    a=("${ws[@]}" --set cc=dcqcn --backend cuda --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)")
+    # BENCH_SHAPES_N variants (256: row 1; 1024: row 2).
+    nv=${BENCH_SHAPES_N:-256}
+    a=("${ws[@]}" --set cc=dcqcn --backend cuda --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((nv + 9)))")
     shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
       "MULTIVERSE_LANES=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_CLUSTER=2"
       "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_POOL=1" "MULTIVERSE_LANES=4")
     [ -z "${BENCH_SHAPES+x}" ] || IFS=, read -ra shapes <<< "$BENCH_SHAPES,"
     for i in "${!shapes[@]}"; do
-      shaped "wsp-$i" wsp-0 256 "${shapes[$i]}" "${a[@]}"
-      line="| row 1, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*\(, a pool\)*' "wsp-$i.err")) | - | - | $ID |"
+      shaped "wsp-$i" wsp-0 "$nv" "${shapes[$i]}" "${a[@]}"
+      line="| $nv WebSearch variants, ${shapes[$i]:-the default shape} | $(fm "$T" %.2f) s ($K; $(grep -m1 -o '[0-9]* blocks of [0-9]* threads ([0-9]* a SM), clusters of [0-9]*\(, a pool\)*' "wsp-$i.err")) | - | - | $ID |"
       echo "poolshapes: $line"
       rows+=("$line")
     done
