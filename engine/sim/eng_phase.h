@@ -33,7 +33,7 @@
 
 #define ENG_PHASE_CLS 8 /* class queues per port at most (eng_build_n_cls) */
 /* Arrivals in a window at most for the CPU's phases (eng_phase_step deals
- * them on its stack, 20 KB); a busier window steps in key order. */
+ * them on its stack, 24 KB); a busier window steps in key order. */
 #define ENG_PHASE_CPU_MAX 2048
 
 /* Whether this backend steps in phases: the CPU's (the CUDA kernels compile
@@ -180,6 +180,144 @@ ENG_NOINLINE int eng_phase_ok(const eng_ctx_t *k, int64_t t_end, int64_t max_n) 
   return r != 0;
 }
 
+/* S3 transmitting only: an egress's arrivals of a certified window join its
+ * queues as entries of its stretch, not as descriptors. Whatever the order of
+ * the window's events, the certificate proved that every arrival is admitted
+ * and that nothing reads which descriptor row holds a packet, so an arrival
+ * changes only the sums a queued packet adds (the buffer's, the queue's bytes,
+ * its class's bit in cls_live) and takes its place at its queue's tail: after
+ * the queue's descriptors (packets of earlier windows) and the stretch's
+ * earlier entries of the same queue. A transmission takes the queue's head: a
+ * descriptor while the queue has one, else its oldest pending entry, read from
+ * the ring slot it arrived in (with its telemetry, to which the egress adds its
+ * hop). The entries still queued at the egress's end become descriptors, in
+ * order. So a packet that arrives and leaves within the window goes from ring
+ * to ring. Queue 0 is the control queue, 1 + cl class cl's; a queue's pending
+ * entries are listed in the order they arrived (the stretch's runs are merged
+ * by time, so not in its order). */
+typedef struct eng_ph_pend_t {
+  int32_t head[ENG_PHASE_CLS + 1]; /* the queue's oldest pending entry (a stretch index) */
+  int32_t tail[ENG_PHASE_CLS + 1]; /* its newest */
+  int32_t n[ENG_PHASE_CLS + 1];    /* its entries that arrived and wait */
+  uint32_t live;                   /* bit q: queue q has some (its head, tail and n are set) */
+  int16_t *next;                   /* each entry's next in its queue, by stretch index */
+} eng_ph_pend_t;
+
+/* The queue of packet pk at a switch's egress (eng_ph_pend_t). */
+ENG_INLINE int32_t eng_ph_queue(const eng_ctx_t *k, const eng_pkt_t *pk) {
+  return eng_in_class(k->c, k->e, pk->type) ? 1 + pk->cls : 0;
+}
+
+/* The packet of stretch entry `s` (ring slot) from ingress lp, as the serial
+ * step would have queued it (eng_relay_queue). */
+ENG_INLINE eng_pkt_t eng_ph_pkt(const eng_cols_t *c, int32_t s, int32_t lp) {
+  eng_pkt_t pk = c->ring_pkt[s];
+  pk.in_port = (uint16_t)lp;
+  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
+  return pk;
+}
+
+/* Stretch entry i (ring slot `s`, from ingress lp) arrives at egress o of
+ * switch k->x: eng_relay_to without a descriptor. */
+ENG_INLINE void eng_ph_arrive(eng_ctx_t *k, int32_t lp, int32_t s, int32_t o, int32_t i,
+                              eng_ph_pend_t *pd) {
+  eng_cols_t *c = k->c;
+  const eng_pkt_t *pk = &c->ring_pkt[s];
+  const int32_t ep = k->p0 + o, q = eng_ph_queue(k, pk);
+  eng_node_add_i32(k->lock, &c->node[k->x].sw_free, -1);
+  if (q) {
+    const int32_t cq = eng_cls(c, ep, pk->cls);
+    eng_admit_shared(k, eng_cls(c, k->p0 + lp, pk->cls), pk->wire);
+    c->cls[cq].q_bytes += pk->wire;
+    c->port[ep].q_bytes += pk->wire;
+    if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+    c->port[ep].cls_live |= (uint8_t)(1u << pk->cls);
+  }
+  if ((pd->live >> q) & 1u) {
+    pd->next[pd->tail[q]] = (int16_t)i;
+    pd->n[q]++;
+  } else {
+    pd->live |= 1u << q;
+    pd->head[q] = i;
+    pd->n[q] = 1;
+  }
+  pd->tail[q] = i;
+}
+
+/* The oldest pending entry of queue q leaves it; returns its stretch index. */
+ENG_INLINE int32_t eng_ph_take(eng_ph_pend_t *pd, int32_t q) {
+  const int32_t i = pd->head[q];
+  if (--pd->n[q])
+    pd->head[q] = pd->next[i];
+  else
+    pd->live &= ~(1u << q);
+  return i;
+}
+
+/* Time egress o of switch k->x may next transmit (eng_tx_time, with its
+ * pending control packets). */
+ENG_INLINE int64_t eng_ph_tx_time(const eng_ctx_t *k, int32_t o, const eng_ph_pend_t *pd) {
+  if (!(pd->live & 1u)) return eng_tx_time(k, o);
+  const int64_t busy = k->c->port[k->p0 + o].busy_until;
+  return busy > k->now ? busy : k->now;
+}
+
+/* A transmission of egress o of switch k->x (eng_tx_relay, its queues' heads
+ * descriptors or pending entries: slot[], from[] the stretch's ring slots and
+ * ingresses). */
+ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd, const int32_t *slot,
+                          const uint16_t *from) {
+  eng_cols_t *c = k->c;
+  const int32_t p = k->p0 + o;
+  int32_t s = -1, i = -1, cl;
+  eng_pkt_t pk;
+  if (c->port[p].cq_head >= 0) {
+    s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
+    pk = c->pool_pkt[s];
+  } else if (pd->live & 1u) {
+    i = eng_ph_take(pd, 0);
+    pk = eng_ph_pkt(c, slot[i], from[i]);
+  } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
+    const int32_t q = eng_cls(c, p, cl);
+    c->port[p].rr_cls = cl;
+    if (c->cls[q].dq_head >= 0) {
+      pk = eng_dequeue_class(k, p, q, &s);
+      if ((pd->live >> (1 + cl)) & 1u) c->port[p].cls_live |= (uint8_t)(1u << cl);
+    } else {
+      i = eng_ph_take(pd, 1 + cl);
+      if (!((pd->live >> (1 + cl)) & 1u)) c->port[p].cls_live &= (uint8_t) ~(1u << cl);
+      pk = eng_dequeue_acct(k, p, q, eng_ph_pkt(c, slot[i], from[i]),
+                            eng_int(k, c->rint_v, slot[i]));
+    }
+  } else {
+    return;
+  }
+  if (s >= 0) {
+    eng_emit(k, p, pk, eng_int(k, c->pint_v, s));
+    eng_pool_give(k, s); /* after its telemetry went with it */
+  } else {
+    eng_emit(k, p, pk, eng_int(k, c->rint_v, slot[i]));
+    eng_node_add_i32(k->lock, &c->node[k->x].sw_free, 1);
+  }
+}
+
+/* The entries still queued at egress o's end become descriptors at their
+ * queues' tails, in order (eng_enqueue; their sums were added as they
+ * arrived). */
+ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_t *pd,
+                                     const int32_t *slot, const uint16_t *from) {
+  eng_cols_t *c = k->c;
+  const int32_t ep = k->p0 + o;
+  for (uint32_t live = pd->live; live; live &= live - 1u) {
+    const int32_t q = eng_ctz32(live);
+    for (int32_t m = 0, i = pd->head[q]; m < pd->n[q]; m++, i = pd->next[i]) {
+      const eng_pkt_t pk = eng_ph_pkt(c, slot[i], from[i]);
+      if (eng_enqueue(k, ep, pk, eng_int(k, c->rint_v, slot[i]), q ? eng_cls(c, ep, q - 1) : -1))
+        return;
+    }
+  }
+}
+
 /* The window of switch k->x (certified by eng_phase_ok with at most
  * ENG_PHASE_CPU_MAX arrivals) in two phases. S1: each ingress routes its
  * arrivals, writing the egress into the ring slot's `next` (a consumed slot:
@@ -202,6 +340,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
   uint16_t from[ENG_PHASE_CPU_MAX]; /* each one's ingress */
   int16_t cur[ENG_PHASE_CPU_MAX], end[ENG_PHASE_CPU_MAX]; /* an egress's runs of one ingress */
   int64_t head_t[ENG_PHASE_CPU_MAX]; /* the time of each run's next arrival, ENG_INF: none */
+  int16_t nxt[ENG_PHASE_CPU_MAX];    /* an entry's next in its queue (eng_ph_pend_t) */
   for (int32_t o = 0; o < np; o++)
     c->port_ph_cur[p0 + o] = 0;
   for (int32_t lp = 0; lp < np; lp++) { /* S1 */
@@ -249,6 +388,9 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
     if (r) end[r - 1] = (int16_t)b;
     for (int32_t q = 0; q < r; q++)
       head_t[q] = c->ring_pkt[slot[cur[q]]].t;
+    eng_ph_pend_t pd;
+    pd.live = 0;
+    pd.next = nxt;
     k->now = now0;
     for (;;) {
       int32_t bq = -1;
@@ -258,15 +400,15 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
           bt = head_t[q];
           bq = q;
         }
-      int64_t tx = eng_tx_time(k, o);
+      int64_t tx = eng_ph_tx_time(k, o, &pd);
       if (bq >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
-        int32_t s = slot[cur[bq]];
+        const int32_t i = cur[bq]++;
         k->now = bt;
-        eng_relay_to(k, from[cur[bq]++], c->ring_pkt[s], eng_int(k, c->rint_v, s), o);
+        eng_ph_arrive(k, from[i], slot[i], o, i, &pd);
         head_t[bq] = cur[bq] < end[bq] ? c->ring_pkt[slot[cur[bq]]].t : ENG_INF;
       } else if (tx < t_end) {
         k->now = tx;
-        eng_tx_relay(k, o);
+        eng_ph_tx(k, o, &pd, slot, from);
         k->events++;
       } else {
         break;
@@ -274,6 +416,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
       n++;
       if (k->now > last) last = k->now;
     }
+    if (pd.live) eng_ph_settle_queues(k, o, &pd, slot, from);
     if (n > most_out) most_out = n;
   }
   k->now = last;

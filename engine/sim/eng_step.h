@@ -85,18 +85,13 @@ ENG_INLINE int eng_red_draw(uint32_t u, int64_t q, int64_t lo, int64_t hi, uint6
   return ((uint64_t)u + 1u) * (uint64_t)(hi - lo) <= pmax_q32 * (uint64_t)(q - lo);
 }
 
-/* Dequeues the head packet of class row q of egress p (global): buffer
- * accounting and PFC resume, then for data ECN and telemetry. *slot receives
- * its descriptor row, which holds the telemetry until the caller has sent it
- * and gives the row back (with port phases on the GPU, another egress could
- * take a row given back earlier). */
-ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32_t *slot) {
+/* Packet pk leaves class row q of egress p (global), telemetry `tel` (NULL:
+ * none): buffer accounting and PFC resume, then for data ECN and telemetry.
+ * Returns it, marked. */
+ENG_INLINE eng_pkt_t eng_dequeue_acct(eng_ctx_t *k, int32_t p, int32_t q, eng_pkt_t pk,
+                                      cc_int_t *tel) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
-  int32_t s = eng_q_pop(c, &c->cls[q].dq_head, &c->cls[q].dq_tail);
-  if (c->cls[q].dq_head < 0) c->port[p].cls_live &= (uint8_t) ~(1u << (q - c->port[p].cls_off));
-  *slot = s;
-  eng_pkt_t pk = c->pool_pkt[s];
   c->cls[q].q_bytes -= pk.wire;
   c->port[p].q_bytes -= pk.wire;
   eng_release(k, k->p0 + pk.in_port, pk.cls, pk.wire);
@@ -115,7 +110,6 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
       eng_node_add_i64(k->lock, &c->node[x].c_ecn, 1);
     }
   }
-  cc_int_t *tel = eng_int(k, c->pint_v, s);
   if (tel && tel->nhop < CC_INT_HOPS) { /* this egress's hop, as the packet leaves */
     cc_int_hop_t *h = &tel->hop[tel->nhop++];
     /* ns-3's telemetry (hpcc_int_multi) counts the bytes sent before it */
@@ -127,6 +121,18 @@ ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32
     h->rate_mbps = (uint32_t)(c->port[p].rate / 1000000);
   }
   return pk;
+}
+
+/* Dequeues the head packet of class row q of egress p (global)
+ * (eng_dequeue_acct). *slot receives its descriptor row, which holds the
+ * telemetry until the caller has sent it and gives the row back (with port
+ * phases on the GPU, another egress could take a row given back earlier). */
+ENG_INLINE eng_pkt_t eng_dequeue_class(eng_ctx_t *k, int32_t p, int32_t q, int32_t *slot) {
+  eng_cols_t *c = k->c;
+  int32_t s = eng_q_pop(c, &c->cls[q].dq_head, &c->cls[q].dq_tail);
+  if (c->cls[q].dq_head < 0) c->port[p].cls_live &= (uint8_t) ~(1u << (q - c->port[p].cls_off));
+  *slot = s;
+  return eng_dequeue_acct(k, p, q, c->pool_pkt[s], eng_int(k, c->pint_v, s));
 }
 
 /* Whether the head of port p's control queue must wait: with ack_pause, a
