@@ -326,10 +326,13 @@ ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_
  * ends each egress's stretch), which consumes each ingress's window; a packet
  * with no route fails its experiment as eng_relay would. S3: each egress
  * merges its stretch, by time and then ingress, with its transmissions
- * (eng_tx_relay at max(busy, now)); an arrival is relayed to the egress S1 dealt
- * it to (eng_relay_to: not routed a second time). k->now ends at the last
- * event's time. Returns its critical path: the busiest ingress's and the
- * busiest egress's events (the ingress's in *in_path). */
+ * (eng_ph_tx at max(busy, now)), transmitting only: an arrival joins the
+ * egress S1 dealt it to as a pending entry (eng_ph_arrive: not routed a second
+ * time, no descriptor), and those still queued at the egress's end become
+ * descriptors (eng_ph_settle_queues). The GPU's S3 (cu_ph_serve) relays each
+ * arrival into a descriptor (eng_relay_to, eng_tx_relay), with the same
+ * results. k->now ends at the last event's time. Returns its critical path: the busiest ingress's
+ * and the busiest egress's events (the ingress's in *in_path). */
 ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_path) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;

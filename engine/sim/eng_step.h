@@ -88,8 +88,8 @@ ENG_INLINE int eng_red_draw(uint32_t u, int64_t q, int64_t lo, int64_t hi, uint6
 /* Packet pk leaves class row q of egress p (global), telemetry `tel` (NULL:
  * none): buffer accounting and PFC resume, then for data ECN and telemetry.
  * Returns it, marked. */
-ENG_INLINE eng_pkt_t eng_dequeue_acct(eng_ctx_t *k, int32_t p, int32_t q, eng_pkt_t pk,
-                                      cc_int_t *tel) {
+ENG_HOT_INLINE eng_pkt_t eng_dequeue_acct(eng_ctx_t *k, int32_t p, int32_t q, eng_pkt_t pk,
+                                          cc_int_t *tel) {
   eng_cols_t *c = k->c;
   int32_t x = k->x, e = k->e;
   c->cls[q].q_bytes -= pk.wire;
