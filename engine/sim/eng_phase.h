@@ -209,12 +209,9 @@ ENG_INLINE int32_t eng_ph_queue(const eng_ctx_t *k, const eng_pkt_t *pk) {
 }
 
 /* The packet of stretch entry `s` (ring slot) from ingress lp, as the serial
- * step would have queued it (eng_relay_queue). */
+ * step would have queued it (eng_relayed). */
 ENG_INLINE eng_pkt_t eng_ph_pkt(const eng_cols_t *c, int32_t s, int32_t lp) {
-  eng_pkt_t pk = c->ring_pkt[s];
-  pk.in_port = (uint16_t)lp;
-  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
-  return pk;
+  return eng_relayed(c->ring_pkt[s], lp);
 }
 
 /* Stretch entry i (ring slot `s`, from ingress lp) arrives at egress o of
@@ -226,11 +223,8 @@ ENG_INLINE void eng_ph_arrive(eng_ctx_t *k, int32_t lp, int32_t s, int32_t o, in
   const int32_t ep = k->p0 + o, q = eng_ph_queue(k, pk);
   eng_node_add_i32(k->lock, &c->node[k->x].sw_free, -1);
   if (q) {
-    const int32_t cq = eng_cls(c, ep, pk->cls);
     eng_admit_shared(k, eng_cls(c, k->p0 + lp, pk->cls), pk->wire);
-    c->cls[cq].q_bytes += pk->wire;
-    c->port[ep].q_bytes += pk->wire;
-    if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+    eng_queue_bytes(c, ep, eng_cls(c, ep, pk->cls), pk->wire);
     c->port[ep].cls_live |= (uint8_t)(1u << pk->cls);
   }
   if ((pd->live >> q) & 1u) {
@@ -331,8 +325,9 @@ ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_
  * time, no descriptor), and those still queued at the egress's end become
  * descriptors (eng_ph_settle_queues). The GPU's S3 (cu_ph_serve) relays each
  * arrival into a descriptor (eng_relay_to, eng_tx_relay), with the same
- * results. k->now ends at the last event's time. Returns its critical path: the busiest ingress's
- * and the busiest egress's events (the ingress's in *in_path). */
+ * results. k->now ends at the last event's time. Returns its critical path:
+ * the busiest ingress's and the busiest egress's events (the ingress's in
+ * *in_path). */
 ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_path) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;

@@ -12,19 +12,30 @@
 #include "sim/eng_host.h"
 #include "sim/eng_mmu.h"
 
+/* Packet pk, from ingress lp, as a relaying node queues it (in no host's slot). */
+ENG_INLINE eng_pkt_t eng_relayed(eng_pkt_t pk, int32_t lp) {
+  pk.in_port = (uint16_t)lp;
+  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
+  return pk;
+}
+
+/* `wire` bytes join class row q of egress ep (global): its queue's and port's
+ * bytes, and the port's most. */
+ENG_INLINE void eng_queue_bytes(eng_cols_t *c, int32_t ep, int32_t q, int64_t wire) {
+  c->cls[q].q_bytes += wire;
+  c->port[ep].q_bytes += wire;
+  if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+}
+
 /* Queues relayed packet pk (from ingress lp, telemetry `in`) at egress ep
  * (global) of k->x, in class row q or the control queue (q < 0): it takes a
  * descriptor. */
 ENG_INLINE void eng_relay_queue(eng_ctx_t *k, int32_t lp, int32_t ep, eng_pkt_t pk,
                                 const cc_int_t *in, int32_t q) {
   eng_cols_t *c = k->c;
-  pk.in_port = (uint16_t)lp;
-  pk.flags = (uint8_t)(pk.flags & ~ENG_F_HOSTSLOT);
   eng_node_add_i32(k->lock, &c->node[k->x].sw_free, -1);
-  if (eng_enqueue(k, ep, pk, in, q) || q < 0) return;
-  c->cls[q].q_bytes += pk.wire;
-  c->port[ep].q_bytes += pk.wire;
-  if (c->port[ep].q_bytes > c->port[ep].q_max) c->port[ep].q_max = c->port[ep].q_bytes;
+  if (eng_enqueue(k, ep, eng_relayed(pk, lp), in, q) || q < 0) return;
+  eng_queue_bytes(c, ep, q, pk.wire);
 }
 
 /* A packet from ingress lp reached relaying node k->x (key order): route it
@@ -58,7 +69,8 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   return out;
 }
 
-/* The same in a certified window (eng_phase.h), to the egress `out` S1 routed
+/* The same in a certified window (eng_phase.h; the GPU's S3, cu_ph_serve: the
+ * CPU's takes no descriptor, eng_ph_arrive), to the egress `out` S1 routed
  * it to. Its certificate proved, whatever the order of the window's events, a
  * descriptor for every arrival, room in the buffer below every threshold and
  * no headroom in use: so the packet is admitted without headroom and sends no
@@ -233,7 +245,8 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
     eng_flow_eval(k, f);
 }
 
-/* A switch's TX event on port lp (port phases): eng_tx where no own flow can
+/* A switch's TX event on port lp (the GPU's port phases; the CPU's, eng_ph_tx,
+ * also takes packets waiting without a descriptor): eng_tx where no own flow can
  * send and the control queue never waits (eng_ctrl_held). It calls nothing out
  * of line, so the GPU keeps the context in registers: eng_tx's host branch
  * (eng_flow_eval) took its address and put it in local memory, a load on the

@@ -99,10 +99,10 @@ static int same_exp(const eng_batch_t *a, const eng_batch_t *b, int e, const tg_
  * persistent mode also with each switch stepped by a block
  * (MULTIVERSE_CUDA_SWITCH_BLOCK=1), the experiment mode also with the
  * block's pool for switches' port phases (MULTIVERSE_CUDA_POOL=1: a block
- * alone, lanes of 8, clusters of 2, changing the shared-buffer count per packet,
- * MULTIVERSE_CUDA_SETTLE=0; a block alone and clusters of 2 settling it at a
- * window's end, the default). The GPU steps
- * switches in port phases where certified wherever a warp or a block steps a switch alone (the
+ * alone, lanes of 8, clusters of 2, changing the shared-buffer count per
+ * packet, MULTIVERSE_CUDA_SETTLE=0; a block alone and clusters of 2 settling
+ * it at a window's end, the default). The GPU steps switches in port phases
+ * where certified wherever a warp or a block steps a switch alone (the
  * persistent mode, switch warps) or a pool does, unless MULTIVERSE_PHASES=0
  * (gpu_tasks_keys): there it must have done so, and nowhere else. The CPU
  * steps in phases by its own rule (eng_step.h: none with 0; else those of
