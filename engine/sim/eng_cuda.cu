@@ -386,9 +386,10 @@ static __global__ void __launch_bounds__(512, 1)
 }
 
 /* Blocks of 512 with a pool for the switches' port phases (MULTIVERSE_CUDA_POOL),
- * for one or 2 blocks a SM. */
-template <int OCC>
-static __global__ void __launch_bounds__(512, OCC)
+ * for one or 2 blocks a SM; or one block a SM of TH threads, 768 or 1,024
+ * (MULTIVERSE_CUDA_POOL_THREADS: fewer registers a thread, more warps). */
+template <int OCC, int TH = 512>
+static __global__ void __launch_bounds__(TH, OCC)
     k_experiments_po(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
   cu_lanes<false, false, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
@@ -728,6 +729,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
   if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
+  if (kind == CU_K_POOL && C == 1 && O < 2) /* a wider block of the pool, one a SM */
+    T = cu_pool_threads();
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {

@@ -80,12 +80,14 @@ enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
 
 /* The experiment kernel for blocks of T threads, o of them per SM, of kind
  * `sw` (CU_K_*), one lane group per cluster of C blocks (clusters with switch
- * warps: one a SM; a pool: blocks of 512). */
+ * warps: one a SM; a pool: blocks of 512, or of 768 or 1,024 one a SM). */
 static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
   if (sw == CU_K_POOL)
-    return C > 1    ? (o >= 2 ? k_experiments_cl<false, 2, true> : k_experiments_cl<false, 1, true>)
-           : o >= 2 ? k_experiments_po<2>
-                    : k_experiments_po<1>;
+    return C > 1 ? (o >= 2 ? k_experiments_cl<false, 2, true> : k_experiments_cl<false, 1, true>)
+           : T > 768 ? k_experiments_po<1, 1024>
+           : T > 512 ? k_experiments_po<1, 768>
+           : o >= 2  ? k_experiments_po<2>
+                     : k_experiments_po<1>;
   if (C > 1)
     return sw       ? k_experiments_cl<true, 1>
            : o >= 2 ? k_experiments_cl<false, 2>
@@ -103,6 +105,17 @@ static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
  * 256, tests/bench/RESULTS.md). */
 static int cu_blocks_per_sm(int32_t T) {
   return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
+}
+
+/* Threads of a block of the pool's kernel one a SM: 512 (the default: 128
+ * registers a thread, 16 warps), 768 (80 registers, 24 warps) or 1,024 (64, 32
+ * warps), MULTIVERSE_CUDA_POOL_THREADS; the planner's lanes and waves stay
+ * those of blocks of 512. More warps hide more of the loads' latency, on
+ * which row 1's warps wait most (tests/bench/RESULTS.md, session 31), and
+ * spread a group's rows thinner; fewer registers spill. */
+static int32_t cu_pool_threads(void) {
+  const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, 512);
+  return t > 768 ? 1024 : t > 512 ? 768 : 512;
 }
 
 /* A launch of blocks of T threads in clusters of C (*at: its one attribute;
