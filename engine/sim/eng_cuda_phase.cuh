@@ -21,6 +21,9 @@
 #define CU_PH_HEAD_BYTES(threads) (sizeof(int32_t) * CU_PH_HEAD * (size_t)((threads) / 32))
 #define CU_PH_TMP (2 * CU_PH_PORTS + 2) /* a warp's int64 for the group's reductions */
 static __device__ int32_t *cu_ph;
+/* Each scratch entry's next in its egress's queue while it waits there (S3
+ * transmitting only, eng_ph_pend_t): CU_PH_MAX a warp, after cu_ph's words. */
+static __device__ int16_t *cu_ph_next;
 extern __shared__ int32_t cu_ph_head[];
 
 /* A switch is stepped by a group of G warps of one block: a warp (G = 1), or
@@ -181,9 +184,11 @@ static __device__ void cu_ph_deal(eng_cols_t *c, int32_t in, int32_t lp, int64_t
 
 /* Egress o's part of S3, from k->now (the window's start): its arrivals, the
  * scratch entries ent[lo, hi), sorted in the serial step's order (time, then
- * ingress, then place), then merged with its transmissions, as
- * eng_phase_step's S3 does. Returns its events (*tx_n: its transmissions);
- * k->now ends at the last one's time. */
+ * ingress, then place), then merged with its transmissions, transmitting
+ * only, as eng_phase_step's S3 does: an arrival waits as its entry (its next
+ * in its queue in cu_ph_next) and becomes a descriptor only if still queued
+ * at the end. Returns its events (*tx_n: its transmissions); k->now ends at
+ * the last one's time. */
 static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int32_t lo, int32_t hi,
                                       int32_t *tx_n) {
   eng_cols_t *c = k->c;
@@ -195,24 +200,30 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
       ent[m] = ent[m - 1];
     ent[m] = v;
   }
+  eng_ph_pend_t pd;
+  pd.live = 0;
+  pd.next = cu_ph_next + (ent - (int64_t *)cu_ph);
+  pd.slot = NULL;
+  pd.from = NULL;
+  pd.ent = ent;
   int32_t n = 0;
   for (int32_t i = lo;;) {
     const int32_t slot = i < hi ? (int32_t)(ent[i] >> 32) : 0;
-    const int64_t bt = i < hi ? c->ring_pkt[slot].t : ENG_INF, tx = eng_tx_time(k, o);
+    const int64_t bt = i < hi ? c->ring_pkt[slot].t : ENG_INF, tx = eng_ph_tx_time(k, o, &pd);
     if (i < hi && bt <= tx) { /* an arrival goes before a transmission of its instant */
       k->now = bt;
-      eng_relay_to(k, (int32_t)((ent[i] >> 16) & 0xffff), c->ring_pkt[slot],
-                   eng_int(k, c->rint_v, slot), o); /* S1 routed it to o */
+      eng_ph_arrive(k, (int32_t)((ent[i] >> 16) & 0xffff), slot, o, i, &pd); /* S1 routed it to o */
       i++;
     } else if (tx < t_end) {
       k->now = tx;
-      eng_tx_relay(k, o);
+      eng_ph_tx(k, o, &pd);
       (*tx_n)++;
     } else {
       break;
     }
     n++;
   }
+  if (pd.live) eng_ph_settle_queues(k, o, &pd);
   return n;
 }
 
@@ -292,7 +303,7 @@ template <int G> static __device__ void cu_phase_step(eng_ctx_t k, int32_t *head
   }
 }
 
-/* The port phases' scratch (cu_ph) for a launch of `warps` warps, when an
+/* The port phases' scratch (cu_ph, then cu_ph_next) for a launch of `warps` warps, when an
  * experiment of w asks for phases (exp_phases); *buf receives it, NULL when
  * none does. */
 static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char *err,
@@ -301,8 +312,10 @@ static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char 
   *buf = NULL;
   for (int32_t e = 0; e < w->n_exps; e++)
     any |= w->c.exp_phases[e] != ENG_PHASES_OFF;
+  int16_t *next = NULL;
   if (any) {
-    const size_t bytes = sizeof(int32_t) * CU_PH_WORDS * (size_t)warps;
+    const size_t words = sizeof(int32_t) * CU_PH_WORDS * (size_t)warps;
+    const size_t bytes = words + sizeof(int16_t) * CU_PH_MAX * (size_t)warps;
     cudaError_t ae = cudaMalloc((void **)buf, bytes);
     if (ae != cudaSuccess) {
       snprintf(err, errlen, "cannot allocate the port phases' %zu bytes on the GPU: %s", bytes,
@@ -311,8 +324,10 @@ static int cu_ph_begin(const eng_world_t *w, int64_t warps, int32_t **buf, char 
       *buf = NULL;
       return -1;
     }
+    next = (int16_t *)((char *)*buf + words);
   }
   BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_ph, buf, sizeof *buf));
+  BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_ph_next, &next, sizeof next));
   return 0;
 fail:
   cudaFree(*buf);

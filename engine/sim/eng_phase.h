@@ -201,7 +201,21 @@ typedef struct eng_ph_pend_t {
   int32_t n[ENG_PHASE_CLS + 1];    /* its entries that arrived and wait */
   uint32_t live;                   /* bit q: queue q has some (its head, tail and n are set) */
   int16_t *next;                   /* each entry's next in its queue, by stretch index */
+  /* The stretch: the CPU's ring slots and ingresses, or the GPU's entries
+   * (ent: ring slot << 32 | ingress << 16 | place; NULL on the CPU). */
+  const int32_t *slot;
+  const uint16_t *from;
+  const int64_t *ent;
 } eng_ph_pend_t;
+
+/* Stretch entry i's ring slot, and its ingress. */
+ENG_INLINE int32_t eng_ph_slot(const eng_ph_pend_t *pd, int32_t i) {
+  return pd->ent ? (int32_t)(pd->ent[i] >> 32) : pd->slot[i];
+}
+
+ENG_INLINE int32_t eng_ph_from(const eng_ph_pend_t *pd, int32_t i) {
+  return pd->ent ? (int32_t)((pd->ent[i] >> 16) & 0xffff) : pd->from[i];
+}
 
 /* The queue of packet pk at a switch's egress (eng_ph_pend_t). */
 ENG_INLINE int32_t eng_ph_queue(const eng_ctx_t *k, const eng_pkt_t *pk) {
@@ -257,20 +271,19 @@ ENG_INLINE int64_t eng_ph_tx_time(const eng_ctx_t *k, int32_t o, const eng_ph_pe
 }
 
 /* A transmission of egress o of switch k->x (eng_tx_relay, its queues' heads
- * descriptors or pending entries: slot[], from[] the stretch's ring slots and
- * ingresses). */
-ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd, const int32_t *slot,
-                          const uint16_t *from) {
+ * descriptors or pending entries). */
+ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd) {
   eng_cols_t *c = k->c;
   const int32_t p = k->p0 + o;
-  int32_t s = -1, i = -1, cl;
+  int32_t s = -1, rs = -1, cl;
   eng_pkt_t pk;
   if (c->port[p].cq_head >= 0) {
     s = eng_q_pop(c, &c->port[p].cq_head, &c->port[p].cq_tail);
     pk = c->pool_pkt[s];
   } else if (pd->live & 1u) {
-    i = eng_ph_take(pd, 0);
-    pk = eng_ph_pkt(c, slot[i], from[i]);
+    const int32_t i = eng_ph_take(pd, 0);
+    rs = eng_ph_slot(pd, i);
+    pk = eng_ph_pkt(c, rs, eng_ph_from(pd, i));
   } else if ((cl = eng_next_class(c, k->e, p)) >= 0) {
     const int32_t q = eng_cls(c, p, cl);
     c->port[p].rr_cls = cl;
@@ -278,10 +291,11 @@ ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd, const int3
       pk = eng_dequeue_class(k, p, q, &s);
       if ((pd->live >> (1 + cl)) & 1u) c->port[p].cls_live |= (uint8_t)(1u << cl);
     } else {
-      i = eng_ph_take(pd, 1 + cl);
+      const int32_t i = eng_ph_take(pd, 1 + cl);
       if (!((pd->live >> (1 + cl)) & 1u)) c->port[p].cls_live &= (uint8_t) ~(1u << cl);
-      pk = eng_dequeue_acct(k, p, q, eng_ph_pkt(c, slot[i], from[i]),
-                            eng_int(k, c->rint_v, slot[i]));
+      rs = eng_ph_slot(pd, i);
+      pk = eng_dequeue_acct(k, p, q, eng_ph_pkt(c, rs, eng_ph_from(pd, i)),
+                            eng_int(k, c->rint_v, rs));
     }
   } else {
     return;
@@ -290,7 +304,7 @@ ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd, const int3
     eng_emit(k, p, pk, eng_int(k, c->pint_v, s));
     eng_pool_give(k, s); /* after its telemetry went with it */
   } else {
-    eng_emit(k, p, pk, eng_int(k, c->rint_v, slot[i]));
+    eng_emit(k, p, pk, eng_int(k, c->rint_v, rs));
     eng_node_add_i32(k->lock, &c->node[k->x].sw_free, 1);
   }
 }
@@ -298,16 +312,15 @@ ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd, const int3
 /* The entries still queued at egress o's end become descriptors at their
  * queues' tails, in order (eng_enqueue; their sums were added as they
  * arrived). */
-ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_t *pd,
-                                     const int32_t *slot, const uint16_t *from) {
+ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_t *pd) {
   eng_cols_t *c = k->c;
   const int32_t ep = k->p0 + o;
   for (uint32_t live = pd->live; live; live &= live - 1u) {
     const int32_t q = eng_ctz32(live);
     for (int32_t m = 0, i = pd->head[q]; m < pd->n[q]; m++, i = pd->next[i]) {
-      const eng_pkt_t pk = eng_ph_pkt(c, slot[i], from[i]);
-      if (eng_enqueue(k, ep, pk, eng_int(k, c->rint_v, slot[i]), q ? eng_cls(c, ep, q - 1) : -1))
-        return;
+      const int32_t rs = eng_ph_slot(pd, i);
+      const eng_pkt_t pk = eng_ph_pkt(c, rs, eng_ph_from(pd, i));
+      if (eng_enqueue(k, ep, pk, eng_int(k, c->rint_v, rs), q ? eng_cls(c, ep, q - 1) : -1)) return;
     }
   }
 }
@@ -389,6 +402,9 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
     eng_ph_pend_t pd;
     pd.live = 0;
     pd.next = nxt;
+    pd.slot = slot;
+    pd.from = from;
+    pd.ent = NULL;
     k->now = now0;
     for (;;) {
       int32_t bq = -1;
@@ -406,7 +422,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
         head_t[bq] = cur[bq] < end[bq] ? c->ring_pkt[slot[cur[bq]]].t : ENG_INF;
       } else if (tx < t_end) {
         k->now = tx;
-        eng_ph_tx(k, o, &pd, slot, from);
+        eng_ph_tx(k, o, &pd);
         k->events++;
       } else {
         break;
@@ -414,7 +430,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
       n++;
       if (k->now > last) last = k->now;
     }
-    if (pd.live) eng_ph_settle_queues(k, o, &pd, slot, from);
+    if (pd.live) eng_ph_settle_queues(k, o, &pd);
     if (n > most_out) most_out = n;
   }
   k->now = last;
