@@ -212,7 +212,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_THREADS=768 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=2 \
         MULTIVERSE_CUDA_BLOCK=512 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw768-$b > /dev/null 2> pw768-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_THREADS=1024 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 \
-        MULTIVERSE_CUDA_CLUSTER=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw1k-$b > /dev/null 2> pw1k-$b.err
+        MULTIVERSE_CUDA_CLUSTER=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw1k-$b > /dev/null 2> pw1k-$b.err
       grep -q "blocks of 768 threads" pw768-$b.err
       grep -q "blocks of 1024 threads" pw1k-$b.err
       for o in pool8 poolcl poolcl2 pkt2 pktcl pw768 pw1k; do
