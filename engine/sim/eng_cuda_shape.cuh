@@ -107,14 +107,16 @@ static int cu_blocks_per_sm(int32_t T) {
   return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
 }
 
-/* Threads of a block of the pool's kernel one a SM: 512 (the default: 128
- * registers a thread, 16 warps), 768 (80 registers, 24 warps) or 1,024 (64, 32
- * warps), MULTIVERSE_CUDA_POOL_THREADS; the planner's lanes and waves stay
+/* Threads of a block of the pool's kernel one a SM: 512 (128 registers a
+ * thread, 16 warps), 768 (80 registers, 24 warps) or 1,024 (the default: 64,
+ * 32 warps), MULTIVERSE_CUDA_POOL_THREADS; the planner's lanes and waves stay
  * those of blocks of 512. More warps hide more of the loads' latency, on
- * which row 1's warps wait most (tests/bench/RESULTS.md, session 31), and
- * spread a group's rows thinner; fewer registers spill. */
+ * which row 1's warps wait most, and spread a group's rows thinner, though
+ * fewer registers spill: on an H100, 256 WebSearch DCQCN variants took 14.03 s
+ * of kernel in blocks of 1,024, 14.34 s in 768, 15.93 s in 512; HPCC 20.61 s
+ * against 22.79 s (tests/bench/RESULTS.md, session 38). */
 static int32_t cu_pool_threads(void) {
-  const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, 512);
+  const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, 1024);
   return t > 768 ? 1024 : t > 512 ? 768 : 512;
 }
 
