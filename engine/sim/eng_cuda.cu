@@ -398,9 +398,10 @@ static __global__ void __launch_bounds__(TH, OCC)
 /* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
  * without switch warps, or with a pool; without switch warps also compiled for
  * 2 blocks a SM (64 registers: MULTIVERSE_CUDA_BLOCKS_PER_SM=2), two clusters
- * on the same SMs. */
-template <bool SW, int OCC, bool PO = false>
-static __global__ void __launch_bounds__(512, OCC)
+ * on the same SMs; with a pool also for blocks of 1,024 one a SM
+ * (MULTIVERSE_CUDA_POOL_THREADS). */
+template <bool SW, int OCC, bool PO = false, int TH = 512>
+static __global__ void __launch_bounds__(TH, OCC)
     k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
   cu_lanes<SW, true, PO>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
@@ -729,8 +730,8 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   }
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
   if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
-  if (kind == CU_K_POOL && C == 1 && O < 2) /* a wider block of the pool, one a SM */
-    T = cu_pool_threads();
+  if (kind == CU_K_POOL && O < 2) /* a wider block of the pool, one a SM */
+    T = cu_pool_threads(C);
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {

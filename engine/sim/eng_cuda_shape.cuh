@@ -83,7 +83,9 @@ enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
  * warps: one a SM; a pool: blocks of 512, or of 768 or 1,024 one a SM). */
 static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
   if (sw == CU_K_POOL)
-    return C > 1 ? (o >= 2 ? k_experiments_cl<false, 2, true> : k_experiments_cl<false, 1, true>)
+    return C > 1     ? (o >= 2    ? k_experiments_cl<false, 2, true>
+                        : T > 512 ? k_experiments_cl<false, 1, true, 1024>
+                                  : k_experiments_cl<false, 1, true>)
            : T > 768 ? k_experiments_po<1, 1024>
            : T > 512 ? k_experiments_po<1, 768>
            : o >= 2  ? k_experiments_po<2>
@@ -107,17 +109,19 @@ static int cu_blocks_per_sm(int32_t T) {
   return cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, T > 256 ? 1 : 2);
 }
 
-/* Threads of a block of the pool's kernel one a SM: 512 (128 registers a
- * thread, 16 warps), 768 (80 registers, 24 warps) or 1,024 (the default: 64,
- * 32 warps), MULTIVERSE_CUDA_POOL_THREADS; the planner's lanes and waves stay
- * those of blocks of 512. More warps hide more of the loads' latency, on
- * which row 1's warps wait most, and spread a group's rows thinner, though
- * fewer registers spill: on an H100, 256 WebSearch DCQCN variants took 14.03 s
- * of kernel in blocks of 1,024, 14.34 s in 768, 15.93 s in 512; HPCC 20.61 s
- * against 22.79 s (tests/bench/RESULTS.md, session 38). */
-static int32_t cu_pool_threads(void) {
-  const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, 1024);
-  return t > 768 ? 1024 : t > 512 ? 768 : 512;
+/* Threads of a block of the pool's kernel one a SM, in clusters of C (1: a
+ * block a lane group): 512 (128 registers a thread, 16 warps), 768 (80
+ * registers, 24 warps; blocks only) or 1,024 (64 registers, 32 warps),
+ * MULTIVERSE_CUDA_POOL_THREADS; unset, 1,024 for blocks, 512 on clusters
+ * (where the wider blocks have not been measured yet). The planner's lanes,
+ * waves and clusters stay those of blocks of 512. More warps hide more of the
+ * loads' latency, on which row 1's warps wait most, and spread a group's rows
+ * thinner, though fewer registers spill: on an H100, 256 WebSearch DCQCN
+ * variants took 14.03 s of kernel in blocks of 1,024, 14.34 s in 768, 15.93 s
+ * in 512; HPCC 20.61 s against 22.79 s (tests/bench/RESULTS.md, session 38). */
+static int32_t cu_pool_threads(int32_t C) {
+  const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, C > 1 ? 512 : 1024);
+  return t > 768 || (C > 1 && t > 512) ? 1024 : t > 512 ? 768 : 512;
 }
 
 /* A launch of blocks of T threads in clusters of C (*at: its one attribute;
