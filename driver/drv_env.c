@@ -25,6 +25,7 @@ static const char *const launch_words[] = {"experiment", "persistent", "systems"
 static const char *const block_words[] = {"128", "256", "512", NULL};
 static const char *const lane_words[] = {"1", "2", "4", "8", "16", "32", NULL};
 static const char *const cluster_words[] = {"1", "2", "4", "8", NULL};
+static const char *const pool_thread_words[] = {"512", "768", "1024", NULL};
 static const char *const ring_words[] = {"auto", "compact", "worst", NULL};
 static const char *const pool_words[] = {"auto", "compact", "worst", NULL};
 
@@ -43,6 +44,7 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_POOL", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_SETTLE", 0, 1, NULL, "0 or 1"},
+    {"MULTIVERSE_CUDA_POOL_THREADS", 0, -1, pool_thread_words, "512, 768 or 1024"},
     {"MULTIVERSE_CUDA_DEAL", 0, 2, NULL, "0, 1 or 2"},
     {"MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_CLUSTER", 0, -1, cluster_words, "1, 2, 4 or 8"},

@@ -121,7 +121,7 @@ static int cu_blocks_per_sm(int32_t T) {
  * in 512; HPCC 20.61 s against 22.79 s (tests/bench/RESULTS.md, session 38). */
 static int32_t cu_pool_threads(int32_t C) {
   const int t = cu_env_int("MULTIVERSE_CUDA_POOL_THREADS", 512, 1024, C > 1 ? 512 : 1024);
-  return t > 768 || (C > 1 && t > 512) ? 1024 : t > 512 ? 768 : 512;
+  return t > 768 || (C > 1 && t > 512) ? 1024 : t > 512 ? 768 : 512; /* the driver checks it */
 }
 
 /* A launch of blocks of T threads in clusters of C (*at: its one attribute;
