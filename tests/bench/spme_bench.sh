@@ -39,7 +39,8 @@
 #           lanes of 2 at 2 blocks a SM, lanes of 1, 32 on clusters of 8, 4 on
 #           clusters of 2; then 512 variants; every FCT file compared
 #   poolshapes  row 1's batch (ws) in the shapes the block's pool may take:
-#           the default (lanes of 2, one a SM, the pool), lanes of 2 and of 1
+#           the default (lanes of 2, one a SM, the pool in blocks of 1,024),
+#           the same in blocks of 512, lanes of 2 and of 1
 #           in the kernel for 2 a SM, lanes of 2 on clusters of 2, lanes of 4
 #           with the pool (MULTIVERSE_CUDA_POOL=1: key order by default) and
 #           in key order; every FCT file compared with the default's.
@@ -508,7 +509,7 @@ for part in $parts; do
     # worst-case ones would pass a table's 2^30 rows).
     # Kernel times; every FCT file compared with the default's.
     a=("${ws[@]}" --set cc=dcqcn --backend cuda)
-    shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=1"
+    shapes=("" "MULTIVERSE_CUDA_POOL_THREADS=512" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=1"
       "MULTIVERSE_LANES=32 MULTIVERSE_CUDA_CLUSTER=8" "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_CLUSTER=2")
     for i in "${!shapes[@]}"; do
       shaped "wss-$i" wss-0 256 "${shapes[$i]}" "${a[@]}" --sweep dcqcn_rate_ai_mbps="$(seqc 10 265)"
@@ -528,7 +529,7 @@ for part in $parts; do
     # BENCH_SHAPES_N variants (256: row 1; 1024: row 2).
     nv=${BENCH_SHAPES_N:-256}
     a=("${ws[@]}" --set cc=dcqcn --backend cuda --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((nv + 9)))")
-    shapes=("" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
+    shapes=("" "MULTIVERSE_CUDA_POOL_THREADS=512" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=2"
       "MULTIVERSE_LANES=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=2" "MULTIVERSE_LANES=2 MULTIVERSE_CUDA_CLUSTER=2"
       "MULTIVERSE_LANES=4 MULTIVERSE_CUDA_POOL=1" "MULTIVERSE_LANES=4")
     [ -z "${BENCH_SHAPES+x}" ] || IFS=, read -ra shapes <<< "$BENCH_SHAPES,"
