@@ -325,6 +325,19 @@ ENG_INLINE void eng_ph_settle_queues(eng_ctx_t *k, int32_t o, const eng_ph_pend_
   }
 }
 
+/* The run of the earliest next arrival among r runs' head times (ties: the
+ * lower ingress, the run before), its time in *bt; -1 when none is left. */
+ENG_INLINE int32_t eng_ph_least(const int64_t *head_t, int32_t r, int64_t *bt) {
+  int32_t bq = -1;
+  *bt = ENG_INF;
+  for (int32_t q = 0; q < r; q++)
+    if (head_t[q] < *bt) {
+      *bt = head_t[q];
+      bq = q;
+    }
+  return bq;
+}
+
 /* The window of switch k->x (certified by eng_phase_ok with at most
  * ENG_PHASE_CPU_MAX arrivals) in two phases. S1: each ingress routes its
  * arrivals, writing the egress into the ring slot's `next` (a consumed slot:
@@ -406,20 +419,16 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
     pd.from = from;
     pd.ent = NULL;
     k->now = now0;
+    int64_t bt; /* the next arrival's run and time: only an arrival moves them */
+    int32_t bq = eng_ph_least(head_t, r, &bt);
     for (;;) {
-      int32_t bq = -1;
-      int64_t bt = ENG_INF;
-      for (int32_t q = 0; q < r; q++) /* ties: the lower ingress, the run before */
-        if (head_t[q] < bt) {
-          bt = head_t[q];
-          bq = q;
-        }
       int64_t tx = eng_ph_tx_time(k, o, &pd);
       if (bq >= 0 && bt <= tx) { /* an arrival goes before a transmission of its instant */
         const int32_t i = cur[bq]++;
         k->now = bt;
         eng_ph_arrive(k, from[i], slot[i], o, i, &pd);
         head_t[bq] = cur[bq] < end[bq] ? c->ring_pkt[slot[cur[bq]]].t : ENG_INF;
+        bq = eng_ph_least(head_t, r, &bt);
       } else if (tx < t_end) {
         k->now = tx;
         eng_ph_tx(k, o, &pd);
