@@ -200,12 +200,7 @@ static __device__ int32_t cu_ph_serve(eng_ctx_t *k, int32_t o, int64_t *ent, int
       ent[m] = ent[m - 1];
     ent[m] = v;
   }
-  eng_ph_pend_t pd;
-  pd.live = 0;
-  pd.next = cu_ph_next + (ent - (int64_t *)cu_ph);
-  pd.slot = NULL;
-  pd.from = NULL;
-  pd.ent = ent;
+  eng_ph_pend_t pd = eng_ph_pend(cu_ph_next + (ent - (int64_t *)cu_ph), NULL, NULL, ent);
   int32_t n = 0;
   for (int32_t i = lo;;) {
     const int32_t slot = i < hi ? (int32_t)(ent[i] >> 32) : 0;

@@ -82,11 +82,12 @@ enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
  * `sw` (CU_K_*), one lane group per cluster of C blocks (clusters with switch
  * warps: one a SM; a pool: blocks of 512, or of 768 or 1,024 one a SM). */
 static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
+  if (sw == CU_K_POOL && C > 1)
+    return o >= 2    ? k_experiments_cl<false, 2, true>
+           : T > 512 ? k_experiments_cl<false, 1, true, 1024>
+                     : k_experiments_cl<false, 1, true>;
   if (sw == CU_K_POOL)
-    return C > 1     ? (o >= 2    ? k_experiments_cl<false, 2, true>
-                        : T > 512 ? k_experiments_cl<false, 1, true, 1024>
-                                  : k_experiments_cl<false, 1, true>)
-           : T > 768 ? k_experiments_po<1, 1024>
+    return T > 768   ? k_experiments_po<1, 1024>
            : T > 512 ? k_experiments_po<1, 768>
            : o >= 2  ? k_experiments_po<2>
                      : k_experiments_po<1>;

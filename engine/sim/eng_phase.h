@@ -1,7 +1,8 @@
 /* Certified port phases (docs/engine.md, Port phases): a switch window stepped
  * port by port, in place of its events in key order, where a certificate
  * proves that its ports cannot meet through shared state. Included by
- * eng_step.h after the events it reuses (eng_relay_to, eng_tx_relay, eng_tx_time).
+ * eng_step.h after the pieces of events it reuses (eng_relayed, eng_queue_bytes,
+ * eng_dequeue_acct, eng_tx_time).
  *
  * A switch's ports meet only through its descriptors (sw_free), its
  * buffer (admission, shared, the dynamic PFC threshold), PFC frames and
@@ -208,6 +209,19 @@ typedef struct eng_ph_pend_t {
   const int64_t *ent;
 } eng_ph_pend_t;
 
+/* No entry pending yet, over a stretch (the CPU's slot and from, or the
+ * GPU's ent) whose links go in `next`. */
+ENG_INLINE eng_ph_pend_t eng_ph_pend(int16_t *next, const int32_t *slot, const uint16_t *from,
+                                     const int64_t *ent) {
+  eng_ph_pend_t pd;
+  pd.live = 0;
+  pd.next = next;
+  pd.slot = slot;
+  pd.from = from;
+  pd.ent = ent;
+  return pd;
+}
+
 /* Stretch entry i's ring slot, and its ingress. */
 ENG_INLINE int32_t eng_ph_slot(const eng_ph_pend_t *pd, int32_t i) {
   return pd->ent ? (int32_t)(pd->ent[i] >> 32) : pd->slot[i];
@@ -229,7 +243,13 @@ ENG_INLINE eng_pkt_t eng_ph_pkt(const eng_cols_t *c, int32_t s, int32_t lp) {
 }
 
 /* Stretch entry i (ring slot `s`, from ingress lp) arrives at egress o of
- * switch k->x: eng_relay_to without a descriptor. */
+ * switch k->x, the egress S1 routed it to (eng_relay without the route and
+ * without a descriptor). The certificate proved, whatever the order of the
+ * window's events, a descriptor for every arrival, room in the buffer below
+ * every threshold and no headroom in use: so the packet is admitted without
+ * headroom and sends no PAUSE, and those tests are not run again (on the GPU
+ * each is a chain of loads on the egress's serial path); only their sums
+ * remain. */
 ENG_INLINE void eng_ph_arrive(eng_ctx_t *k, int32_t lp, int32_t s, int32_t o, int32_t i,
                               eng_ph_pend_t *pd) {
   eng_cols_t *c = k->c;
@@ -270,8 +290,12 @@ ENG_INLINE int64_t eng_ph_tx_time(const eng_ctx_t *k, int32_t o, const eng_ph_pe
   return busy > k->now ? busy : k->now;
 }
 
-/* A transmission of egress o of switch k->x (eng_tx_relay, its queues' heads
- * descriptors or pending entries). */
+/* A transmission of egress o of switch k->x, its queues' heads descriptors or
+ * pending entries: eng_tx where no own flow can send and the control queue
+ * never waits (eng_ctrl_held). It calls nothing out of line, so the GPU keeps
+ * the context in registers: eng_tx's host branch (eng_flow_eval) took its
+ * address and put it in local memory, a load on the egress's serial path at
+ * each of its fields' reads. */
 ENG_INLINE void eng_ph_tx(eng_ctx_t *k, int32_t o, eng_ph_pend_t *pd) {
   eng_cols_t *c = k->c;
   const int32_t p = k->p0 + o;
@@ -349,11 +373,9 @@ ENG_INLINE int32_t eng_ph_least(const int64_t *head_t, int32_t r, int64_t *bt) {
  * (eng_ph_tx at max(busy, now)), transmitting only: an arrival joins the
  * egress S1 dealt it to as a pending entry (eng_ph_arrive: not routed a second
  * time, no descriptor), and those still queued at the egress's end become
- * descriptors (eng_ph_settle_queues). The GPU's S3 (cu_ph_serve) relays each
- * arrival into a descriptor (eng_relay_to, eng_tx_relay), with the same
- * results. k->now ends at the last event's time. Returns its critical path:
- * the busiest ingress's and the busiest egress's events (the ingress's in
- * *in_path). */
+ * descriptors (eng_ph_settle_queues); the GPU's S3 (cu_ph_serve) does the
+ * same with its sorted scratch entries. k->now ends at the last event's time. Returns its critical
+ * path: the busiest ingress's and the busiest egress's events (the ingress's in *in_path). */
 ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_path) {
   eng_cols_t *c = k->c;
   const int32_t x = k->x, p0 = k->p0, np = c->node[x].n_ports;
@@ -412,12 +434,7 @@ ENG_NOINLINE int32_t eng_phase_step(eng_ctx_t *k, int64_t t_end, int32_t *in_pat
     if (r) end[r - 1] = (int16_t)b;
     for (int32_t q = 0; q < r; q++)
       head_t[q] = c->ring_pkt[slot[cur[q]]].t;
-    eng_ph_pend_t pd;
-    pd.live = 0;
-    pd.next = nxt;
-    pd.slot = slot;
-    pd.from = from;
-    pd.ent = NULL;
+    eng_ph_pend_t pd = eng_ph_pend(nxt, slot, from, NULL);
     k->now = now0;
     int64_t bt; /* the next arrival's run and time: only an arrival moves them */
     int32_t bq = eng_ph_least(head_t, r, &bt);

@@ -69,24 +69,6 @@ ENG_INLINE int32_t eng_relay(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_in
   return out;
 }
 
-/* The same in a certified window (eng_phase.h; the GPU's S3, cu_ph_serve: the
- * CPU's takes no descriptor, eng_ph_arrive), to the egress `out` S1 routed
- * it to. Its certificate proved, whatever the order of the window's events, a
- * descriptor for every arrival, room in the buffer below every threshold and
- * no headroom in use: so the packet is admitted without headroom and sends no
- * PAUSE, and those tests are not run again (on the GPU each is a chain of
- * loads on the egress's serial path). */
-ENG_INLINE void eng_relay_to(eng_ctx_t *k, int32_t lp, eng_pkt_t pk, const cc_int_t *in,
-                             int32_t out) {
-  const int32_t ep = k->p0 + out;
-  if (!eng_in_class(k->c, k->e, pk.type)) {
-    eng_relay_queue(k, lp, ep, pk, in, -1);
-    return;
-  }
-  eng_admit_shared(k, eng_cls(k->c, k->p0 + lp, pk.cls), pk.wire);
-  eng_relay_queue(k, lp, ep, pk, in, eng_cls(k->c, ep, pk.cls));
-}
-
 /* RED's draw between the thresholds (lo < q <= hi): whether draw u marks,
  * u < floor(pmax_q32 (q - lo) / (hi - lo)) (docs/model.md), tested as
  * (u + 1) (hi - lo) <= pmax_q32 (q - lo) without the 64-bit division (on the
@@ -245,21 +227,6 @@ ENG_INLINE void eng_tx(eng_ctx_t *k, int32_t lp) {
     eng_flow_eval(k, f);
 }
 
-/* A switch's TX event on port lp (the GPU's port phases; the CPU's, eng_ph_tx,
- * also takes packets waiting without a descriptor): eng_tx where no own flow can
- * send and the control queue never waits (eng_ctrl_held). It calls nothing out
- * of line, so the GPU keeps the context in registers: eng_tx's host branch
- * (eng_flow_eval) took its address and put it in local memory, a load on the
- * egress's serial path at each of its fields' reads. */
-ENG_INLINE void eng_tx_relay(eng_ctx_t *k, int32_t lp) {
-  const int32_t p = k->p0 + lp;
-  int32_t s = -1;
-  eng_pkt_t pk;
-  if (!eng_tx_queued(k, p, 0, &pk, &s)) return;
-  eng_emit(k, p, pk, eng_int(k, k->c->pint_v, s));
-  eng_pool_give(k, s); /* after its telemetry went with it */
-}
-
 /* An ARRIVE event on local port lp: consume the head of the incoming link.
  * Returns the egress port a relayed packet joined, else -1. */
 ENG_INLINE int32_t eng_arrive(eng_ctx_t *k, int32_t lp) {
@@ -403,7 +370,7 @@ ENG_INLINE void eng_port_keys_inputs(const eng_ctx_t *k) {
 }
 
 /* Certified port phases: a switch's window stepped port by port where it
- * gives the same state (it uses eng_relay_to, eng_tx_relay and eng_tx_time above). */
+ * gives the same state (it uses the queues' and the MMU's pieces above). */
 #include "sim/eng_phase.h"
 
 /* The context of node x's step from `now`. */
