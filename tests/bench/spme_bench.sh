@@ -64,7 +64,8 @@
 #           sectors its global and local (spilled) accesses ask for, against
 #           the ideal of coalesced accesses, per packet-hop, and how the
 #           long-scoreboard stalls spread over its instructions
-#   ncusrcpool  64 variants' kernel (the block's pool) over their first
+#   ncusrcpool  64 variants' kernel (the block's pool; BENCH_SRC_N variants,
+#           256 for row 1's shape) over their first
 #           0.2 ms under ncu's SourceCounters (kernel replay): the warp
 #           samples' share of the top source lines (BENCH_SRC_TOP, default 25)
 #           with their largest stall reasons, and of the source files (a line
@@ -658,7 +659,7 @@ PY
     MULTIVERSE_VERBOSE=1 timeout "${BENCH_RUN_S:-900}" ncu -o ncusrcpool --force-overwrite \
       --clock-control none --kernel-name regex:k_experiments --launch-count 1 \
       --section SourceCounters --section WarpStateStats --import-source yes "$mv" net "${ws[@]}" \
-      --set cc=dcqcn --set max_time_s=2.0002 --sweep dcqcn_rate_ai_mbps="$(seqc 10 73)" \
+      --set cc=dcqcn --set max_time_s=2.0002 --sweep dcqcn_rate_ai_mbps="$(seqc 10 $((9 + ${BENCH_SRC_N:-64})))" \
       --backend cuda -o ncusrcpool-run > ncusrcpool.log 2>&1
     ncu -i ncusrcpool.ncu-rep --page source --csv --print-source cuda,sass > ncusrcpool.csv 2> /dev/null
     ncu -i ncusrcpool.ncu-rep --page source --csv --print-source sass > ncusrcpool-sass.csv 2> /dev/null
