@@ -45,15 +45,17 @@ typedef struct cu_pool_list_t {
  * sum, least or most, and the lists of the ports with work in S1 and S3. */
 template <int SW> struct cu_pool_t {
   static constexpr int32_t sw = SW; /* CU_POOL_SW, or CU_POOL_SW_WIDE */
-  int32_t n, tasks, used, room;     /* switches claimed (may pass SW), ports, scratch taken;
-                                       whether a port's room is to be read (cu_pool_certify) */
-  int32_t x[SW];                    /* switch row; -1: claimed, then stepped in key order */
-  int32_t first[SW];                /* its first port's task */
-  int32_t base[SW];                 /* its arrivals' first entry in the block's scratch */
-  int32_t lock[SW];                 /* its descriptor pool's lock */
-  int32_t arr[SW];                  /* its window's arrivals (the certificate's count) */
-  int32_t cert[SW];                 /* 0: not certified (in key order); 1: certified (so far); 2: if
-                                               each port's room holds (eng_phase_room's verdicts) */
+  /* switches claimed (may pass SW), ports, scratch taken; whether a port's
+   * room is to be read (cu_pool_certify) */
+  int32_t n, tasks, used, room;
+  int32_t x[SW];     /* switch row; -1: claimed, then stepped in key order */
+  int32_t first[SW]; /* its first port's task */
+  int32_t base[SW];  /* its arrivals' first entry in the block's scratch */
+  int32_t lock[SW];  /* its descriptor pool's lock */
+  int32_t arr[SW];   /* its window's arrivals (the certificate's count) */
+  /* 0: not certified (in key order); 1: certified (so far); 2: if each
+   * port's room holds (eng_phase_room's verdicts) */
+  int32_t cert[SW];
   int32_t events[SW], most_in[SW], most_out[SW];
   long long bytes[SW]; /* its arrivals' in-class bytes */
   long long now0[SW], last[SW], emit[SW], best[SW];
