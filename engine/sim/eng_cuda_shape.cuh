@@ -129,12 +129,13 @@ static int32_t cu_pool_threads(int32_t C) {
   return t > 768 || (C > 1 && t > 512) ? 1024 : t > 512 ? 768 : 512; /* the driver checks it */
 }
 
-/* Whether the wide pool (CU_K_POOL_WIDE) holds a lane group of 4 of w's
- * experiments: its blocks are of 1,024 (cu_pool_threads) and it has room for 4
- * times any experiment's switches (CU_POOL_SW_WIDE) and their ports
- * (CU_POOL_TASKS). */
+/* Whether the wide pool (CU_K_POOL_WIDE) takes a lane group of 4 of w's
+ * experiments: asked for (MULTIVERSE_CUDA_POOL_WIDE=1; off by default until
+ * measured on a GPU), its blocks are of 1,024 (cu_pool_threads) and it has
+ * room for 4 times any experiment's switches (CU_POOL_SW_WIDE) and their
+ * ports (CU_POOL_TASKS). */
 static int cu_pool_wide_ok(const eng_world_t *w) {
-  if (cu_pool_threads(1) != 1024) return 0;
+  if (!cu_env_int("MULTIVERSE_CUDA_POOL_WIDE", 0, 1, 0) || cu_pool_threads(1) != 1024) return 0;
   for (int32_t e = 0; e < w->n_exps; e++) {
     int32_t sw = 0, ports = 0;
     for (int32_t x = w->c.exp_node_off[e]; x < w->c.exp_node_off[e] + w->c.exp_n_nodes[e]; x++)

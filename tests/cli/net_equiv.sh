@@ -217,8 +217,8 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_THREADS=1024 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 \
         MULTIVERSE_CUDA_CLUSTER=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pwcl-$b > /dev/null 2> pwcl-$b.err
       # Lanes of 4 in the wide pool (blocks of 1,024 one a SM, room for 255
-      # switches: the default where groups of 4 take fewer waves).
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=4 MULTIVERSE_CUDA_BLOCK=512 \
+      # switches; MULTIVERSE_CUDA_POOL_WIDE, off by default until measured).
+      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_WIDE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=4 MULTIVERSE_CUDA_BLOCK=512 \
         "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw4-$b > /dev/null 2> pw4-$b.err
       grep -q "lane groups of 4, .* blocks of 1024 threads (1 a SM), clusters of 1, a pool for port phases (wide)" pw4-$b.err
       grep -q "blocks of 768 threads" pw768-$b.err
