@@ -712,6 +712,7 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   const int pool_env = cu_env_int("MULTIVERSE_CUDA_POOL", 0, 1, -1); /* -1: unset */
+  int wide = 0; /* the wide pool: asked for, one a SM, its groups of 4 fit (blocks of 1,024) */
   int kind = sw_warps ? CU_K_SWITCH_WARPS : pool_env == 1 ? CU_K_POOL : CU_K_PLAIN;
   eng_progress_t pg;
   eng_progress_begin(&pg);
@@ -732,13 +733,11 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_settle, &settle, sizeof settle));
   }
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
-  if (kind == CU_K_PLAIN && pool_env < 0 &&
-      eng_pool_default(1 << lg, T, O < 2 && C == 1 && cu_pool_wide_ok(w)))
-    kind = CU_K_POOL;
+  wide = O < 2 && C == 1 && cu_pool_wide_ok(w);
+  if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T, wide)) kind = CU_K_POOL;
   if (kind == CU_K_POOL && O < 2) /* a wider block of the pool, one a SM */
     T = cu_pool_threads(C);
-  if (kind == CU_K_POOL && T == 1024 && C == 1 && lg >= 2) /* room for a group of 4's switches */
-    kind = CU_K_POOL_WIDE;
+  if (kind == CU_K_POOL && wide && lg == 2) kind = CU_K_POOL_WIDE;
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {

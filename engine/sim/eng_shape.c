@@ -138,7 +138,7 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
    * (not measured there) unless the knob asks for them. */
   int wide4 = 0;
   if (r.lanes == 2 && r.threads == 512 && pool_waves(r, per_sm_knob, 0) &&
-      pool_waves((eng_lanes_t){512, 4, 0}, per_sm_knob, wide) &&
+      eng_pool_default(4, 512, wide) &&
       ENG_POOL_WIDE_COST * (double)waves(n_exps, 4, sms) < (double)waves(n_exps, 2, sms)) {
     r.lanes = 4;
     wide4 = 1;

@@ -265,8 +265,8 @@ static void deal(void) {
  * and 232 WebSearch variants 1.38x faster than with the 792 in lanes of 4
  * at 2: session 35), unless a knob says or the wide pool holds groups of 4
  * (`wide`): then groups of 4 where their waves, ENG_POOL_WIDE_COST times as
- * long, take less time (512 and 1,024 variants, and 300: one wave of 4
- * against 2 of 2; not 256 or 792, whose waves of 2 are fewer); lanes of 4
+ * long, take less time (300 and 512 variants: one wave of 4 against 2 of
+ * 2; 1,024: 2 against 4; not 232, 256 or 792, whose waves of 2 cost less); lanes of 4
  * the loop reaches itself (100 nodes) or a per-SM knob sets stay out of it.
  * And whether each shape steps its switches in the block's pool
  * (eng_pool_default, as cu_run_experiments asks: the wide pool only one a
