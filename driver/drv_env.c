@@ -45,7 +45,6 @@ static const env_var_t env_vars[] = {
     {"MULTIVERSE_CUDA_POOL", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_SETTLE", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_POOL_THREADS", 0, -1, pool_thread_words, "512, 768 or 1024"},
-    {"MULTIVERSE_CUDA_POOL_WIDE", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_DEAL", 0, 2, NULL, "0, 1 or 2"},
     {"MULTIVERSE_CUDA_SWITCH_BLOCK", 0, 1, NULL, "0 or 1"},
     {"MULTIVERSE_CUDA_CLUSTER", 0, -1, cluster_words, "1, 2, 4 or 8"},

@@ -265,7 +265,7 @@ template <bool CL, class X> static __device__ __forceinline__ X *cu_lead(X *p) {
  * MULTIVERSE_CUDA_DEAL), set before each experiment-mode launch. */
 static __constant__ int32_t cu_deal;
 
-template <bool SW, bool CL, int PO>
+template <bool SW, bool CL, bool PO>
 static __device__ __forceinline__ void
 cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
          const int32_t *sw_off, int32_t *next, int32_t *finished) {
@@ -285,11 +285,9 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   const int32_t w = rank * ((int32_t)blockDim.x >> 5) + (tid >> 5);
   const bool lead = rank == 0 && tid == 0;
   int *const run_p = cu_lead<CL>(running_sh);
-  /* With a pool (PO: the switches it holds, CU_POOL_SW; 0 for none): its
-   * state in the block's dynamic shared memory, its scratch the block's
-   * stretch of cu_ph (cu_pool_run). */
-  using pool_t = cu_pool_t<PO ? PO : 1>;
-  pool_t *const pool = PO ? (pool_t *)cu_ph_head : nullptr;
+  /* With a pool (PO): its state in the block's dynamic shared memory, its
+   * scratch the block's stretch of cu_ph (cu_pool_run). */
+  cu_pool_t *const pool = PO ? (cu_pool_t *)cu_ph_head : nullptr;
   const int32_t pool_cap = (int32_t)(blockDim.x >> 5) * (CU_PH_WORDS / 2);
   int64_t *const pool_ent =
       PO && cu_ph ? (int64_t *)(cu_ph + (size_t)CU_PH_WORDS * (blockIdx.x * (blockDim.x >> 5)))
@@ -370,7 +368,7 @@ cu_lanes(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *s
   static __global__ void __launch_bounds__(threads, occ) k_experiments_##threads##_##occ(          \
       int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,               \
       const int32_t *sw_off, int32_t *next, int32_t *finished) {                                   \
-    cu_lanes<false, false, 0>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);            \
+    cu_lanes<false, false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);        \
   }
 CU_EXP_KERNEL(128, 4)
 CU_EXP_KERNEL(256, 2)
@@ -384,18 +382,17 @@ CU_EXP_KERNEL(512, 2)
 static __global__ void __launch_bounds__(512, 1)
     k_experiments_sw(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<true, false, 0>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<true, false, false>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 /* Blocks of 512 with a pool for the switches' port phases (MULTIVERSE_CUDA_POOL),
  * for one or 2 blocks a SM; or one block a SM of TH threads, 768 or 1,024
- * (MULTIVERSE_CUDA_POOL_THREADS: fewer registers a thread, more warps); a
- * pool of SWC switches (CU_POOL_SW_WIDE: lane groups of 4, CU_K_POOL_WIDE). */
-template <int OCC, int TH = 512, int SWC = CU_POOL_SW>
+ * (MULTIVERSE_CUDA_POOL_THREADS: fewer registers a thread, more warps). */
+template <int OCC, int TH = 512>
 static __global__ void __launch_bounds__(TH, OCC)
     k_experiments_po(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<false, false, SWC>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<false, false, true>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 /* A lane group per cluster of blocks of 512 (MULTIVERSE_CUDA_CLUSTER), with or
@@ -407,7 +404,7 @@ template <bool SW, int OCC, bool PO = false, int TH = 512>
 static __global__ void __launch_bounds__(TH, OCC)
     k_experiments_cl(int32_t n_groups, int32_t lg, const int32_t *lane_exp, const int32_t *sw_rows,
                      const int32_t *sw_off, int32_t *next, int32_t *finished) {
-  cu_lanes<SW, true, PO ? CU_POOL_SW : 0>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
+  cu_lanes<SW, true, PO>(n_groups, lg, lane_exp, sw_rows, sw_off, next, finished);
 }
 
 static size_t col_bytes(const eng_world_t *w, int t, size_t elem) {
@@ -712,7 +709,6 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
   cudaStream_t run = NULL, peek = NULL;
   const int sw_warps = lg == 0 && cu_env_int("MULTIVERSE_CUDA_SWITCH_WARPS", 0, 1, 0);
   const int pool_env = cu_env_int("MULTIVERSE_CUDA_POOL", 0, 1, -1); /* -1: unset */
-  int wide = 0; /* the wide pool: asked for, one a SM, its groups of 4 fit (blocks of 1,024) */
   int kind = sw_warps ? CU_K_SWITCH_WARPS : pool_env == 1 ? CU_K_POOL : CU_K_PLAIN;
   eng_progress_t pg;
   eng_progress_begin(&pg);
@@ -733,11 +729,9 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
     BASE_CUDA_TRY(cudaMemcpyToSymbol(cu_settle, &settle, sizeof settle));
   }
   if (C == 0 && cu_cluster_auto(kind, n_groups, &C, err, errlen)) goto fail;
-  wide = O < 2 && C == 1 && cu_pool_wide_ok(w);
-  if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T, wide)) kind = CU_K_POOL;
+  if (kind == CU_K_PLAIN && pool_env < 0 && eng_pool_default(1 << lg, T)) kind = CU_K_POOL;
   if (kind == CU_K_POOL && O < 2) /* a wider block of the pool, one a SM */
     T = cu_pool_threads(C);
-  if (kind == CU_K_POOL && wide && lg == 2) kind = CU_K_POOL_WIDE;
   smem = cu_sw_smem(T, kind);
   kern = cu_exp_kernel(T, O, kind, C);
   if (sw_warps) {
@@ -797,7 +791,6 @@ static int cu_run_experiments(const eng_world_t *w, const double *work, cu_rows_
               n.exp, n_groups, 1 << lg, grid, T, per_sm, C,
               kind == CU_K_SWITCH_WARPS ? ", switch warps"
               : kind == CU_K_POOL       ? ", a pool for port phases"
-              : kind == CU_K_POOL_WIDE  ? ", a pool for port phases (wide)"
                                         : "",
               deal == ENG_DEAL_SPREAD ? "spread"
               : deal == ENG_DEAL_NEAR ? "packed"

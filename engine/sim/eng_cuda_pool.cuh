@@ -14,14 +14,8 @@
 static __constant__ int32_t cu_settle;
 
 /* Switches, and their ports, that a block steps in its pool in one window at
- * most: a switch past either steps in key order on its thread. The wide pool
- * (CU_K_POOL_WIDE: lane groups of 4 in blocks of 1,024) holds CU_POOL_SW_WIDE
- * switches, a lane group of 4 WebSearch experiments' 224 (at most 255: a
- * task's switch is a byte); the others CU_POOL_SW, whose smaller shared
- * memory leaves more L1 (256 WebSearch variants in lanes of 2 took 14.42 s of
- * kernel with a pool of 255 against 13.99 s with 128; H100, session 39). */
+ * most: a switch past either steps in key order on its thread. */
 #define CU_POOL_SW 128
-#define CU_POOL_SW_WIDE 255
 #define CU_POOL_TASKS 4096
 /* port_ph_cur's bits, from certificate to S1's end, above an egress's count
  * of arrivals (at most CU_PH_MAX): its transmissions' weight (cu_pool_tx_weight). */
@@ -43,26 +37,23 @@ typedef struct cu_pool_list_t {
 /* A block's pool, in its dynamic shared memory: the switches claimed in this
  * window (cu_pool_node), their certificate's sums, what their ports' threads
  * sum, least or most, and the lists of the ports with work in S1 and S3. */
-template <int SW> struct cu_pool_t {
-  static constexpr int32_t sw = SW; /* CU_POOL_SW, or CU_POOL_SW_WIDE */
-  /* switches claimed (may pass SW), ports, scratch taken; whether a port's
-   * room is to be read (cu_pool_certify) */
-  int32_t n, tasks, used, room;
-  int32_t x[SW];     /* switch row; -1: claimed, then stepped in key order */
-  int32_t first[SW]; /* its first port's task */
-  int32_t base[SW];  /* its arrivals' first entry in the block's scratch */
-  int32_t lock[SW];  /* its descriptor pool's lock */
-  int32_t arr[SW];   /* its window's arrivals (the certificate's count) */
-  /* 0: not certified (in key order); 1: certified (so far); 2: if each
-   * port's room holds (eng_phase_room's verdicts) */
-  int32_t cert[SW];
-  int32_t events[SW], most_in[SW], most_out[SW];
-  long long bytes[SW]; /* its arrivals' in-class bytes */
-  long long now0[SW], last[SW], emit[SW], best[SW];
-  long long settle[SW];      /* cu_settle: its shared bytes, end less start */
+typedef struct cu_pool_t {
+  int32_t n, tasks, used, room; /* switches claimed (may pass CU_POOL_SW), ports, scratch taken;
+                                   whether a port's room is to be read (cu_pool_certify) */
+  int32_t x[CU_POOL_SW];     /* switch row; -1: claimed, then stepped in key order */
+  int32_t first[CU_POOL_SW]; /* its first port's task */
+  int32_t base[CU_POOL_SW];  /* its arrivals' first entry in the block's scratch */
+  int32_t lock[CU_POOL_SW];  /* its descriptor pool's lock */
+  int32_t arr[CU_POOL_SW];   /* its window's arrivals (the certificate's count) */
+  int32_t cert[CU_POOL_SW];  /* 0: not certified (in key order); 1: certified (so far); 2: if
+                                each port's room holds (eng_phase_room's verdicts) */
+  int32_t events[CU_POOL_SW], most_in[CU_POOL_SW], most_out[CU_POOL_SW];
+  long long bytes[CU_POOL_SW]; /* its arrivals' in-class bytes */
+  long long now0[CU_POOL_SW], last[CU_POOL_SW], emit[CU_POOL_SW], best[CU_POOL_SW];
+  long long settle[CU_POOL_SW]; /* cu_settle: its shared bytes, end less start */
   uint8_t of[CU_POOL_TASKS]; /* a task's switch (0xff: none) */
   cu_pool_list_t in, out;    /* S1's and S3's tasks */
-};
+} cu_pool_t;
 
 /* Whether switch x joins the pool P this window (phase 0 of the experiment
  * mode with a pool): one that may step in phases (eng_phase_node_ok; not
@@ -70,7 +61,7 @@ template <int SW> struct cu_pool_t {
  * each and step it once every row has stepped (cu_pool_run). The
  * certificate on one thread (eng_phase_ok) walked every port of the switch
  * here, the longest row of the phase where the rows were hosts. */
-template <class PT> static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x, PT *P) {
+static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   const int32_t e = c->node_exp[x], np = c->node[x].n_ports;
   if (c->exp_phases[e] == ENG_PHASES_OFF || !cu_ph || c->exp_status[e] != ENG_RUNNING ||
       np > CU_PH_PORTS || eng_node_idle(c, x, e) || eng_node_poked(c, x, e))
@@ -78,7 +69,7 @@ template <class PT> static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x
   const eng_ctx_t k = eng_node_ctx(c, x, c->node[x].now);
   if (!eng_phase_node_ok(&k)) return 0;
   const int32_t s = atomicAdd(&P->n, 1);
-  if (s >= PT::sw) return 0;
+  if (s >= CU_POOL_SW) return 0;
   const int32_t t0 = atomicAdd(&P->tasks, np);
   const int ok = t0 + np <= CU_POOL_TASKS;
   for (int32_t t = t0; t < t0 + np && t < CU_POOL_TASKS; t++)
@@ -99,7 +90,7 @@ template <class PT> static __device__ int cu_pool_claim(eng_cols_t *c, int32_t x
  * pool has no room, steps as in eng_node_step, through one call: with a
  * call on each of its four ways out, each inlining a copy of the node step,
  * the pool kernels held 742 KB of SASS against the other kernels' 210 KB. */
-template <class PT> static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, PT *P) {
+static __device__ void cu_pool_node(eng_cols_t *c, int32_t x, cu_pool_t *P) {
   if (c->node[x].is_switch && cu_pool_claim(c, x, P)) return;
   eng_node_step(c, x);
 }
@@ -163,15 +154,15 @@ static __device__ __forceinline__ int32_t cu_pool_tx_weight(const eng_ctx_t *k, 
 }
 
 /* The pool emptied for the next window (one thread); its lists keep their thresholds. */
-template <class PT> static __device__ __forceinline__ void cu_pool_empty(PT *P) {
+static __device__ __forceinline__ void cu_pool_empty(cu_pool_t *P) {
   P->n = P->tasks = P->used = P->room = 0;
   cu_pool_list_end(&P->in);
   cu_pool_list_end(&P->out);
 }
 
 /* The context of pooled switch s, at the time its window began. */
-template <class PT>
-static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const PT *P, int32_t s) {
+static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const cu_pool_t *P,
+                                                        int32_t s) {
   return eng_node_ctx(c, P->x[s], P->now0[s]);
 }
 
@@ -183,8 +174,7 @@ static __device__ __forceinline__ eng_ctx_t cu_pool_ctx(eng_cols_t *c, const PT 
  * (eng_phase_port_room). A switch not certified leaves the pool and steps in
  * key order on one thread (after the last barrier here: the block's next
  * step skips it by `cert`); the others' sums begin. */
-template <class PT>
-static __device__ void cu_pool_certify(PT *P, int32_t ns, int32_t nt, int32_t cap) {
+static __device__ void cu_pool_certify(cu_pool_t *P, int32_t ns, int32_t nt, int32_t cap) {
   eng_cols_t *c = CU_C;
   const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
   for (int32_t t = t0; t < nt; t += T) {
@@ -255,11 +245,10 @@ static __device__ void cu_pool_certify(PT *P, int32_t ns, int32_t nt, int32_t ca
  * phased branch. First the certificate (cu_pool_certify); the deal consumes
  * each ingress's window. A block barrier between steps; the pool is empty
  * again at the end. */
-template <class PT>
-static __device__ __noinline__ void cu_pool_run(PT *P, int64_t *ent, int32_t cap) {
+static __device__ __noinline__ void cu_pool_run(cu_pool_t *P, int64_t *ent, int32_t cap) {
   eng_cols_t *c = CU_C;
   const int32_t tid = (int32_t)threadIdx.x, T = (int32_t)blockDim.x, t0 = cu_pool_t0();
-  const int32_t ns = P->n < PT::sw ? P->n : PT::sw;
+  const int32_t ns = P->n < CU_POOL_SW ? P->n : CU_POOL_SW;
   const int32_t nt = P->tasks < CU_POOL_TASKS ? P->tasks : CU_POOL_TASKS;
   cu_pool_certify(P, ns, nt, cap);
   for (cu_pool_walk_t w = cu_pool_walk(&P->in); w.i < w.n; cu_pool_next(&w)) { /* S1 */

@@ -75,10 +75,8 @@ typedef void (*cu_exp_kern_t)(int32_t, int32_t, const int32_t *, const int32_t *
 
 /* How an experiment kernel steps switches: a thread each (in key order), a
  * warp each (switch warps, MULTIVERSE_CUDA_SWITCH_WARPS), or a thread each
- * with the block's pool for their certified windows (MULTIVERSE_CUDA_POOL;
- * the wide pool, of CU_POOL_SW_WIDE switches, for lane groups of 4 in blocks
- * of 1,024: eng_pool_default). */
-enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL, CU_K_POOL_WIDE };
+ * with the block's pool for their certified windows (MULTIVERSE_CUDA_POOL). */
+enum { CU_K_PLAIN, CU_K_SWITCH_WARPS, CU_K_POOL };
 
 /* The experiment kernel for blocks of T threads, o of them per SM, of kind
  * `sw` (CU_K_*), one lane group per cluster of C blocks (clusters with switch
@@ -88,7 +86,6 @@ static cu_exp_kern_t cu_exp_kernel(int32_t T, int o, int sw, int32_t C) {
     return o >= 2    ? k_experiments_cl<false, 2, true>
            : T > 512 ? k_experiments_cl<false, 1, true, 1024>
                      : k_experiments_cl<false, 1, true>;
-  if (sw == CU_K_POOL_WIDE) return k_experiments_po<1, 1024, CU_POOL_SW_WIDE>;
   if (sw == CU_K_POOL)
     return T > 768   ? k_experiments_po<1, 1024>
            : T > 512 ? k_experiments_po<1, 768>
@@ -129,25 +126,6 @@ static int32_t cu_pool_threads(int32_t C) {
   return t > 768 || (C > 1 && t > 512) ? 1024 : t > 512 ? 768 : 512; /* the driver checks it */
 }
 
-/* Whether the wide pool (CU_K_POOL_WIDE) takes a lane group of 4 of w's
- * experiments: asked for (MULTIVERSE_CUDA_POOL_WIDE=1; off by default until
- * measured on a GPU), its blocks are of 1,024 (cu_pool_threads) and it has
- * room for 4 times any experiment's switches (CU_POOL_SW_WIDE) and their
- * ports (CU_POOL_TASKS). */
-static int cu_pool_wide_ok(const eng_world_t *w) {
-  if (!cu_env_int("MULTIVERSE_CUDA_POOL_WIDE", 0, 1, 0) || cu_pool_threads(1) != 1024) return 0;
-  for (int32_t e = 0; e < w->n_exps; e++) {
-    int32_t sw = 0, ports = 0;
-    for (int32_t x = w->c.exp_node_off[e]; x < w->c.exp_node_off[e] + w->c.exp_n_nodes[e]; x++)
-      if (w->c.node[x].is_switch) {
-        sw++;
-        ports += w->c.node[x].n_ports;
-      }
-    if (4 * sw > CU_POOL_SW_WIDE || 4 * ports > CU_POOL_TASKS) return 0;
-  }
-  return 1;
-}
-
 /* A launch of blocks of T threads in clusters of C (*at: its one attribute;
  * none for C = 1). */
 static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttribute *at) {
@@ -165,10 +143,7 @@ static cudaLaunchConfig_t cu_cluster_config(int32_t T, int32_t C, cudaLaunchAttr
  * kind sw: with switch warps, each warp's port phases' words (cu_ph_head);
  * with a pool, the pool. */
 static size_t cu_sw_smem(int32_t T, int sw) {
-  return sw == CU_K_SWITCH_WARPS ? CU_PH_HEAD_BYTES(T)
-         : sw == CU_K_POOL       ? sizeof(cu_pool_t<CU_POOL_SW>)
-         : sw == CU_K_POOL_WIDE  ? sizeof(cu_pool_t<CU_POOL_SW_WIDE>)
-                                 : 0;
+  return sw == CU_K_SWITCH_WARPS ? CU_PH_HEAD_BYTES(T) : sw == CU_K_POOL ? sizeof(cu_pool_t) : 0;
 }
 
 /* How many clusters of C blocks of T threads of kernel kern (with switch
@@ -287,9 +262,8 @@ static cu_mode_t cu_mode(const eng_world_t *w, const double *work, int32_t *T, i
    * leaves its blocks per SM to the launch-shape model (cu_shape). */
   const int t = cu_env_int("MULTIVERSE_CUDA_BLOCK", 128, 512, 0);
   const int forced = cu_env_int("MULTIVERSE_LANES", 1, 32, 0);
-  const eng_lanes_t ln =
-      eng_shape_lanes(w->n_exps, most, sms, t, forced,
-                      cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0), cu_pool_wide_ok(w));
+  const eng_lanes_t ln = eng_shape_lanes(w->n_exps, most, sms, t, forced,
+                                         cu_env_int("MULTIVERSE_CUDA_BLOCKS_PER_SM", 1, 4, 0));
   const int lanes = ln.lanes;
   *T = ln.threads;
   for (*lg = 0; (2 << *lg) <= lanes; (*lg)++) {

@@ -110,18 +110,12 @@ static int32_t lanes_per_sm(int64_t n_groups, int sms, int knob) {
 
 /* Whether lane groups of r step their switches in the block's pool and so
  * run one a SM, in waves (eng_shape.h), unless the blocks a SM are asked for. */
-static int pool_waves(eng_lanes_t r, int per_sm_knob, int wide) {
-  return !per_sm_knob && r.lanes > 1 && eng_pool_default(r.lanes, r.threads, wide);
-}
-
-/* Waves of groups of `lanes` of n_exps experiments, a group a SM. */
-static int64_t waves(int64_t n_exps, int32_t lanes, int sms) {
-  const int64_t groups = (n_exps + lanes - 1) / lanes;
-  return (groups + sms - 1) / sms;
+static int pool_waves(eng_lanes_t r, int per_sm_knob) {
+  return !per_sm_knob && r.lanes > 1 && eng_pool_default(r.lanes, r.threads);
 }
 
 eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
-                            int per_sm_knob, int wide) {
+                            int per_sm_knob) {
   eng_lanes_t r = {0, 1, 0};
   for (;; r.lanes *= 2) {
     const int64_t groups = (n_exps + r.lanes - 1) / r.lanes;
@@ -131,26 +125,15 @@ eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int blo
     if (r.lanes == 32 || groups <= (int64_t)sms * fit) break;
     /* The pool's groups that fill the block already: more lanes would add
      * rounds and leave the pool; they run in waves (eng_shape.h). */
-    if (pool_waves(r, per_sm_knob, 0) && (int64_t)most_nodes * r.lanes >= r.threads) break;
-  }
-  /* Groups of 2 in the pool's waves, as groups of 4 in the wide pool where
-   * fewer waves pay for the longer ones; other lanes of 4 stay out of it
-   * (not measured there) unless the knob asks for them. */
-  int wide4 = 0;
-  if (r.lanes == 2 && r.threads == 512 && pool_waves(r, per_sm_knob, 0) &&
-      eng_pool_default(4, 512, wide) &&
-      ENG_POOL_WIDE_COST * (double)waves(n_exps, 4, sms) < (double)waves(n_exps, 2, sms)) {
-    r.lanes = 4;
-    wide4 = 1;
+    if (pool_waves(r, per_sm_knob) && (int64_t)most_nodes * r.lanes >= r.threads) break;
   }
   if (lanes_knob) {
     r.lanes = lanes_knob;
     r.threads = lanes_threads(block, (int64_t)most_nodes * r.lanes);
-    wide4 = wide;
   }
   if (r.threads != 512 || r.lanes < 2)
     r.per_sm = 0;
-  else if (pool_waves(r, per_sm_knob, wide4))
+  else if (pool_waves(r, per_sm_knob))
     r.per_sm = 1;
   else
     r.per_sm = lanes_per_sm((n_exps + r.lanes - 1) / r.lanes, sms, per_sm_knob);

@@ -104,26 +104,15 @@ int eng_shape_order(const double *work, int32_t n, int32_t *order);
  * 198 groups, one wave) and 68.77 s with them in lanes of 2 (396 groups,
  * three waves); the 232 ran in lanes of 2 both times (H100, session 35). Row 5's
  * permutations (208 nodes: 416 rows of 512 in lanes of 2) still take lanes of
- * 8 (1.549 s of kernel against 1.673 s in waves of lanes of 2). Where
- * `wide` (the wide pool, in blocks of 1,024 one a SM, holds a lane group of
- * 4's switches and ports: the caller's check), groups of 2 in waves become
- * groups of 4 where their waves, each ENG_POOL_WIDE_COST times as long, take
- * less time. A lanes knob (`lanes_knob`) overrides the lanes; `per_sm_knob`
- * (1-4) the blocks a SM. 0 for a knob unset. per_sm: the blocks of 512 a SM
- * for groups of more than one experiment; 0 elsewhere (the kernel's own
- * default). */
+ * 8 (1.549 s of kernel against 1.673 s in waves of lanes of 2). A lanes
+ * knob (`lanes_knob`) overrides the lanes; `per_sm_knob` (1-4) the blocks a
+ * SM. 0 for a knob unset. per_sm: the blocks of 512 a SM for groups of more
+ * than one experiment; 0 elsewhere (the kernel's own default). */
 typedef struct eng_lanes_t {
   int32_t threads, lanes, per_sm;
 } eng_lanes_t;
 eng_lanes_t eng_shape_lanes(int64_t n_exps, int32_t most_nodes, int sms, int block, int lanes_knob,
-                            int per_sm_knob, int wide);
-
-/* A wave of lane groups of 4 in the wide pool against one of groups of 2 in
- * the pool, both in blocks of 1,024 one a SM: 256 WebSearch DCQCN variants
- * took 22.46 s of kernel as 64 groups of 4, 14.43 s as 128 groups of 2 (H100,
- * session 39, FCT files identical), 1.56, rounded up for the groups' L2 and
- * DRAM on a full device. */
-#define ENG_POOL_WIDE_COST 1.6
+                            int per_sm_knob);
 
 /* Which row of a lane group's table a thread takes in the CUDA experiment mode
  * (cu_lanes): a warp holds S row positions of its lanes (S = 32 / lanes), W
@@ -179,12 +168,10 @@ ENG_INLINE int32_t eng_deal_default(int32_t lanes) {
  * 1.36x; the k=8 permutations in lanes of 8 0.77x, where a block's
  * switches with events in a window (about 470) outnumber the pool's room
  * (CU_POOL_SW, 128): it stepped a quarter of their steps, the rest in key
- * order on their threads, its time added to theirs. Lanes of 4 take the
- * wide pool (CU_POOL_SW_WIDE, 255 switches, in blocks of 1,024 one a SM)
- * where `wide` says that it holds a group of 4's switches and ports
- * (eng_shape_lanes), else key order. */
-ENG_INLINE int eng_pool_default(int32_t lanes, int32_t threads, int wide) {
-  return threads == 512 && (lanes <= 2 || (lanes == 4 && wide));
+ * order on their threads, its time added to theirs. Lanes of 4 are not
+ * measured and keep key order. */
+ENG_INLINE int eng_pool_default(int32_t lanes, int32_t threads) {
+  return threads == 512 && lanes <= 2;
 }
 
 /* The positions P of a warp's S that take rows (eng_deal_row), for a table

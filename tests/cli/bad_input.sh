@@ -180,7 +180,6 @@ env_expect MULTIVERSE_CUDA_LAUNCH=bogus "expected experiment, persistent or syst
 env_expect MULTIVERSE_POOLS=quarter "expected auto, compact or worst"
 env_expect MULTIVERSE_CUDA_SETTLE=2 "expected 0 or 1"
 env_expect MULTIVERSE_CUDA_POOL_THREADS=600 "expected 512, 768 or 1024"
-env_expect MULTIVERSE_CUDA_POOL_WIDE=yes "expected 0 or 1"
 env_expect MULTIVERSE_CUDA_BLOCKS_PER_SM=8 "expected 1, 2, 3 or 4"
 env_expect MULTIVERSE_LANES=3 "expected 1, 2, 4, 8, 16 or 32"
 env_expect MULTIVERSE_CUDA_CLUSTER=3 "expected 1, 2, 4 or 8"

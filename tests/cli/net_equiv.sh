@@ -216,15 +216,10 @@ for b in a b c d e; do
         MULTIVERSE_CUDA_CLUSTER=1 MULTIVERSE_CUDA_BLOCKS_PER_SM=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw1k-$b > /dev/null 2> pw1k-$b.err
       MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_THREADS=1024 MULTIVERSE_CUDA_POOL=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=1 \
         MULTIVERSE_CUDA_CLUSTER=2 MULTIVERSE_CUDA_BLOCKS_PER_SM=1 "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pwcl-$b > /dev/null 2> pwcl-$b.err
-      # Lanes of 4 in the wide pool (blocks of 1,024 one a SM, room for 255
-      # switches; MULTIVERSE_CUDA_POOL_WIDE, off by default until measured).
-      MULTIVERSE_VERBOSE=1 MULTIVERSE_CUDA_POOL_WIDE=1 MULTIVERSE_CUDA_LAUNCH=experiment MULTIVERSE_LANES=4 MULTIVERSE_CUDA_BLOCK=512 \
-        "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o pw4-$b > /dev/null 2> pw4-$b.err
-      grep -q "lane groups of 4, .* blocks of 1024 threads (1 a SM), clusters of 1, a pool for port phases (wide)" pw4-$b.err
       grep -q "blocks of 768 threads" pw768-$b.err
       grep -q "blocks of 1024 threads" pw1k-$b.err
       grep -q "blocks of 1024 threads (1 a SM), clusters of 2" pwcl-$b.err
-      for o in pool8 poolcl poolcl2 pkt2 pktcl pw768 pw1k pwcl pw4; do
+      for o in pool8 poolcl poolcl2 pkt2 pktcl pw768 pw1k pwcl; do
         grep -q "a pool for port phases" $o-$b.err
         m=$(grep -o '[0-9]* switch steps in port phases' $o-$b.err | awk '{ s += $1 } END { print s + 0 }')
         if [ $b = c ]; then [ "$m" = 0 ]; else [ "$m" -gt 0 ]; fi
@@ -240,7 +235,7 @@ for b in a b c d e; do
       MULTIVERSE_VERBOSE=1 MULTIVERSE_RINGS=worst "$mv" net --topology "${topo[$b]}" "${args[@]}" ${sets[$b]} --backend cuda -o rw-$b > /dev/null 2> rw-$b.err
       [ "$(awk '/^world: / { print $2; exit }' rw-$b.err)" -gt "$(awk '/^world: / { print $2; exit }' rc-$b.err)" ]
       for i in $(seq 0 $((n - 1))); do
-        for o in exm per sys split lane2 lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 pkt2 pktcl pw768 pw1k pwcl pw4 rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
+        for o in exm per sys split lane2 lane4 lane8 lane32 far8 farcl packcl sprcl swarp cl2 cl2x2 cl4 php phw phb pool8 poolcl poolcl2 pkt2 pktcl pw768 pw1k pwcl rc rw; do cmp cpu-$b/fct-$i.txt $o-$b/fct-$i.txt; done
       done
       [ "$(wc -l < cpu-$b/trace-0.csv)" -gt 2 ]
       # A batch mixing every CC and load balancer (--sweep) agrees as well.
@@ -252,7 +247,7 @@ for b in a b c d e; do
       for i in $(seq 0 23); do cmp swc-$b/fct-$i.txt swg-$b/fct-$i.txt; cmp swc-$b/fct-$i.txt swl-$b/fct-$i.txt; done
       # The counters agree too (summary minus wall time and backend).
       strip() { sed -e 's/"backend":"[a-z]*",//' -e 's/,"wall_s":.*}/}/' "$1"; }
-      for o in gpu poolcl pkt2 pktcl pw768 pw4; do diff <(strip cpu-$b/summary.jsonl) <(strip $o-$b/summary.jsonl); done ;;
+      for o in gpu poolcl pkt2 pktcl pw768; do diff <(strip cpu-$b/summary.jsonl) <(strip $o-$b/summary.jsonl); done ;;
   esac
 done
 if [ "$mode" = cuda ]; then

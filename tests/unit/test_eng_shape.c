@@ -263,44 +263,36 @@ static void deal(void) {
  * of 32. Lanes of 2 whose rows fill the block (376 or 400 nodes: 752 or
  * 800 rows) stop there for any count, in waves at one a SM (792 WebSearch
  * and 232 WebSearch variants 1.38x faster than with the 792 in lanes of 4
- * at 2: session 35), unless a knob says or the wide pool holds groups of 4
- * (`wide`): then groups of 4 where their waves, ENG_POOL_WIDE_COST times as
- * long, take less time (300 and 512 variants: one wave of 4 against 2 of
- * 2; 1,024: 2 against 4; not 232, 256 or 792, whose waves of 2 cost less); lanes of 4
- * the loop reaches itself (100 nodes) or a per-SM knob sets stay out of it.
- * And whether each shape steps its switches in the block's pool
- * (eng_pool_default, as cu_run_experiments asks: the wide pool only one a
- * SM): rows 1 and 2's (256 and 512 WebSearch variants in lanes of 2) and 64
- * variants' (lanes of 1 in blocks of 512) do, measured faster; row 5's
- * (lanes of 8) does not, measured slower; nor blocks of 128 or 256, nor
- * lanes of 4 outside the wide pool (not measured). */
+ * at 2: session 35), unless a knob
+ * says. And whether each shape steps its switches in the block's pool
+ * (eng_pool_default): rows 1 and 2's (256 and 512 WebSearch variants in lanes
+ * of 2) and 64 variants' (lanes of 1 in blocks of 512) do, measured faster;
+ * row 5's (lanes of 8) does not, measured slower; nor blocks of 128 or 256,
+ * nor lanes of 4 (not measured). */
 static void lanes_rule(void) {
   static const struct {
     int64_t n;
     int32_t most;
-    int block, lanes_knob, per_sm_knob, wide;
+    int block, lanes_knob, per_sm_knob;
     int32_t threads, lanes, per_sm;
     int pool;
-  } c[] = {{2048, 208, 0, 0, 0, 0, 512, 8, 2, 0},   {2048, 208, 0, 0, 1, 0, 512, 16, 1, 0},
-           {2048, 208, 0, 0, 4, 0, 512, 8, 2, 0},   {256, 400, 0, 0, 0, 1, 512, 2, 1, 1},
-           {512, 400, 0, 0, 0, 0, 512, 2, 1, 1},    {512, 400, 0, 0, 0, 1, 512, 4, 1, 1},
-           {64, 400, 0, 0, 0, 1, 512, 1, 0, 1},     {144, 45, 0, 0, 0, 1, 128, 1, 0, 0},
-           {144, 45, 512, 0, 0, 1, 512, 2, 1, 1},   {144, 45, 0, 8, 0, 1, 512, 8, 1, 0},
-           {2048, 208, 0, 32, 0, 0, 512, 32, 1, 0}, {100000, 208, 0, 0, 0, 0, 512, 32, 2, 0},
-           {200, 150, 0, 0, 0, 1, 256, 1, 0, 0},    {600, 100, 0, 0, 0, 1, 512, 4, 2, 0},
-           {512, 400, 0, 0, 2, 1, 512, 2, 2, 1},    {300, 208, 0, 0, 0, 0, 512, 2, 1, 1},
-           {300, 376, 0, 0, 0, 1, 512, 4, 1, 1},    {792, 376, 0, 0, 0, 1, 512, 2, 1, 1},
-           {1024, 376, 0, 0, 0, 0, 512, 2, 1, 1},   {1024, 376, 0, 0, 0, 1, 512, 4, 1, 1},
-           {100000, 400, 0, 0, 0, 0, 512, 2, 1, 1}, {100000, 400, 0, 0, 0, 1, 512, 4, 1, 1},
-           {1024, 376, 0, 0, 2, 1, 512, 4, 2, 0},   {1024, 376, 0, 4, 0, 0, 512, 4, 2, 0},
-           {1024, 376, 0, 4, 0, 1, 512, 4, 1, 1},   {232, 376, 0, 0, 0, 1, 512, 2, 1, 1}};
+  } c[] = {{2048, 208, 0, 0, 0, 512, 8, 2, 0},    {2048, 208, 0, 0, 1, 512, 16, 1, 0},
+           {2048, 208, 0, 0, 4, 512, 8, 2, 0},    {256, 400, 0, 0, 0, 512, 2, 1, 1},
+           {512, 400, 0, 0, 0, 512, 2, 1, 1},     {64, 400, 0, 0, 0, 512, 1, 0, 1},
+           {144, 45, 0, 0, 0, 128, 1, 0, 0},      {144, 45, 512, 0, 0, 512, 2, 1, 1},
+           {144, 45, 0, 8, 0, 512, 8, 1, 0},      {2048, 208, 0, 32, 0, 512, 32, 1, 0},
+           {100000, 208, 0, 0, 0, 512, 32, 2, 0}, {200, 150, 0, 0, 0, 256, 1, 0, 0},
+           {600, 100, 0, 0, 0, 512, 4, 2, 0},     {512, 400, 0, 0, 2, 512, 2, 2, 1},
+           {300, 208, 0, 0, 0, 512, 2, 1, 1},     {792, 376, 0, 0, 0, 512, 2, 1, 1},
+           {1024, 376, 0, 0, 0, 512, 2, 1, 1},    {100000, 400, 0, 0, 0, 512, 2, 1, 1},
+           {1024, 376, 0, 0, 2, 512, 4, 2, 0},    {1024, 376, 0, 4, 0, 512, 4, 2, 0}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    const eng_lanes_t r = eng_shape_lanes(c[i].n, c[i].most, 132, c[i].block, c[i].lanes_knob,
-                                          c[i].per_sm_knob, c[i].wide);
+    const eng_lanes_t r =
+        eng_shape_lanes(c[i].n, c[i].most, 132, c[i].block, c[i].lanes_knob, c[i].per_sm_knob);
     CHECK_EQ_I64(r.threads, c[i].threads);
     CHECK_EQ_I64(r.lanes, c[i].lanes);
     CHECK_EQ_I64(r.per_sm, c[i].per_sm);
-    CHECK_EQ_I64(eng_pool_default(r.lanes, r.threads, c[i].wide && r.per_sm < 2), c[i].pool);
+    CHECK_EQ_I64(eng_pool_default(r.lanes, r.threads), c[i].pool);
   }
 }
 
