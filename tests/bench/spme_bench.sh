@@ -64,8 +64,9 @@
 #           sectors its global and local (spilled) accesses ask for, against
 #           the ideal of coalesced accesses, per packet-hop, and how the
 #           long-scoreboard stalls spread over its instructions
-#   ncusrcpool  64 variants' kernel (the block's pool; BENCH_SRC_N variants,
-#           256 for row 1's shape) over their first
+#   ncusrcpool  BENCH_SRC_N variants' kernel (default 64, an experiment a
+#           cluster of 2; 256: row 1's shape, blocks of 1,024; the block's
+#           pool either way) over their first
 #           0.2 ms under ncu's SourceCounters (kernel replay): the warp
 #           samples' share of the top source lines (BENCH_SRC_TOP, default 25)
 #           with their largest stall reasons, and of the source files (a line
