@@ -165,12 +165,11 @@ ENG_INLINE int32_t eng_deal_default(int32_t lanes) {
  * row identical; tests/bench/RESULTS.md, sessions 26 and 29): 64 WebSearch
  * variants on clusters of 2 1.55x, 256 in lanes of 2 1.71x under DCQCN and
  * 1.66x under HPCC, the training sweep on clusters of 4 two to a set of SMs
- * 1.36x; the k=8 permutations in lanes of 8 0.77x, where a block's
- * switches with events in a window (about 470) outnumber the pool's room
- * (CU_POOL_SW, 128): it stepped a quarter of their steps, the rest in key
- * order on their threads, its time added to theirs; with room for all 640
- * it ran 0.77x too (2.04 s against 1.57 s, H100, session 41). Lanes of 4
- * are not measured and keep key order. */
+ * 1.36x; the k=8 permutations in lanes of 8 0.77x, and 0.77x again with
+ * room for all 640 switches of a group, not the 128 of CU_POOL_SW (2.04 s
+ * against key order's 1.57 s, H100, session 41): a k=8 switch's ports do
+ * not pay for the pool's phases. Lanes of 4 keep key order (in a pool of
+ * 255 they lost to lanes of 2 in waves, session 40). */
 ENG_INLINE int eng_pool_default(int32_t lanes, int32_t threads) {
   return threads == 512 && lanes <= 2;
 }
