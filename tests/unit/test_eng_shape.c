@@ -263,12 +263,12 @@ static void deal(void) {
  * of 32. Lanes of 2 whose rows fill the block (376 or 400 nodes: 752 or
  * 800 rows) stop there for any count, in waves at one a SM (792 WebSearch
  * and 232 WebSearch variants 1.38x faster than with the 792 in lanes of 4
- * at 2: session 35), unless a knob
- * says. And whether each shape steps its switches in the block's pool
- * (eng_pool_default): rows 1 and 2's (256 and 512 WebSearch variants in lanes
- * of 2) and 64 variants' (lanes of 1 in blocks of 512) do, measured faster;
- * row 5's (lanes of 8) does not, measured slower; nor blocks of 128 or 256,
- * nor lanes of 4 (not measured). */
+ * at 2: session 35), unless a knob says. And whether each shape steps its
+ * switches in the block's pool (eng_pool_default): rows 1 and 2's (256 and
+ * 512 WebSearch variants in lanes of 2) and 64 variants' (lanes of 1 in
+ * blocks of 512) do, measured faster; row 5's (lanes of 8) does not,
+ * measured slower; nor blocks of 128 or 256, nor lanes of 4 (slower in a
+ * pool than lanes of 2 in waves: session 40). */
 static void lanes_rule(void) {
   static const struct {
     int64_t n;
